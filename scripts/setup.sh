@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Installs what lambda-netbench needs on a Debian machine (run as root for the lab):
+# the npm packages, the Debian tools the lab and the tests use, and the build.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+DEBIAN_PACKAGES=(iperf3 iproute2 nginx-light openssl python3-boto3 chromium fonts-dejavu-core)
+if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null; then
+  missing=()
+  for pkg in "${DEBIAN_PACKAGES[@]}"; do
+    dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || missing+=("$pkg")
+  done
+  if [ "${#missing[@]}" -gt 0 ]; then
+    apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+  fi
+  # the stock iperf3 package starts a system server on 5201; the lab runs its own servers
+  systemctl disable --now iperf3 >/dev/null 2>&1 || true
+else
+  echo "setup: not root or no apt-get: skipping Debian packages (${DEBIAN_PACKAGES[*]}); the lab will run unshaped" >&2
+fi
+
+npm ci --no-audit --no-fund
+npm run build

@@ -1,0 +1,29 @@
+import { Command } from "commander";
+import { registerProbeCommand } from "./commands/probe.js";
+
+export function buildProgram(): Command {
+  const program = new Command()
+    .name("lambda-netbench")
+    .description("Measure the network bandwidth an AWS Lambda execution environment really gets.")
+    .version("0.1.0")
+    .showHelpAfterError()
+    .exitOverride();
+  registerProbeCommand(program);
+  return program;
+}
+
+export async function main(argv: string[]): Promise<void> {
+  try {
+    await buildProgram().parseAsync(argv);
+  } catch (error) {
+    const code = (error as { code?: string }).code;
+    // commander already printed help/version/usage errors itself
+    if (code === "commander.helpDisplayed" || code === "commander.version" || code === "commander.help")
+      return;
+    if (typeof code === "string" && code.startsWith("commander.")) {
+      process.exitCode = 2;
+      return;
+    }
+    throw error;
+  }
+}

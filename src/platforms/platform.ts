@@ -1,0 +1,74 @@
+import type { AgentResponse } from "../agent/agent-response.js";
+import type { AgentEventInput } from "../agent/event.js";
+
+/**
+ * Where execution environments come from: the local lab or AWS. The runner only talks to
+ * this interface; it never knows which platform it drives.
+ */
+export type Architecture = "arm64" | "x86_64";
+
+export interface EnvironmentVariant {
+  memoryMb: number;
+  arch: Architecture;
+}
+
+/** Peers the probes talk to, as the platform provides them. */
+export interface ProbeEndpoints {
+  iperf3?: {
+    host: string;
+    /** One port per test that may run at once (one test at a time per server port). */
+    ports: number[];
+    /** Credentials for RSA authentication, handed to the agent; never logged or recorded. */
+    auth?: { username: string; password: string; publicKeyPem: string; padding: "pkcs1" | "oaep" };
+  };
+  s3?: {
+    endpoint?: string;
+    region: string;
+    bucket: string;
+    pathStyle: boolean;
+    caPem?: string;
+  };
+}
+
+/** Facts recorded in the run manifest. */
+export interface PlatformFacts {
+  platform: "local" | "aws";
+  /** Lab profile name or AWS region. */
+  target: string;
+  /** True when the numbers come from an emulation (the lab), labelled so in every report. */
+  emulated: boolean;
+  /** True when the lab could not shape (no root/netns/tc): results are labelled "unshaped". */
+  unshaped: boolean;
+  /** Per-environment bandwidth quota in force, bits per second, when known. */
+  quotaBitsPerSecond: number | null;
+  details: Record<string, unknown>;
+}
+
+export type InvocationFailureKind = "function-error" | "timeout" | "out-of-memory" | "throttled" | "platform";
+
+export interface InvocationOutcome {
+  /** The agent's response when the invocation returned one (it may itself report a probe failure). */
+  response: AgentResponse | null;
+  /** Set when the invocation itself failed (crash, timeout, OOM, throttling...). */
+  failure: { kind: InvocationFailureKind; message: string } | null;
+  startedAt: string;
+  durationSeconds: number;
+}
+
+export interface Platform {
+  readonly name: "local" | "aws";
+  readonly target: string;
+  facts(): Promise<PlatformFacts>;
+  /** How many invocations may run at once on this target. */
+  maxConcurrency(): number;
+  /** Creates or checks what the variants need (environments, function versions). */
+  prepare(variants: EnvironmentVariant[]): Promise<void>;
+  endpoints(): ProbeEndpoints;
+  invoke(
+    variant: EnvironmentVariant,
+    event: AgentEventInput,
+    options?: { signal?: AbortSignal },
+  ): Promise<InvocationOutcome>;
+  /** Releases what prepare() created for this run (not the lab or the stack themselves). */
+  dispose(): Promise<void>;
+}
