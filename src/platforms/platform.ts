@@ -55,6 +55,10 @@ export interface InvocationOutcome {
   durationSeconds: number;
 }
 
+/**
+ * Implementations: `LocalPlatform` (src/platforms/local/local-platform.ts, the lab) and
+ * `AwsPlatform` (src/platforms/aws/aws-platform.ts), each opened with an async static `open(...)`.
+ */
 export interface Platform {
   readonly name: "local" | "aws";
   readonly target: string;
@@ -64,6 +68,11 @@ export interface Platform {
   /** Creates or checks what the variants need (environments, function versions). */
   prepare(variants: EnvironmentVariant[]): Promise<void>;
   endpoints(): ProbeEndpoints;
+  /**
+   * Makes sure an object of exactly `bytes` bytes exists for s3-get, created inside the target
+   * by the agent's s3-put probe (never by copying files in), and returns its key.
+   */
+  ensureTestObject(bytes: number): Promise<string>;
   invoke(
     variant: EnvironmentVariant,
     event: AgentEventInput,
