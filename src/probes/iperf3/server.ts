@@ -11,6 +11,8 @@ export interface Iperf3ServerOptions {
   /** When set, every test must carry a valid RSA-OAEP `authtoken` (iperf3 3.17+ clients). */
   auth?: ServerAuth;
   log?: (line: string) => void;
+  /** Called after each test (or refused attempt) once its sockets are closed. */
+  onTestEnd?: () => void;
 }
 
 export interface Iperf3Server {
@@ -71,6 +73,7 @@ export async function startIperf3Server(options: Iperf3ServerOptions): Promise<I
           session = current;
           sessionDone = current.run().finally(() => {
             if (session === current) session = undefined;
+            options.onTestEnd?.();
           });
         }
       },
