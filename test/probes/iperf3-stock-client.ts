@@ -24,7 +24,7 @@ export function runStockClient(
   host: string,
   port: number,
   args: string[],
-  options: { netns?: string; timeoutMs?: number } = {},
+  options: { netns?: string; timeoutMs?: number; env?: Record<string, string> } = {},
 ): Promise<StockReport> {
   const command = options.netns ? "ip" : "iperf3";
   const prefix = options.netns ? ["netns", "exec", options.netns, "iperf3"] : [];
@@ -32,7 +32,11 @@ export function runStockClient(
     execFile(
       command,
       [...prefix, "-c", host, "-p", String(port), "-J", ...args],
-      { timeout: options.timeoutMs ?? 60_000, maxBuffer: 16 * 1024 * 1024 },
+      {
+        timeout: options.timeoutMs ?? 60_000,
+        maxBuffer: 16 * 1024 * 1024,
+        ...(options.env ? { env: { ...process.env, ...options.env } } : {}),
+      },
       (error, stdout) => {
         try {
           resolve(JSON.parse(stdout) as StockReport);
