@@ -1,4 +1,5 @@
 import { Command } from "commander";
+import { registerIperf3ServerCommand } from "./commands/iperf3-server.js";
 import { registerProbeCommand } from "./commands/probe.js";
 
 export function buildProgram(): Command {
@@ -9,6 +10,7 @@ export function buildProgram(): Command {
     .showHelpAfterError()
     .exitOverride();
   registerProbeCommand(program);
+  registerIperf3ServerCommand(program);
   return program;
 }
 
