@@ -1,6 +1,7 @@
 import type { Command } from "commander";
 import type { AgentResponse } from "../../agent/agent-response.js";
 import { handleEvent } from "../../agent/handler.js";
+import { registerS3ProbeCommands } from "./probe-s3.js";
 
 /**
  * `lambda-netbench probe KIND [options]`: one probe, here, now, through the same code the
@@ -15,6 +16,7 @@ export function registerProbeCommand(program: Command): void {
     .action(async (options: { json?: boolean }) => {
       printResponse(await handleEvent({ probe: "info" }), options.json === true);
     });
+  registerS3ProbeCommands(probe);
 }
 
 /** Prints a probe response; a failed probe sets a non-zero exit code with its error kind. */
