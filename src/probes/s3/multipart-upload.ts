@@ -74,7 +74,20 @@ export class MultipartUploadClient {
         const chunks: Buffer[] = [];
         response.on("data", (chunk: Buffer) => chunks.push(chunk));
         response.on("error", () => {});
-        response.on("close", () => {
+        response.on("close", () =>
+          settle(
+            new PartFailure(
+              true,
+              new Error(`UploadPart ${partNumber}: connection closed before the response ended`),
+            ),
+          ),
+        );
+        // 'end', not 'close': S3 may answer (an error) before the whole part was sent
+        response.on("end", () => {
+          // the rest of an interrupted body cannot be skipped on this connection: drop it after settling
+          setImmediate(() => {
+            if (!request.writableFinished) request.destroy();
+          });
           const status = response.statusCode ?? 0;
           const responseBody = Buffer.concat(chunks);
           const etag = response.headers.etag;
