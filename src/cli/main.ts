@@ -1,4 +1,5 @@
 import { Command } from "commander";
+import { registerLabCommand } from "./commands/lab.js";
 import { registerProbeCommand } from "./commands/probe.js";
 
 export function buildProgram(): Command {
@@ -9,6 +10,7 @@ export function buildProgram(): Command {
     .showHelpAfterError()
     .exitOverride();
   registerProbeCommand(program);
+  registerLabCommand(program);
   return program;
 }
 
