@@ -1,6 +1,6 @@
 import { existsSync } from "node:fs";
 import { mkdir, readdir, readFile, rmdir, writeFile } from "node:fs/promises";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 
 /**
  * CPU share and memory limit of an environment with cgroup v1 (this machine's hierarchy:
@@ -10,6 +10,8 @@ import { join } from "node:path";
 
 const CGROUP_ROOT = "/sys/fs/cgroup";
 const CFS_PERIOD_US = 100_000;
+/** 10x the default weight (1024). */
+const ENVIRONMENT_CPU_SHARES = 10_240;
 
 export function cgroupV1Available(): boolean {
   return (
@@ -35,21 +37,23 @@ export async function createCgroup(cgroup: EnvironmentCgroup): Promise<void> {
   await mkdir(cgroup.memoryDir, { recursive: true });
 }
 
-/** CPU quota in cores (cfs quota per 100 ms period) and the memory limit in bytes. */
-export async function configureCgroup(
-  cgroup: EnvironmentCgroup,
-  cpuCores: number,
-  memoryLimitBytes: number,
-): Promise<void> {
+/**
+ * CPU quota in cores (cfs quota per 100 ms period) and the memory limit in bytes. The
+ * environment also gets a high cpu.shares weight (set on the lab's directory): like a Lambda
+ * environment, it gets its full quota even when the host is busy with other work.
+ */
+export async function configureCgroup(cgroup: EnvironmentCgroup, cpuCores: number, memoryLimitBytes: number): Promise<void> {
+  await writeFile(join(dirname(cgroup.cpuDir), "cpu.shares"), `${ENVIRONMENT_CPU_SHARES}`);
   await writeFile(join(cgroup.cpuDir, "cpu.cfs_period_us"), `${CFS_PERIOD_US}`);
-  await writeFile(
-    join(cgroup.cpuDir, "cpu.cfs_quota_us"),
-    `${Math.max(1000, Math.round(cpuCores * CFS_PERIOD_US))}`,
-  );
-  await writeFile(join(cgroup.memoryDir, "memory.limit_in_bytes"), `${memoryLimitBytes}`);
-  // a memory.memsw limit only exists with swap accounting; without it there is nothing to swap to
+  await writeFile(join(cgroup.cpuDir, "cpu.cfs_quota_us"), `${Math.max(1000, Math.round(cpuCores * CFS_PERIOD_US))}`);
+  // memory.memsw (memory + swap) must stay >= memory.limit: raise it first, lower it last
+  const memory = join(cgroup.memoryDir, "memory.limit_in_bytes");
   const memsw = join(cgroup.memoryDir, "memory.memsw.limit_in_bytes");
-  if (existsSync(memsw)) await writeFile(memsw, `${memoryLimitBytes}`).catch(() => undefined);
+  const hasMemsw = existsSync(memsw);
+  const current = Number((await readFile(memory, "utf8")).trim());
+  if (hasMemsw && memoryLimitBytes > current) await writeFile(memsw, `${memoryLimitBytes}`);
+  await writeFile(memory, `${memoryLimitBytes}`);
+  if (hasMemsw && memoryLimitBytes <= current) await writeFile(memsw, `${memoryLimitBytes}`);
 }
 
 /** How many times the kernel's OOM killer has killed a process of this cgroup. */

@@ -208,7 +208,7 @@ export class LocalPlatform implements Platform {
   async invoke(
     variant: EnvironmentVariant,
     event: AgentEventInput,
-    options: { signal?: AbortSignal } = {},
+    options: { signal?: AbortSignal; timeoutSeconds?: number } = {},
   ): Promise<InvocationOutcome> {
     const startedAt = new Date().toISOString();
     const startMs = performance.now();
@@ -226,7 +226,10 @@ export class LocalPlatform implements Platform {
     try {
       const agent = await this.warmAgent(slot, variant.memoryMb);
       const before = slot.environment.cgroup ? await oomKillCount(slot.environment.cgroup) : 0;
-      const result = await agent.invoke(event, this.functionTimeoutSeconds, options.signal, (exit) =>
+      const result = await agent.invoke(
+        event,
+        options.timeoutSeconds ?? this.functionTimeoutSeconds,
+        options.signal, (exit) =>
         this.classifyExit(slot, exit, before),
       );
       if (!agent.alive) slot.agent = null;
