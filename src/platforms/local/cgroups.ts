@@ -42,10 +42,17 @@ export async function createCgroup(cgroup: EnvironmentCgroup): Promise<void> {
  * environment also gets a high cpu.shares weight (set on the lab's directory): like a Lambda
  * environment, it gets its full quota even when the host is busy with other work.
  */
-export async function configureCgroup(cgroup: EnvironmentCgroup, cpuCores: number, memoryLimitBytes: number): Promise<void> {
+export async function configureCgroup(
+  cgroup: EnvironmentCgroup,
+  cpuCores: number,
+  memoryLimitBytes: number,
+): Promise<void> {
   await writeFile(join(dirname(cgroup.cpuDir), "cpu.shares"), `${ENVIRONMENT_CPU_SHARES}`);
   await writeFile(join(cgroup.cpuDir, "cpu.cfs_period_us"), `${CFS_PERIOD_US}`);
-  await writeFile(join(cgroup.cpuDir, "cpu.cfs_quota_us"), `${Math.max(1000, Math.round(cpuCores * CFS_PERIOD_US))}`);
+  await writeFile(
+    join(cgroup.cpuDir, "cpu.cfs_quota_us"),
+    `${Math.max(1000, Math.round(cpuCores * CFS_PERIOD_US))}`,
+  );
   // memory.memsw (memory + swap) must stay >= memory.limit: raise it first, lower it last
   const memory = join(cgroup.memoryDir, "memory.limit_in_bytes");
   const memsw = join(cgroup.memoryDir, "memory.memsw.limit_in_bytes");

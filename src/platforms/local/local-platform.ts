@@ -229,8 +229,8 @@ export class LocalPlatform implements Platform {
       const result = await agent.invoke(
         event,
         options.timeoutSeconds ?? this.functionTimeoutSeconds,
-        options.signal, (exit) =>
-        this.classifyExit(slot, exit, before),
+        options.signal,
+        (exit) => this.classifyExit(slot, exit, before),
       );
       if (!agent.alive) slot.agent = null;
       return finish({ response: result.response, failure: result.failure });
