@@ -1,5 +1,6 @@
 import { Command } from "commander";
 import { registerIperf3ServerCommand } from "./commands/iperf3-server.js";
+import { registerLabCommand } from "./commands/lab.js";
 import { registerProbeCommand } from "./commands/probe.js";
 
 export function buildProgram(): Command {
@@ -11,6 +12,7 @@ export function buildProgram(): Command {
     .exitOverride();
   registerProbeCommand(program);
   registerIperf3ServerCommand(program);
+  registerLabCommand(program);
   return program;
 }
 
