@@ -211,7 +211,14 @@ class Iperf3ClientRun {
           // IPERF_DONE, then half-close; anything the server sends afterwards (3.21's
           // spurious SERVER_ERROR trailer) is ignored
           reader.close(new ProbeError("protocol", "control reading finished"));
-          await new Promise<void>((resolve) => control.end(encodeState(State.IPERF_DONE), () => resolve()));
+          await new Promise<void>((resolve) => {
+            // bounded: a server that already closed must not cost us the finished result
+            const timer = setTimeout(resolve, 1_000);
+            control.end(encodeState(State.IPERF_DONE), () => {
+              clearTimeout(timer);
+              resolve();
+            });
+          });
           const retransmits = await countRetransmits();
           return this.result(peerDocument, retransmits);
         }
