@@ -210,6 +210,7 @@ function makeCpuCgroup(): void {
 function runClient(
   command: string[],
   limited: boolean,
+  env: NodeJS.ProcessEnv = s3Env,
   timeoutMs = 180_000,
 ): Promise<Record<string, unknown>> {
   const inner = inNs(nsClient, command);
@@ -217,7 +218,7 @@ function runClient(
     ? ["sh", "-c", `echo $$ > ${cgroupDir}/cgroup.procs && exec "$@"`, "sh", ...inner]
     : inner;
   return new Promise((resolve, reject) => {
-    const child = spawn(argv[0] ?? "", argv.slice(1), { env: s3Env, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(argv[0] ?? "", argv.slice(1), { env, stdio: ["ignore", "pipe", "pipe"] });
     let stdout = "";
     let stderr = "";
     child.stdout.on("data", (chunk) => {
@@ -373,9 +374,12 @@ async function measureS3rver(certPath: string, keyPath: string): Promise<void> {
     "--json",
   ];
   const cli = [process.execPath, "--import", "tsx", "bench/s3-get/probe-cli.ts", "probe"];
+  // s3rver knows only its built-in account
+  const s3rverEnv = { ...s3Env, AWS_ACCESS_KEY_ID: "S3RVER", AWS_SECRET_ACCESS_KEY: "S3RVER" };
   const put = await runClient(
     [...cli, "s3-put", ...common, "--size-mib", "256", "--part-mib", "16", "--concurrency", "4"],
     false,
+    s3rverEnv,
   );
   measurements.push({
     link: "unshaped",
@@ -387,6 +391,7 @@ async function measureS3rver(certPath: string, keyPath: string): Promise<void> {
     const get = await runClient(
       [...cli, "s3-get", ...common, "--concurrency", "10", "--chunk-mib", "16"],
       false,
+      s3rverEnv,
     );
     measurements.push({
       link: "unshaped",

@@ -94,6 +94,7 @@ export async function runS3GetProbe(
     const sampler = new IntervalSampler(event.intervalMs);
     const download = new RangedDownload({
       target,
+      caPem: event.caPem,
       signer,
       sizeBytes: head.sizeBytes,
       etag: head.etag,
