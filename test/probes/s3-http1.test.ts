@@ -46,7 +46,12 @@ function connection(timeoutMs = 2_000): Http1Connection {
 function counter() {
   let bytes = 0;
   return {
-    handlers: { onHead: () => true, onBodyBytes: (length: number) => void (bytes += length) },
+    handlers: {
+      onHead: () => true,
+      onBodyBytes: (length: number) => {
+        bytes += length;
+      },
+    },
     bytes: () => bytes,
   };
 }
