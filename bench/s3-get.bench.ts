@@ -40,6 +40,7 @@ const OBJECT_BYTES = 1_073_741_824;
 const OBJECT_CACHE = "/tmp/lnb3-bench-object-1gib.bin";
 const CPU_LIMIT_CORES = 0.58;
 const GIB = 1_073_741_824;
+const DEBIAN_PYTHON = "/usr/bin/python3";
 
 const pid = process.pid;
 const nsServer = `lnb3-${pid}-srv`;
@@ -302,8 +303,9 @@ async function measureOurs(link: string, concurrency: string, limited: boolean):
 }
 
 async function measureBoto3(link: string, limited: boolean): Promise<void> {
+  // Debian's python3-boto3 (the study's client), not whatever python3 comes first on PATH
   const result = await runClient(
-    ["python3", "bench/s3-get/boto3-download.py", endpoint, ca(), "bench", "object-1gib", "10", "16"],
+    [DEBIAN_PYTHON, "bench/s3-get/boto3-download.py", endpoint, ca(), "bench", "object-1gib", "10", "16"],
     limited,
   );
   if (result.bytes !== OBJECT_BYTES) throw new Error(`boto3 moved ${String(result.bytes)} bytes`);
@@ -412,6 +414,7 @@ function median(values: number[]): number {
 }
 
 function printTable(): void {
+  if (measurements.length === 0) return;
   const groups = new Map<string, Measurement[]>();
   for (const m of measurements) {
     const id = `${m.link}\u0000${m.tool}`;
@@ -456,8 +459,9 @@ function cleanUp(): void {
 }
 
 async function main(): Promise<void> {
+  const boto3Version = run(DEBIAN_PYTHON, ["-c", "import boto3; print(boto3.__version__)"]).trim();
   console.log(
-    `s3-get benchmark: ${os.cpus()[0]?.model ?? "?"} x${os.cpus().length}, ${os.release()}, node ${process.version}, ${new Date().toISOString()}, runs ${RUNS}`,
+    `s3-get benchmark: ${os.cpus()[0]?.model ?? "?"} x${os.cpus().length}, ${os.release()}, node ${process.version}, ${new Date().toISOString()}, runs ${RUNS}, boto3 ${boto3Version} (${DEBIAN_PYTHON})`,
   );
   process.once("SIGINT", () => {
     cleanUp();
