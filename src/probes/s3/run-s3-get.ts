@@ -84,6 +84,9 @@ export async function runS3GetProbe(
       ),
     event.deadlineSeconds * 1000,
   );
+  // the HEAD runs on the agent's sockets: destroying them ends it at the deadline
+  const onDeadline = () => target.agent.destroy();
+  deadline.signal.addEventListener("abort", onDeadline, { once: true });
   try {
     const headStartMs = performance.now();
     const head = await headObject(target, signer, {
@@ -163,6 +166,7 @@ export async function runS3GetProbe(
     };
   } finally {
     clearTimeout(deadlineTimer);
+    deadline.signal.removeEventListener("abort", onDeadline);
     target.agent.destroy();
   }
 }
