@@ -13,7 +13,9 @@
  * CPU per GiB counts the transfer only: ours from the probe's cpuSeconds, the SDK's and
  * boto3's from process CPU time measured around the download inside the process.
  *
- * Run: flock /tmp/lnb-bench.lock npm run bench -- s3-get  (root; LNB_BENCH_RUNS=3 by default)
+ * Run: flock /tmp/lnb-bench.lock npm run bench -- s3-get  (root; LNB_BENCH_RUNS=3 by default).
+ * LNB_BENCH_HOLD=1 sets the lab up and keeps it until SIGTERM, for profiling by hand.
+ * The 1 GiB object is cached in /tmp/lnb3-bench-object-1gib.bin between runs.
  */
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import { randomFillSync } from "node:crypto";
