@@ -80,7 +80,6 @@ export class ServerSession {
     this.streams.push(
       new DataStream(streamId(index), socket, sends, this.block, this.budget, params.bandwidthBitsPerSecond),
     );
-    socket.resume();
     if (this.streams.length === expected) this.onStreamsReady?.();
   }
 
@@ -294,7 +293,7 @@ export class ServerSession {
     let idleSinceMs = performance.now();
     const check = () => {
       const moved =
-        this.streams.reduce((sum, stream) => sum + stream.socket.bytesRead, 0) + this.budget.bytesSent;
+        this.streams.reduce((sum, stream) => sum + stream.rawReceivedBytes, 0) + this.budget.bytesSent;
       const now = performance.now();
       if (moved !== lastMoved) {
         lastMoved = moved;
