@@ -25,6 +25,8 @@ export interface Iperf3Server {
 const COOKIE_TIMEOUT_MS = 10_000;
 /** Connections still sending their cookie; more are refused at once so memory stays bounded. */
 const MAX_PENDING_CONNECTIONS = 64;
+/** Denied connections linger briefly; beyond this many open sockets newcomers are dropped at once. */
+const MAX_OPEN_CONNECTIONS = 1024;
 
 /**
  * A pure-TypeScript iperf3 server (TCP): one test at a time per port, like `iperf3 -s`.
@@ -43,7 +45,7 @@ export async function startIperf3Server(options: Iperf3ServerOptions): Promise<I
     sockets.add(socket);
     socket.on("error", () => {}); // every owner handles failures through 'close'
     socket.on("close", () => sockets.delete(socket));
-    if (closing) {
+    if (closing || sockets.size > MAX_OPEN_CONNECTIONS) {
       socket.destroy();
       return;
     }
