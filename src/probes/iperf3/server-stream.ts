@@ -33,8 +33,8 @@ export class SendBudget {
 const WRITES_PER_TURN = 8;
 
 /**
- * One data connection of a test. Receive streams count chunk lengths (no copy, no allocation
- * of our own); send streams write one reused block with backpressure. Counting only happens
+ * One data connection of a test. Receive streams count read lengths (reads land in one shared
+ * buffer, see server-receive.ts); send streams write one reused block with backpressure. Counting only happens
  * while the session says so (TEST_RUNNING, reset at omit end).
  */
 export class DataStream {
