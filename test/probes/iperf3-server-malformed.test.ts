@@ -219,3 +219,66 @@ test("authentication: an OAEP token with the right password is accepted, wrong o
     await authServer.close();
   }
 });
+
+test("watchdogs: no TEST_END, missing streams, no data, vanished client - the server frees itself", async () => {
+  const lines: string[] = [];
+  const guarded = await startIperf3Server({
+    port: 0,
+    host: "127.0.0.1",
+    log: (line) => lines.push(line),
+    timeouts: { watchdogMarginSeconds: 0.5, streamsMs: 1000, idleMs: 2500 },
+  });
+  const peers: RawPeer[] = [];
+  const open = async () => {
+    const peer = await RawPeer.open(guarded.port);
+    peers.push(peer);
+    return peer;
+  };
+  try {
+    // 1. time 1 and no TEST_END: SERVER_ERROR 160 after time + omit + margin (1.5 s, before the idle watchdog)
+    const silent = await open();
+    silent.write(Buffer.concat([COOKIE, jsonFrame({ ...TCP_PARAMS, time: 1 })]));
+    await silent.waitFor(2);
+    const data = await open();
+    data.write(COOKIE);
+    await silent.waitFor(4);
+    data.write(Buffer.alloc(100_000));
+    const started = Date.now();
+    assert.ok(await silent.waitClosed(6_000));
+    assert.ok(Date.now() - started >= 1000, "the watchdog fired too early");
+    assert.equal(silent.bytes[4], 0xfe);
+    assert.equal(silent.bytes.readInt32BE(5), 160);
+
+    // 2. only 1 of 2 streams connects
+    const short = await open();
+    short.write(Buffer.concat([COOKIE, jsonFrame({ ...TCP_PARAMS, parallel: 2 })]));
+    await short.waitFor(2);
+    (await open()).write(COOKIE);
+    assert.ok(await short.waitClosed(4_000));
+    assert.ok(lines.some((line) => /only 1 of 2 data streams connected/.test(line)));
+
+    // 3. a byte-limited test (time 0) in which nothing moves
+    const idle = await open();
+    idle.write(Buffer.concat([COOKIE, jsonFrame({ ...TCP_PARAMS, time: 0, num: 1_000_000 })]));
+    await idle.waitFor(2);
+    (await open()).write(COOKIE);
+    assert.ok(await idle.waitClosed(8_000));
+    assert.ok(lines.some((line) => /no data moved/.test(line)));
+
+    // 4. the client vanishes mid-test: the next client is served at once, not told "busy"
+    const vanishing = await open();
+    vanishing.write(Buffer.concat([COOKIE, jsonFrame({ ...TCP_PARAMS, time: 30 })]));
+    await vanishing.waitFor(2);
+    const stream = await open();
+    stream.write(COOKIE);
+    await vanishing.waitFor(4);
+    vanishing.destroy();
+    stream.destroy();
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const report = await runStockClient("127.0.0.1", guarded.port, ["-t", "1"]);
+    assert.equal(report.error, undefined);
+  } finally {
+    for (const peer of peers) peer.destroy();
+    await guarded.close();
+  }
+});

@@ -109,3 +109,28 @@ test("UDP is refused with a clear error", async () => {
   // and the next TCP test still runs
   assertSane(await runStockClient("127.0.0.1", server.port, ["-t", "1"]), 1, 1);
 });
+
+test("stock client -R -b: our server paces its sending to the requested rate", async () => {
+  const report = await runStockClient("127.0.0.1", server.port, ["-t", "2", "-R", "-b", "100M"]);
+  assert.equal(report.error, undefined);
+  const mbit = sum(report, "sum_sent").bits_per_second / 1e6;
+  assert.ok(mbit > 90 && mbit < 105, `paced at ${mbit} Mbit/s, asked for 100`);
+});
+
+test("stock client --get-server-output: the server's summary comes back", async () => {
+  const report = (await runStockClient("127.0.0.1", server.port, ["-t", "1", "--get-server-output"])) as {
+    server_output_text?: string;
+  } & StockReport;
+  assert.equal(report.error, undefined);
+  assert.match(report.server_output_text ?? "", /normal \(client sends\), 1 stream\(s\).*received \d+ bytes/);
+});
+
+test("closing the server mid-test sends SERVER_TERMINATE", async () => {
+  const doomed = await startIperf3Server({ port: 0, host: "127.0.0.1" });
+  const report = runStockClient("127.0.0.1", doomed.port, ["-t", "10", "-R"]);
+  await new Promise((resolve) => setTimeout(resolve, 1500));
+  const started = Date.now();
+  await doomed.close();
+  assert.ok(Date.now() - started < 3000, "close() took too long");
+  assert.match((await report).error ?? "", /the server has terminated/);
+});

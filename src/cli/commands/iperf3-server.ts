@@ -55,17 +55,15 @@ function loadAuth(options: Iperf3ServerCliOptions): ServerAuth | undefined {
   const { rsaPrivateKeyPath, authorizedUsersPath } = options;
   if (rsaPrivateKeyPath === undefined && authorizedUsersPath === undefined) return undefined;
   if (rsaPrivateKeyPath === undefined || authorizedUsersPath === undefined) {
-    throw new InvalidArgumentError(
-      "--rsa-private-key-path and --authorized-users-path must be given together",
-    );
+    throw new Error("--rsa-private-key-path and --authorized-users-path must be given together");
   }
   const privateKeyPem = readFileSync(rsaPrivateKeyPath, "utf8");
   if (!privateKeyPem.includes("PRIVATE KEY")) {
-    throw new InvalidArgumentError(`--rsa-private-key-path: ${rsaPrivateKeyPath} is not a PEM private key`);
+    throw new Error(`--rsa-private-key-path: ${rsaPrivateKeyPath} is not a PEM private key`);
   }
   const users = parseAuthorizedUsers(readFileSync(authorizedUsersPath, "utf8"));
   if (users.size === 0) {
-    throw new InvalidArgumentError(`--authorized-users-path: ${authorizedUsersPath} lists no user`);
+    throw new Error(`--authorized-users-path: ${authorizedUsersPath} lists no user`);
   }
   return { privateKeyPem, users, skewSeconds: options.timeSkewThreshold };
 }

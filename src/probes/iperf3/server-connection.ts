@@ -63,6 +63,6 @@ export function denyAccess(socket: Socket): void {
 
 /** "address:port" of the peer, for logs. */
 export function peerAddress(socket: Socket): string {
-  const host = socket.remoteAddress ?? "?";
+  const host = (socket.remoteAddress ?? "?").replace(/^::ffff:(?=\d+\.)/, "");
   return host.includes(":") ? `[${host}]:${socket.remotePort}` : `${host}:${socket.remotePort}`;
 }

@@ -10,15 +10,30 @@ import { DataStream, SendBudget } from "./server-stream.js";
 
 export type SessionPhase = "params" | "create-streams" | "running" | "results" | "done";
 
-/** Timeouts that keep one bad client from holding the port (the stock 3.15+ values, roughly). */
-const PARAMS_TIMEOUT_MS = 30_000;
-const STREAMS_TIMEOUT_MS = 30_000;
-const RESULTS_TIMEOUT_MS = 30_000;
-const DONE_TIMEOUT_MS = 10_000;
-/** The C server's watchdog: TEST_END must come within time + omit + 40 s. */
-const WATCHDOG_MARGIN_SECONDS = 40;
-/** No byte moved on any stream for this long: the client is gone (iperf3's --rcv-timeout). */
-const IDLE_TIMEOUT_MS = 120_000;
+/** Timeouts that keep one bad client from holding the port (roughly the stock 3.15+ values). */
+export interface ServerTimeouts {
+  /** A new connection must deliver its 37-byte cookie within this (3.12 waits forever). */
+  cookieMs: number;
+  paramsMs: number;
+  /** All data streams must connect within this after CREATE_STREAMS. */
+  streamsMs: number;
+  resultsMs: number;
+  doneMs: number;
+  /** The C server's watchdog: TEST_END must come within time + omit + this. */
+  watchdogMarginSeconds: number;
+  /** No byte moved on any stream for this long: the client is gone (iperf3's --rcv-timeout). */
+  idleMs: number;
+}
+
+export const DEFAULT_SERVER_TIMEOUTS: ServerTimeouts = {
+  cookieMs: 10_000,
+  paramsMs: 30_000,
+  streamsMs: 30_000,
+  resultsMs: 30_000,
+  doneMs: 10_000,
+  watchdogMarginSeconds: 40,
+  idleMs: 120_000,
+};
 const IDLE_CHECK_MS = 5_000;
 const MAX_CLIENT_RESULTS_BYTES = 1024 * 1024;
 const CLOSE_GRACE_MS = 2_000;
@@ -29,6 +44,7 @@ class TestInterrupted extends Error {}
 export interface SessionOptions {
   auth?: ServerAuth;
   log: (line: string) => void;
+  timeouts: ServerTimeouts;
 }
 
 /**
@@ -80,7 +96,6 @@ export class ServerSession {
     this.streams.push(
       new DataStream(streamId(index), socket, sends, this.block, this.budget, params.bandwidthBitsPerSecond),
     );
-    socket.resume();
     if (this.streams.length === expected) this.onStreamsReady?.();
   }
 
@@ -113,7 +128,8 @@ export class ServerSession {
 
   private async exchangeParams(): Promise<void> {
     this.control.write(encodeState(State.PARAM_EXCHANGE));
-    const timer = this.arm(PARAMS_TIMEOUT_MS, () => new Error("no parameters within 30 s"));
+    const { paramsMs } = this.options.timeouts;
+    const timer = this.arm(paramsMs, () => new Error(`no parameters within ${paramsMs / 1000} s`));
     const length = (await this.reader.readExact(4)).readUInt32BE(0);
     if (length === 0 || length > MAX_PARAMS_JSON_BYTES) {
       throw new ServerFailure(
@@ -154,8 +170,11 @@ export class ServerSession {
     this.phase = "create-streams";
     this.control.write(encodeState(State.CREATE_STREAMS));
     const timer = this.arm(
-      STREAMS_TIMEOUT_MS,
-      () => new Error(`only ${this.streams.length} of ${expected} data streams connected within 30 s`),
+      this.options.timeouts.streamsMs,
+      () =>
+        new Error(
+          `only ${this.streams.length} of ${expected} data streams connected within ${this.options.timeouts.streamsMs / 1000} s`,
+        ),
     );
     // the control connection may end or say CLIENT_TERMINATE while streams connect
     this.nextState = this.reader.readState();
@@ -188,13 +207,14 @@ export class ServerSession {
       });
     }
     if (params.timeSeconds > 0) {
-      const limitSeconds = params.timeSeconds + params.omitSeconds + WATCHDOG_MARGIN_SECONDS;
+      const margin = this.options.timeouts.watchdogMarginSeconds;
+      const limitSeconds = params.timeSeconds + params.omitSeconds + margin;
       this.arm(
         limitSeconds * 1000,
         () =>
           new ServerFailure(
             IperfErrno.IESERVERTESTDURATIONEXPIRED,
-            `no TEST_END within time + omit + ${WATCHDOG_MARGIN_SECONDS} = ${limitSeconds} s`,
+            `no TEST_END within time + omit + ${margin} = ${limitSeconds} s`,
           ),
       );
     }
@@ -219,7 +239,7 @@ export class ServerSession {
     for (const stream of this.streams) stream.destroy();
     this.phase = "results";
     this.control.write(encodeState(State.EXCHANGE_RESULTS));
-    this.arm(RESULTS_TIMEOUT_MS, () => new Error("no results from the client within 30 s"));
+    this.arm(this.options.timeouts.resultsMs, () => new Error("no results from the client in time"));
     const length = (await this.reader.readExact(4)).readUInt32BE(0);
     if (length === 0 || length > MAX_CLIENT_RESULTS_BYTES) {
       throw new Error(`client results JSON of ${length} bytes refused`);
@@ -240,7 +260,7 @@ export class ServerSession {
     });
     this.control.write(Buffer.concat([encodeJson(results), encodeState(State.DISPLAY_RESULTS)]));
     this.options.log(summary);
-    const doneTimer = this.arm(DONE_TIMEOUT_MS, () => new TestInterrupted("no IPERF_DONE"));
+    const doneTimer = this.arm(this.options.timeouts.doneMs, () => new TestInterrupted("no IPERF_DONE"));
     try {
       await this.reader.readState(); // IPERF_DONE (16); anything else ends the test just the same
     } catch {
@@ -288,22 +308,22 @@ export class ServerSession {
     return new ServerFailure(IperfErrno.IEMESSAGE, `unexpected state byte ${state} ${when}`);
   }
 
-  /** Ends the test when no byte moved on any stream for IDLE_TIMEOUT_MS. */
+  /** Ends the test when no byte moved on any stream for timeouts.idleMs. */
   private watchIdle(): void {
     let lastMoved = -1;
     let idleSinceMs = performance.now();
     const check = () => {
       const moved =
-        this.streams.reduce((sum, stream) => sum + stream.socket.bytesRead, 0) + this.budget.bytesSent;
+        this.streams.reduce((sum, stream) => sum + stream.rawReceivedBytes, 0) + this.budget.bytesSent;
       const now = performance.now();
       if (moved !== lastMoved) {
         lastMoved = moved;
         idleSinceMs = now;
-      } else if (now - idleSinceMs >= IDLE_TIMEOUT_MS) {
-        this.interrupt(new Error(`no data moved for ${IDLE_TIMEOUT_MS / 1000} s`));
+      } else if (now - idleSinceMs >= this.options.timeouts.idleMs) {
+        this.interrupt(new Error(`no data moved for ${this.options.timeouts.idleMs / 1000} s`));
         return;
       }
-      this.arm(IDLE_CHECK_MS, () => {
+      this.arm(Math.min(IDLE_CHECK_MS, this.options.timeouts.idleMs), () => {
         check();
         return undefined;
       });

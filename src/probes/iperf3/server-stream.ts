@@ -1,4 +1,5 @@
 import type { Socket } from "node:net";
+import { countReceivedBytes } from "./server-receive.js";
 
 /**
  * Test-wide send limits (`num` / `blockcount`), shared by every stream the server sends on: the C
@@ -32,11 +33,14 @@ export class SendBudget {
 const WRITES_PER_TURN = 8;
 
 /**
- * One data connection of a test. Receive streams count chunk lengths (no copy, no allocation
- * of our own); send streams write one reused block with backpressure. Counting only happens
+ * One data connection of a test. Receive streams count read lengths (reads land in one shared
+ * buffer, see server-receive.ts); send streams write one reused block with backpressure. Counting only happens
  * while the session says so (TEST_RUNNING, reset at omit end).
  */
 export class DataStream {
+  readonly socket: Socket;
+  /** Every byte received, counted or not (for the idle watchdog). */
+  rawReceivedBytes = 0;
   private counting = false;
   private receivedBytes = 0;
   private sending = false;
@@ -51,14 +55,21 @@ export class DataStream {
 
   constructor(
     readonly id: number,
-    readonly socket: Socket,
+    socket: Socket,
     /** True when the server writes on this stream (reverse, or the second half of bidir). */
     readonly sends: boolean,
     private readonly block: Buffer,
     private readonly budget: SendBudget,
     private readonly bandwidthBitsPerSecond: number,
   ) {
-    socket.on("data", this.onData);
+    if (sends) {
+      // the client writes nothing on a stream we send on; reading notices its close
+      socket.on("data", () => {});
+      socket.resume();
+    } else {
+      socket = countReceivedBytes(socket, this.onReceived);
+    }
+    this.socket = socket;
     socket.on("drain", this.onDrain);
     socket.on("error", (error: Error) => {
       this.failure ??= error.message;
@@ -114,8 +125,9 @@ export class DataStream {
     return this.attemptedBytes - this.socket.writableLength;
   }
 
-  private readonly onData = (chunk: Buffer): void => {
-    if (this.counting) this.receivedBytes += chunk.length;
+  private readonly onReceived = (bytes: number): void => {
+    this.rawReceivedBytes += bytes;
+    if (this.counting) this.receivedBytes += bytes;
   };
 
   private readonly onDrain = (): void => {

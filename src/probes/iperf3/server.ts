@@ -1,7 +1,7 @@
 import { createServer, type Socket } from "node:net";
 import type { ServerAuth } from "./server-auth.js";
 import { denyAccess, peerAddress, readCookie } from "./server-connection.js";
-import { ServerSession } from "./server-session.js";
+import { DEFAULT_SERVER_TIMEOUTS, ServerSession, type ServerTimeouts } from "./server-session.js";
 
 export interface Iperf3ServerOptions {
   /** 0 picks a free port; the returned handle has the real one. */
@@ -11,6 +11,8 @@ export interface Iperf3ServerOptions {
   /** When set, every test must carry a valid RSA-OAEP `authtoken` (iperf3 3.17+ clients). */
   auth?: ServerAuth;
   log?: (line: string) => void;
+  /** Overrides of the protection timeouts (tests use short ones). */
+  timeouts?: Partial<ServerTimeouts>;
   /** Called after each test (or refused attempt) once its sockets are closed. */
   onTestEnd?: () => void;
 }
@@ -21,10 +23,10 @@ export interface Iperf3Server {
   close(): Promise<void>;
 }
 
-/** A silent connection is dropped after this long (3.12 would wait forever and freeze). */
-const COOKIE_TIMEOUT_MS = 10_000;
 /** Connections still sending their cookie; more are refused at once so memory stays bounded. */
 const MAX_PENDING_CONNECTIONS = 64;
+/** Denied connections linger briefly; beyond this many open sockets newcomers are dropped at once. */
+const MAX_OPEN_CONNECTIONS = 1024;
 
 /**
  * A pure-TypeScript iperf3 server (TCP): one test at a time per port, like `iperf3 -s`.
@@ -33,6 +35,7 @@ const MAX_PENDING_CONNECTIONS = 64;
  */
 export async function startIperf3Server(options: Iperf3ServerOptions): Promise<Iperf3Server> {
   const log = options.log ?? (() => {});
+  const timeouts: ServerTimeouts = { ...DEFAULT_SERVER_TIMEOUTS, ...options.timeouts };
   const sockets = new Set<Socket>();
   let session: ServerSession | undefined;
   let sessionDone: Promise<void> = Promise.resolve();
@@ -43,7 +46,7 @@ export async function startIperf3Server(options: Iperf3ServerOptions): Promise<I
     sockets.add(socket);
     socket.on("error", () => {}); // every owner handles failures through 'close'
     socket.on("close", () => sockets.delete(socket));
-    if (closing) {
+    if (closing || sockets.size > MAX_OPEN_CONNECTIONS) {
       socket.destroy();
       return;
     }
@@ -58,7 +61,7 @@ export async function startIperf3Server(options: Iperf3ServerOptions): Promise<I
       return;
     }
     pending += 1;
-    readCookie(socket, COOKIE_TIMEOUT_MS).then(
+    readCookie(socket, timeouts.cookieMs).then(
       ({ cookie }) => {
         pending -= 1;
         if (closing) {
@@ -68,6 +71,7 @@ export async function startIperf3Server(options: Iperf3ServerOptions): Promise<I
         } else {
           const current = new ServerSession(socket, cookie, {
             log,
+            timeouts,
             ...(options.auth ? { auth: options.auth } : {}),
           });
           session = current;
