@@ -3,7 +3,7 @@ import type { EnvironmentVariant, InvocationOutcome, Platform } from "../platfor
 import { buildRecord, type ResultRecord } from "../results/result-record.js";
 import { buildEvent, mebibyte } from "./build-event.js";
 import { PortPool } from "./port-pool.js";
-import { scheduleTasks, type Task, taskKey } from "./schedule.js";
+import { scheduleTasks, type Task } from "./schedule.js";
 
 export type RunnerEvent =
   | { type: "phase"; message: string }
