@@ -1,7 +1,10 @@
 import { Command } from "commander";
+import { registerCompareCommand } from "./commands/compare.js";
 import { registerProbeCommand } from "./commands/probe.js";
+import { registerReportCommand } from "./commands/report.js";
+import { type RunCommandDeps, registerRunCommand } from "./commands/run.js";
 
-export function buildProgram(): Command {
+export function buildProgram(runDeps?: RunCommandDeps): Command {
   const program = new Command()
     .name("lambda-netbench")
     .description("Measure the network bandwidth an AWS Lambda execution environment really gets.")
@@ -9,6 +12,9 @@ export function buildProgram(): Command {
     .showHelpAfterError()
     .exitOverride();
   registerProbeCommand(program);
+  registerRunCommand(program, runDeps);
+  registerReportCommand(program);
+  registerCompareCommand(program);
   return program;
 }
 

@@ -112,7 +112,10 @@ export async function runTarget(options: RunTargetOptions): Promise<RunTargetRes
       emit({ type: "started", task, inFlight });
       try {
         const outcome = await invokeTask(task, port);
-        if (options.abandon?.aborted) {
+        const failed = outcome.failure !== null || outcome.response?.ok !== true;
+        // Ctrl-C reaches the platform's child processes too: a failure that comes back after a
+        // stop was asked for is most likely the interrupt itself, so it runs again on resume.
+        if (options.abandon?.aborted || (options.stop?.aborted && failed)) {
           result.abandoned += 1;
           emit({ type: "abandoned", task });
           return;

@@ -90,6 +90,10 @@ export class LoopbackPlatform implements Platform {
     };
   }
 
+  serverPids(): number[] {
+    return this.servers.flatMap((server) => (server.pid === undefined ? [] : [server.pid]));
+  }
+
   maxConcurrency(): number {
     return this.concurrency;
   }
@@ -266,14 +270,14 @@ async function waitForListening(port: number, timeoutMs: number): Promise<void> 
 
 function delay(ms: number, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve) => {
-    const timer = setTimeout(resolve, ms);
-    signal?.addEventListener(
-      "abort",
-      () => {
-        clearTimeout(timer);
-        resolve();
-      },
-      { once: true },
-    );
+    const onAbort = () => {
+      clearTimeout(timer);
+      resolve();
+    };
+    const timer = setTimeout(() => {
+      signal?.removeEventListener("abort", onAbort);
+      resolve();
+    }, ms);
+    signal?.addEventListener("abort", onAbort, { once: true });
   });
 }
