@@ -15,13 +15,13 @@ export function escapeHtml(text: string): string {
 }
 
 const style = `
-body{font-family:system-ui,-apple-system,"Segoe UI",sans-serif;margin:2rem auto;max-width:1250px;padding:0 1rem;color:#1b1b1b}
+body{font-family:system-ui,-apple-system,"Segoe UI",sans-serif;margin:2rem auto;max-width:1600px;padding:0 1rem;color:#1b1b1b}
 h1{font-size:1.5rem;margin-bottom:.2rem}h2{margin-top:2rem;border-bottom:1px solid #ddd;padding-bottom:.2rem}
 .label{display:inline-block;background:#f2c14e;color:#1b1b1b;font-weight:700;padding:.15rem .5rem;border-radius:4px;margin-left:.4rem;font-size:.8rem;vertical-align:middle}
 .banner{background:#fff4d6;border:1px solid #f2c14e;padding:.6rem .8rem;border-radius:6px}
-table{border-collapse:collapse;font-size:.8rem;margin:.5rem 0}th,td{padding:.25rem .45rem;border-bottom:1px solid #eee}
+table{border-collapse:collapse;font-size:.8rem;margin:.5rem 0}th,td{padding:.25rem .45rem;border-bottom:1px solid #eee;white-space:nowrap}.table{overflow-x:auto}
 th{background:#f6f6f6;text-align:left;position:sticky;top:0}td.r{text-align:right;font-variant-numeric:tabular-nums}
-.charts{display:grid;grid-template-columns:repeat(auto-fill,minmax(600px,1fr));gap:1rem}
+.charts{display:grid;grid-template-columns:repeat(auto-fill,minmax(760px,1fr));gap:1rem}
 figure{margin:0;border:1px solid #eee;border-radius:6px;padding:.5rem;background:#fff}figure svg{max-width:100%;height:auto}
 figcaption{font-size:.8rem;color:#555}.cpu{color:#b00;font-weight:700}.meta{color:#555;font-size:.9rem}
 `;
@@ -60,7 +60,7 @@ export async function renderHtml(model: ReportModel): Promise<string> {
       `<figure data-chart="${escapeHtml(chart.name)}">${svgs[index]}<figcaption>${escapeHtml(chart.title)}${model.label ? ` — ${escapeHtml(model.label)}` : ""}</figcaption></figure>`,
     );
   });
-  parts.push("</div>", `<h2>Summary${label}</h2>`, "<table><thead><tr>");
+  parts.push("</div>", `<h2>Summary${label}</h2>`, '<div class="table"><table><thead><tr>');
   for (const column of summaryColumns) parts.push(`<th>${escapeHtml(column.header)}</th>`);
   parts.push("</tr></thead><tbody>");
   for (const cell of measuringCells(model)) {
@@ -71,7 +71,7 @@ export async function renderHtml(model: ReportModel): Promise<string> {
     }
     parts.push("</tr>");
   }
-  parts.push("</tbody></table>", "<h2>How these numbers were measured</h2><ul>");
+  parts.push("</tbody></table></div>", "<h2>How these numbers were measured</h2><ul>");
   for (const note of methodNotes(model)) parts.push(`<li>${escapeHtml(note)}</li>`);
   parts.push("</ul></body></html>");
   return `${parts.join("\n")}\n`;

@@ -118,7 +118,7 @@ function throughputVsMemory(model: ReportModel, targetKey: string): ChartSpec | 
       $schema: "https://vega.github.io/schema/vega-lite/v6.json",
       title: {
         text: title,
-        subtitle: subtitle(model, "median of the whole-test averages; whiskers: min-max; dashed: quota"),
+        subtitle: subtitle(model, "median per size; whiskers: min-max; dashed: quota"),
       },
       width,
       height,
@@ -151,10 +151,7 @@ function timeSeries(model: ReportModel, targetKey: string): ChartSpec | null {
       $schema: "https://vega.github.io/schema/vega-lite/v6.json",
       title: {
         text: title,
-        subtitle: subtitle(
-          model,
-          "burst = first second (shaded), sustained = median after it; one median invocation per size",
-        ),
+        subtitle: subtitle(model, "shaded: burst (first second); one median invocation per size"),
       },
       width,
       height,
@@ -198,7 +195,7 @@ function cpuVsThroughput(model: ReportModel, targetKey: string): ChartSpec | nul
       $schema: "https://vega.github.io/schema/vega-lite/v6.json",
       title: {
         text: title,
-        subtitle: subtitle(model, "one point per invocation; a point near its CPU share means CPU-bound"),
+        subtitle: subtitle(model, "one point per invocation; near the CPU share = CPU-bound"),
       },
       width,
       height,
@@ -250,7 +247,7 @@ function costPerGigabyte(model: ReportModel, targetKey: string): ChartSpec | nul
         text: title,
         subtitle: subtitle(
           model,
-          `Lambda list price (${model.analysis.prices.retrievedOn}); larger ring = recommended size`,
+          `list price of ${model.analysis.prices.retrievedOn}; ring: recommended size`,
         ),
       },
       width,
