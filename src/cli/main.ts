@@ -1,5 +1,6 @@
 import { Command } from "commander";
 import { registerCompareCommand } from "./commands/compare.js";
+import { registerIperf3ServerCommand } from "./commands/iperf3-server.js";
 import { registerProbeCommand } from "./commands/probe.js";
 import { registerReportCommand } from "./commands/report.js";
 import { type RunCommandDeps, registerRunCommand } from "./commands/run.js";
@@ -12,6 +13,7 @@ export function buildProgram(runDeps?: RunCommandDeps): Command {
     .showHelpAfterError()
     .exitOverride();
   registerProbeCommand(program);
+  registerIperf3ServerCommand(program);
   registerRunCommand(program, runDeps);
   registerReportCommand(program);
   registerCompareCommand(program);
