@@ -1,7 +1,6 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { createConnection, createServer } from "node:net";
-import type { AgentResponse } from "../../src/agent/agent-response.js";
-import { type AgentEventInput, parseAgentEvent } from "../../src/agent/event.js";
+import type { AgentEventInput } from "../../src/agent/event.js";
 import { handleEvent } from "../../src/agent/handler.js";
 import type {
   EnvironmentVariant,
@@ -10,16 +9,11 @@ import type {
   PlatformFacts,
   ProbeEndpoints,
 } from "../../src/platforms/platform.js";
-import { countInvocation } from "../../src/probes/info.js";
 
 /**
  * A test-only platform: every "environment" is this process, running the real agent handler
  * in-process against real stock `iperf3 -s` servers on loopback (one per port). It records what
  * the runner asks of it (concurrency, ports in use) so tests can check the runner's bounds.
- *
- * While our own iperf3 client is not yet in main (the agent answers "being built"), iperf3 events
- * run the stock `iperf3 -c` client instead and its -J output becomes the probe summary: real
- * bytes over a real loopback connection either way.
  */
 export class LoopbackPlatform implements Platform {
   readonly name = "local" as const;
@@ -125,10 +119,7 @@ export class LoopbackPlatform implements Platform {
     const startMs = performance.now();
     try {
       if (this.invokeDelayMs > 0) await delay(this.invokeDelayMs, options?.signal);
-      let response = await handleEvent(event);
-      if (event.probe === "iperf3" && !response.ok && /being built/.test(response.error.message)) {
-        response = await runStockIperf3(event, options?.signal);
-      }
+      const response = await handleEvent(event);
       return { response, failure: null, startedAt, durationSeconds: (performance.now() - startMs) / 1000 };
     } finally {
       this.inFlight -= 1;
@@ -147,95 +138,6 @@ export class LoopbackPlatform implements Platform {
           }),
       ),
     );
-  }
-}
-
-interface Iperf3Json {
-  intervals: Array<{ sum: { bytes: number; seconds: number } }>;
-  end: {
-    sum_sent: { bytes: number; seconds: number; bits_per_second: number; retransmits?: number };
-    sum_received: { bytes: number; seconds: number; bits_per_second: number };
-  };
-  error?: string;
-}
-
-/** The stock iperf3 client, its -J output mapped onto our probe summary. */
-async function runStockIperf3(input: AgentEventInput, signal?: AbortSignal): Promise<AgentResponse> {
-  const event = parseAgentEvent(input);
-  if (event.probe !== "iperf3") throw new Error("not an iperf3 event");
-  const invocation = countInvocation();
-  const startedAt = new Date().toISOString();
-  const startMs = performance.now();
-  const cpuBefore = process.cpuUsage();
-  const args = [
-    "-c",
-    event.host,
-    "-p",
-    String(event.port),
-    "-t",
-    String(event.timeSeconds),
-    "-P",
-    String(event.parallel),
-  ];
-  args.push("-J", "-i", "0.25");
-  if (event.reverse) args.push("-R");
-  if (event.bidir) args.push("--bidir");
-  const output = await new Promise<string>((resolve, reject) => {
-    const child = spawn("iperf3", args, { stdio: ["ignore", "pipe", "pipe"] });
-    let stdout = "";
-    child.stdout.on("data", (chunk: Buffer) => {
-      stdout += chunk.toString();
-    });
-    const onAbort = () => child.kill("SIGKILL");
-    signal?.addEventListener("abort", onAbort, { once: true });
-    child.on("error", reject);
-    child.on("close", () => {
-      signal?.removeEventListener("abort", onAbort);
-      resolve(stdout);
-    });
-  });
-  const elapsed = (performance.now() - startMs) / 1000;
-  let json: Iperf3Json;
-  try {
-    json = JSON.parse(output) as Iperf3Json;
-  } catch {
-    return failure("protocol", `iperf3 printed no JSON: ${output.slice(0, 200)}`);
-  }
-  if (json.error) return failure("server-error", json.error);
-  const cpu = process.cpuUsage(cpuBefore);
-  const measured = event.reverse ? json.end.sum_received : json.end.sum_sent;
-  return {
-    ok: true,
-    probe: "iperf3",
-    summary: {
-      bytes: measured.bytes,
-      seconds: measured.seconds,
-      bitsPerSecond: measured.bits_per_second,
-      cpuSeconds: (cpu.user + cpu.system) / 1e6,
-      retransmits: json.end.sum_sent.retransmits ?? null,
-      retries: 0,
-      direction: event.bidir ? "bidir" : event.reverse ? "download" : "upload",
-      samples: {
-        intervalSeconds: 0.25,
-        bytes: json.intervals.map((interval) => interval.sum.bytes),
-        lastIntervalSeconds: json.intervals.at(-1)?.sum.seconds ?? 0,
-      },
-    },
-    detail: null,
-    invocation,
-    startedAt,
-    durationSeconds: elapsed,
-  };
-
-  function failure(kind: "protocol" | "server-error", message: string): AgentResponse {
-    return {
-      ok: false,
-      probe: "iperf3",
-      error: { kind, message },
-      invocation,
-      startedAt,
-      durationSeconds: elapsed,
-    };
   }
 }
 
