@@ -148,11 +148,12 @@ export async function runCommand(options: RunCommandOptions, deps: RunCommandDep
     return 0;
   } catch (error) {
     progress?.finish();
+    console.error(`lambda-netbench run: ${error instanceof Error ? error.message : String(error)}`);
     if (runDir)
       console.error(
-        `lambda-netbench run: ${(error as Error).message}\nWhat was recorded is in ${runDir}; resume with: lambda-netbench run --resume ${runDir}`,
+        `What was recorded is in ${runDir}; once fixed, resume with: lambda-netbench run --resume ${runDir}`,
       );
-    throw error;
+    return 1;
   } finally {
     process.off("SIGINT", onSigint);
     process.off("SIGTERM", onSigint);
