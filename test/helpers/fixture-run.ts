@@ -33,7 +33,7 @@ export function fixtureManifest(
     hostname: "fixture",
     source: { preset: null, configPath: null, regions: null },
     plan,
-    cells: expandPlan(plan),
+    cells: expandPlan(plan, "arm64"),
     platforms,
     completedAt: "2026-11-29T12:10:00.000Z",
   };

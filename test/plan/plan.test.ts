@@ -180,3 +180,19 @@ test("the committed JSON Schema is up to date (npm run schema)", async () => {
   const schema = JSON.parse(committed) as { properties: Record<string, unknown>; required: string[] };
   assert.deepEqual([...schema.required].sort(), ["memoryMb", "probes", "targets"]);
 });
+
+test("lab targets run on the host's architecture; AWS targets on every planned one", () => {
+  const plan = validatePlan({
+    ...minimal,
+    targets: [
+      { platform: "local", profile: "default-625" },
+      { platform: "aws", region: "us-west-2" },
+    ],
+    architectures: ["arm64", "x86_64"],
+  });
+  const cells = expandPlan(plan, "x86_64");
+  assert.deepEqual(
+    cells.map((c) => `${c.target.platform}/${c.arch}`),
+    ["local/x86_64", "aws/arm64", "aws/x86_64"],
+  );
+});
