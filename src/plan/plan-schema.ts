@@ -100,7 +100,10 @@ export const planSchema = z
     repetitions: repetitions.default(3),
     /** One untimed invocation per environment variant before measuring, so no measurement is cold. */
     warmup: z.boolean().default(true),
-    /** Upper bound on invocations at once per target (the platform's own limit still applies). */
+    /**
+     * Upper bound on invocations at once per target (the platform's own limit still applies).
+     * Default: 1 on the lab (its environments share this machine), the platform's limit on AWS.
+     */
     parallelism: z.number().int().min(1).max(1_000).optional(),
     /** "Time to move N GB" in the report. */
     moveGigabytes: z.number().positive().max(1_000_000).default(100),

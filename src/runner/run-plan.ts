@@ -17,6 +17,15 @@ import { toolVersion } from "./tool-version.js";
 
 export type OpenPlatform = (target: Target) => Promise<Platform>;
 
+/**
+ * Without `parallelism` in the plan: one invocation at a time on the lab, whose environments
+ * share this machine's few cores and one cloud namespace (parallel tests would measure each
+ * other); as many as the platform allows on AWS, where environments are separate machines.
+ */
+export function defaultParallelism(target: Target): number {
+  return target.platform === "local" ? 1 : Number.POSITIVE_INFINITY;
+}
+
 export interface RunPlanOptions {
   /** A new run: the plan and where to create the run directory. */
   start?: { plan: Plan; parentDir: string; source: RunManifest["source"] };
@@ -108,7 +117,7 @@ export async function runPlan(options: RunPlanOptions): Promise<RunPlanResult> {
           cells,
           done,
           warmup: manifest.plan.warmup,
-          ...(manifest.plan.parallelism !== undefined ? { parallelism: manifest.plan.parallelism } : {}),
+          parallelism: manifest.plan.parallelism ?? defaultParallelism(target),
           record: (record) => {
             writer.append(record);
             if (!record.warmup) done.add(taskKey(record.cellId, record.repetition));

@@ -21,6 +21,7 @@ const plan = validatePlan({
   targets: [{ platform: "local", profile: "loop-a" }],
   memoryMb: [1024, 2048],
   repetitions: 2,
+  parallelism: 3,
   probes: [
     { kind: "iperf3", timeSeconds: 1, parallel: 2 },
     { kind: "iperf3", timeSeconds: 1, parallel: 1, direction: "download", repetitions: 1 },
