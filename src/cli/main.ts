@@ -1,6 +1,7 @@
 import { Command } from "commander";
 import { registerCompareCommand } from "./commands/compare.js";
 import { registerIperf3ServerCommand } from "./commands/iperf3-server.js";
+import { registerLabCommand } from "./commands/lab.js";
 import { registerProbeCommand } from "./commands/probe.js";
 import { registerReportCommand } from "./commands/report.js";
 import { type RunCommandDeps, registerRunCommand } from "./commands/run.js";
@@ -17,6 +18,7 @@ export function buildProgram(runDeps?: RunCommandDeps): Command {
   registerRunCommand(program, runDeps);
   registerReportCommand(program);
   registerCompareCommand(program);
+  registerLabCommand(program);
   return program;
 }
 
