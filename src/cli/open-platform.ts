@@ -1,23 +1,19 @@
 import type { Target } from "../plan/plan-schema.js";
+import { LocalPlatform } from "../platforms/local/local-platform.js";
 import type { Platform } from "../platforms/platform.js";
 
-interface LocalPlatformModule {
-  LocalPlatform: { open(options: { profile: string }): Promise<Platform> };
-}
 interface AwsPlatformModule {
   AwsPlatform: { open(options: { region: string }): Promise<Platform> };
 }
 
-// The platforms are loaded when a target needs them: the lab's and AWS's dependencies stay
-// out of `report` and `compare`, and a build without one of them still runs the other.
-const localModule = "../platforms/local/local-platform.js";
+// The AWS platform is loaded when a target needs it: its SDK clients stay out of lab runs,
+// `report` and `compare`, and a build without it still runs the lab.
 const awsModule = "../platforms/aws/aws-platform.js";
 
 /** Opens the platform of a plan target: the lab for `local`, the AWS account for `aws`. */
 export async function openPlatform(target: Target): Promise<Platform> {
   if (target.platform === "local") {
-    const module = (await importPlatform(localModule, "the local lab")) as LocalPlatformModule;
-    return module.LocalPlatform.open({ profile: target.profile });
+    return LocalPlatform.open({ profile: target.profile });
   }
   const module = (await importPlatform(awsModule, "the AWS platform")) as AwsPlatformModule;
   return module.AwsPlatform.open({ region: target.region });
