@@ -45,8 +45,8 @@ const quick: PlanInput = {
   repetitions: 2,
   warmup: true,
   probes: [
-    { kind: "iperf3", timeSeconds: 3, parallel: 4, direction: "upload" },
-    { kind: "iperf3", timeSeconds: 3, parallel: 4, direction: "download", repetitions: 1 },
+    { kind: "iperf3", timeSeconds: 4, parallel: 4, direction: "upload" },
+    { kind: "iperf3", timeSeconds: 4, parallel: 4, direction: "download", repetitions: 1 },
     { kind: "s3-get", objectMib: 64, concurrency: 4, chunkMib: 8 },
     { kind: "s3-get", objectMib: 64, concurrency: 1, chunkMib: 8, repetitions: 1 },
     { kind: "s3-put", sizeMib: 32, partMib: 8, concurrency: 4, repetitions: 1 },
