@@ -1,0 +1,56 @@
+import assert from "node:assert/strict";
+import { mkdtemp, readFile, rm, stat, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, before, test } from "node:test";
+import { reportCommand } from "../../src/cli/commands/report.js";
+import { buildProgram } from "../../src/cli/main.js";
+import { writeManifest } from "../../src/results/run-directory.js";
+import { fixtureStudy } from "../helpers/fixture-study.js";
+
+let runDir: string;
+before(async () => {
+  runDir = await mkdtemp(join(tmpdir(), "lnbr-report-cmd-"));
+  const { manifest, records } = fixtureStudy();
+  await writeManifest(runDir, manifest);
+  await writeFile(join(runDir, "results.jsonl"), records.map((r) => `${JSON.stringify(r)}\n`).join(""));
+});
+after(async () => {
+  await rm(runDir, { recursive: true, force: true });
+});
+
+test("report --format writes each format's files; PNG charts are real PNGs", {
+  timeout: 120_000,
+}, async () => {
+  assert.equal(await reportCommand(runDir, { format: ["md,csv", "json", "png"] }), 0);
+  assert.match(
+    await readFile(join(runDir, "report.md"), "utf8"),
+    /^# lambda-netbench run fixture-run \(emulated\)/,
+  );
+  assert.ok((await readFile(join(runDir, "summary.csv"), "utf8")).startsWith("Results,Target,"));
+  JSON.parse(await readFile(join(runDir, "report.json"), "utf8"));
+  const png = await readFile(join(runDir, "charts", "throughput-vs-memory-raised-3000.png"));
+  assert.deepEqual([...png.subarray(1, 4)].map((b) => String.fromCharCode(b)).join(""), "PNG");
+  assert.ok((await stat(join(runDir, "charts", "time-series-default-625.png"))).size > 10_000);
+  assert.equal(await reportCommand(runDir, { format: ["pdf"] }), 2, "unknown format refused");
+});
+
+test("compare through the CLI prints both runs and the deltas", async () => {
+  const lines: string[] = [];
+  const write = process.stdout.write.bind(process.stdout);
+  process.stdout.write = ((chunk: string) => {
+    lines.push(String(chunk));
+    return true;
+  }) as typeof process.stdout.write;
+  try {
+    await buildProgram().parseAsync(["node", "lambda-netbench", "compare", runDir, runDir, "--format", "md"]);
+  } finally {
+    process.stdout.write = write;
+  }
+  const text = lines.join("");
+  assert.match(text, /# Comparison\n/);
+  assert.match(
+    text,
+    /\| raised-3000 \| raised-3000 \| iperf3 upload -P 4 -t 4s \| arm64 \| 10,240 \| 2,970 \| 3 \| 2,970 \| 3 \| 0 \| 0\.0 \|/,
+  );
+});
