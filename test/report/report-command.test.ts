@@ -1,10 +1,10 @@
 import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
 import { mkdtemp, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { reportCommand } from "../../src/cli/commands/report.js";
-import { buildProgram } from "../../src/cli/main.js";
 import { writeManifest } from "../../src/results/run-directory.js";
 import { fixtureStudy } from "../helpers/fixture-study.js";
 
@@ -36,21 +36,16 @@ test("report --format writes each format's files; PNG charts are real PNGs", {
 });
 
 test("compare through the CLI prints both runs and the deltas", async () => {
-  const lines: string[] = [];
-  const write = process.stdout.write.bind(process.stdout);
-  process.stdout.write = ((chunk: string) => {
-    lines.push(String(chunk));
-    return true;
-  }) as typeof process.stdout.write;
-  try {
-    await buildProgram().parseAsync(["node", "lambda-netbench", "compare", runDir, runDir, "--format", "md"]);
-  } finally {
-    process.stdout.write = write;
-  }
-  const text = lines.join("");
-  assert.match(text, /# Comparison\n/);
+  // a child process: capturing this process's stdout would swallow the test reporter's output
+  const result = spawnSync(
+    process.execPath,
+    ["--import", "tsx", "test/helpers/run-cli-loopback.ts", "compare", runDir, runDir, "--format", "md"],
+    { encoding: "utf8" },
+  );
+  assert.equal(result.status, 0, result.stderr);
+  assert.match(result.stdout, /^# Comparison\n/);
   assert.match(
-    text,
+    result.stdout,
     /\| raised-3000 \| raised-3000 \| iperf3 upload -P 4 -t 4s \| arm64 \| 10,240 \| 2,970 \| 3 \| 2,970 \| 3 \| 0 \| 0\.0 \|/,
   );
 });
