@@ -24,7 +24,15 @@ if (files.length === 0) {
 }
 const result = spawnSync(
   process.execPath,
-  ["--import", "tsx", "--test", "--test-concurrency=1", "--test-timeout=900000", "--test-reporter=spec", ...files],
+  [
+    "--import",
+    "tsx",
+    "--test",
+    "--test-concurrency=1",
+    "--test-timeout=900000",
+    "--test-reporter=spec",
+    ...files,
+  ],
   { stdio: "inherit" },
 );
 process.exit(result.status ?? 1);
