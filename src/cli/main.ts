@@ -1,9 +1,12 @@
 import { Command } from "commander";
+import { registerCompareCommand } from "./commands/compare.js";
 import { registerIperf3ServerCommand } from "./commands/iperf3-server.js";
 import { registerLabCommand } from "./commands/lab.js";
 import { registerProbeCommand } from "./commands/probe.js";
+import { registerReportCommand } from "./commands/report.js";
+import { type RunCommandDeps, registerRunCommand } from "./commands/run.js";
 
-export function buildProgram(): Command {
+export function buildProgram(runDeps?: RunCommandDeps): Command {
   const program = new Command()
     .name("lambda-netbench")
     .description("Measure the network bandwidth an AWS Lambda execution environment really gets.")
@@ -12,6 +15,9 @@ export function buildProgram(): Command {
     .exitOverride();
   registerProbeCommand(program);
   registerIperf3ServerCommand(program);
+  registerRunCommand(program, runDeps);
+  registerReportCommand(program);
+  registerCompareCommand(program);
   registerLabCommand(program);
   return program;
 }

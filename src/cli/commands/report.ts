@@ -1,0 +1,61 @@
+import { resolve } from "node:path";
+import type { Command } from "commander";
+import { reportFormatNames, reportFormats } from "../../report/formats.js";
+import { renderTerminal } from "../../report/terminal-format.js";
+import { loadReportModel, writeReport } from "../../report/write-report.js";
+
+interface ReportOptions {
+  format?: string[];
+  out?: string;
+  stdout?: boolean;
+}
+
+/**
+ * `lambda-netbench report RUN_DIR [--format ...]`: the report of a run, built from its
+ * manifest and results.jsonl only (an interrupted run reports what it has).
+ */
+export function registerReportCommand(program: Command): void {
+  program
+    .command("report")
+    .description("print the summary of a run and write its report files")
+    .argument("<runDir>", "run directory (runs/<date>-<name>)")
+    .option(
+      "--format <formats...>",
+      `formats to write: ${reportFormatNames.map((n) => `${n} (${reportFormats[n]?.description})`).join(", ")}`,
+    )
+    .option("--out <dir>", "where to write the files (default: the run directory)")
+    .option("--stdout", "print a text format (md, csv, json, text) instead of writing a file")
+    .action(async (runDir: string, options: ReportOptions) => {
+      process.exitCode = await reportCommand(runDir, options);
+    });
+}
+
+export async function reportCommand(runDir: string, options: ReportOptions): Promise<number> {
+  const formats = (options.format ?? []).flatMap((f) => f.split(",")).filter((f) => f !== "");
+  const unknown = formats.filter((f) => !reportFormats[f]);
+  if (unknown.length > 0) {
+    console.error(
+      `lambda-netbench report: --format: unknown ${unknown.join(", ")} (allowed: ${reportFormatNames.join(", ")})`,
+    );
+    return 2;
+  }
+  const model = await loadReportModel(runDir);
+  if (formats.length === 0) {
+    process.stdout.write(renderTerminal(model));
+    return 0;
+  }
+  if (options.stdout) {
+    for (const name of formats) {
+      if (name === "png" || name === "svg" || name === "html") {
+        console.error(`lambda-netbench report: --stdout prints text formats only, not ${name}`);
+        return 2;
+      }
+      for (const file of await (reportFormats[name] as (typeof reportFormats)[string]).render(model))
+        process.stdout.write(file.content);
+    }
+    return 0;
+  }
+  const written = await writeReport(model, formats, resolve(options.out ?? runDir));
+  for (const path of written) console.log(path);
+  return 0;
+}

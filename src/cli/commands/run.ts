@@ -1,0 +1,188 @@
+import { createInterface } from "node:readline/promises";
+import type { Command } from "commander";
+import { PlanError } from "../../plan/expand-plan.js";
+import { loadPlan } from "../../plan/load-plan.js";
+import { targetName } from "../../plan/plan-schema.js";
+import { presetNames } from "../../plan/presets.js";
+import { renderTerminal } from "../../report/terminal-format.js";
+import { loadReportModel, writeReport } from "../../report/write-report.js";
+import { type OpenPlatform, runPlan } from "../../runner/run-plan.js";
+import { estimateAwsCost } from "../estimate-cost.js";
+import { openPlatform as defaultOpenPlatform } from "../open-platform.js";
+import { Progress } from "../progress.js";
+
+export interface RunCommandOptions {
+  config?: string;
+  preset?: string;
+  regions?: string;
+  out: string;
+  yes?: boolean;
+  resume?: string;
+}
+
+export interface RunCommandDeps {
+  openPlatform: OpenPlatform;
+}
+
+/** The formats `run` writes into the run directory when it completes. */
+export const runReportFormats = ["html", "md", "csv", "json"];
+
+/**
+ * `lambda-netbench run`: validate the plan (before anything runs), ask before spending money on
+ * AWS, run it target by target with progress, then print the summary and write the report.
+ * Ctrl-C once: finish the invocations in flight and stop; twice: abandon them. Either way
+ * everything recorded stays, and `--resume DIR` completes the run.
+ */
+export function registerRunCommand(
+  program: Command,
+  deps: RunCommandDeps = { openPlatform: defaultOpenPlatform },
+): void {
+  program
+    .command("run")
+    .description(
+      "run a plan (default: the quick preset on the local lab) and write a run directory with its report",
+    )
+    .option("--config <file>", "plan file (YAML or JSON; schema: schema/plan.schema.json)")
+    .option("--preset <name>", `built-in plan: ${presetNames.join(", ")}`)
+    .option("--regions <list>", "run on AWS in these regions (comma-separated) instead of the plan's targets")
+    .option("--out <dir>", "parent folder of run directories", "runs")
+    .option("--yes", "do not ask before invoking on AWS (costs money)")
+    .option("--resume <runDir>", "complete an interrupted run")
+    .action(async (options: RunCommandOptions) => {
+      process.exitCode = await runCommand(options, deps);
+    });
+}
+
+export async function runCommand(options: RunCommandOptions, deps: RunCommandDeps): Promise<number> {
+  if (options.resume && (options.config || options.preset || options.regions)) {
+    console.error(
+      "lambda-netbench run: --resume continues a run with its own plan; drop --config/--preset/--regions",
+    );
+    return 2;
+  }
+  const regions = options.regions
+    ?.split(",")
+    .map((r) => r.trim())
+    .filter((r) => r !== "");
+  let plan: Awaited<ReturnType<typeof loadPlan>> | undefined;
+  if (!options.resume) {
+    try {
+      plan = await loadPlan({
+        ...(options.config ? { configPath: options.config } : {}),
+        ...(options.preset ? { preset: options.preset } : {}),
+        ...(regions ? { regions } : {}),
+      });
+    } catch (error) {
+      if (error instanceof PlanError) {
+        console.error(`lambda-netbench run: ${error.message}`);
+        return 2;
+      }
+      throw error;
+    }
+    if (plan.targets.some((t) => t.platform === "aws") && !(await confirmAws(plan, options.yes === true)))
+      return 1;
+  }
+
+  const stop = new AbortController();
+  const abandon = new AbortController();
+  let progress: Progress | undefined;
+  let runDir = options.resume ?? "";
+  const onSigint = () => {
+    if (!stop.signal.aborted) {
+      stop.abort();
+      progress?.message("Stopping: finishing the invocations in flight (Ctrl-C again to abandon them)...");
+    } else if (!abandon.signal.aborted) {
+      abandon.abort();
+      progress?.message("Abandoning the invocations in flight (they will run again on resume)...");
+    }
+  };
+  process.on("SIGINT", onSigint);
+  process.on("SIGTERM", onSigint);
+  try {
+    const result = await runPlan({
+      ...(plan
+        ? {
+            start: {
+              plan,
+              parentDir: options.out,
+              source: {
+                preset: options.config ? null : (options.preset ?? "quick"),
+                configPath: options.config ?? null,
+                regions: regions ?? null,
+              },
+            },
+          }
+        : {}),
+      ...(options.resume ? { resumeDir: options.resume } : {}),
+      openPlatform: deps.openPlatform,
+      stop: stop.signal,
+      abandon: abandon.signal,
+      onStart: ({ dir, totalTasks, remainingTasks, manifest }) => {
+        runDir = dir;
+        progress = new Progress(totalTasks, totalTasks - remainingTasks);
+        const targets = manifest.plan.targets.map(targetName).join(", ");
+        progress.message(
+          `${options.resume ? "Resuming" : "Running"} ${manifest.plan.name}: ${manifest.cells.length} cells on ${targets}, ` +
+            `${remainingTasks} of ${totalTasks} invocations to go. Results: ${dir}`,
+        );
+      },
+      onEvent: (event) => {
+        if (event.type === "recorded") progress?.recorded(event.record);
+        else if (event.type === "phase") progress?.message(event.message);
+        else if (event.type === "target")
+          progress?.message(`Target ${event.target}: ${event.tasks} invocations`);
+      },
+    });
+    progress?.finish();
+    if (result.remaining > 0) {
+      console.error(
+        `Interrupted: ${result.remaining} planned invocations are not recorded yet (everything finished is saved in ${result.dir}/results.jsonl).\n` +
+          `Resume with: lambda-netbench run --resume ${result.dir}`,
+      );
+      return 130;
+    }
+    const model = await loadReportModel(result.dir);
+    process.stdout.write(renderTerminal(model));
+    const written = await writeReport(model, runReportFormats, result.dir);
+    console.log(`\nRun directory: ${result.dir}\nReport: ${written.join(", ")}`);
+    return 0;
+  } catch (error) {
+    progress?.finish();
+    console.error(`lambda-netbench run: ${error instanceof Error ? error.message : String(error)}`);
+    if (runDir)
+      console.error(
+        `What was recorded is in ${runDir}; once fixed, resume with: lambda-netbench run --resume ${runDir}`,
+      );
+    return 1;
+  } finally {
+    process.off("SIGINT", onSigint);
+    process.off("SIGTERM", onSigint);
+  }
+}
+
+async function confirmAws(
+  plan: NonNullable<Parameters<typeof estimateAwsCost>[0]>,
+  yes: boolean,
+): Promise<boolean> {
+  const estimate = estimateAwsCost(plan);
+  const summary =
+    `This plan invokes Lambda ${estimate.invocations} times in ${plan.targets.map(targetName).join(", ")} ` +
+    `(about ${Math.round(estimate.gigabyteSeconds)} GB-seconds, roughly $${estimate.usd.toFixed(2)} at list price, plus S3 requests and the iperf3 server's EC2 time).`;
+  if (yes) {
+    console.error(summary);
+    return true;
+  }
+  if (!process.stdin.isTTY) {
+    console.error(
+      `${summary}\nlambda-netbench run: pass --yes to run on AWS without a terminal to confirm in.`,
+    );
+    return false;
+  }
+  const rl = createInterface({ input: process.stdin, output: process.stderr });
+  try {
+    const answer = await rl.question(`${summary}\nProceed? [y/N] `);
+    return /^y(es)?$/i.test(answer.trim());
+  } finally {
+    rl.close();
+  }
+}

@@ -1,0 +1,62 @@
+import { createHash } from "node:crypto";
+import type { Architecture } from "../platforms/platform.js";
+import type { ProbeSpec, Target } from "./plan-schema.js";
+
+/** One condition of the matrix: a target, an environment variant and one probe with its parameters. */
+export interface Cell {
+  /** Stable hash of target + memory + arch + probe + params: the same condition gets the same id in every run. */
+  id: string;
+  target: Target;
+  memoryMb: number;
+  arch: Architecture;
+  probe: ProbeSpec;
+  /** Probe parameters only (no repetitions or label): groups the cells of one curve across memory sizes. */
+  probeKey: string;
+  /** Human label of the probe, e.g. "iperf3 upload -P 4 -t 10s". */
+  probeLabel: string;
+  repetitions: number;
+}
+
+/** The parameters that define what is measured (not how often or what it is called). */
+export function probeParameters(probe: ProbeSpec): Record<string, unknown> {
+  const { repetitions: _repetitions, label: _label, ...parameters } = probe;
+  return parameters;
+}
+
+export function cellId(target: Target, memoryMb: number, arch: Architecture, probe: ProbeSpec): string {
+  return stableHash({ target, memoryMb, arch, probe: probeParameters(probe) });
+}
+
+export function probeKey(probe: ProbeSpec): string {
+  return stableHash(probeParameters(probe));
+}
+
+export function probeLabel(probe: ProbeSpec): string {
+  if (probe.label) return probe.label;
+  switch (probe.kind) {
+    case "iperf3":
+      return `iperf3 ${probe.direction} -P ${probe.parallel} -t ${probe.timeSeconds}s`;
+    case "s3-get":
+      return `s3-get ${probe.objectMib} MiB conc ${probe.concurrency} chunk ${probe.chunkMib} MiB`;
+    case "s3-put":
+      return `s3-put ${probe.sizeMib} MiB conc ${probe.concurrency} part ${probe.partMib} MiB`;
+    case "info":
+      return "info";
+  }
+}
+
+/** SHA-256 of canonical JSON (keys sorted at every level), first 12 hex digits. */
+export function stableHash(value: unknown): string {
+  return createHash("sha256").update(canonicalJson(value)).digest("hex").slice(0, 12);
+}
+
+export function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;
+  if (value !== null && typeof value === "object") {
+    const entries = Object.entries(value as Record<string, unknown>)
+      .filter(([, v]) => v !== undefined)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(",")}}`;
+  }
+  return JSON.stringify(value);
+}

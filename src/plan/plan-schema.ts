@@ -1,0 +1,128 @@
+import { z } from "zod";
+
+/**
+ * The experiment matrix a user writes (YAML or JSON): targets x memory sizes x architectures x
+ * probes with their parameters x repetitions. Strict: an unknown key is an error naming it, so a
+ * typo never silently runs the default. The JSON Schema for editors is generated from this
+ * (schema/plan.schema.json, `npm run schema`).
+ */
+
+const memoryMb = z
+  .number()
+  .int()
+  .min(128, "Lambda memory is 128-10,240 MB")
+  .max(10_240, "Lambda memory is 128-10,240 MB");
+const repetitions = z.number().int().min(1).max(1_000);
+
+export const targetSchema = z.discriminatedUnion("platform", [
+  z
+    .object({
+      platform: z.literal("local"),
+      /** Lab profile, e.g. default-625 or raised-3000. */
+      profile: z.string().regex(/^[a-z0-9][a-z0-9-]*$/, "lower-case letters, digits and dashes"),
+    })
+    .strict(),
+  z
+    .object({
+      platform: z.literal("aws"),
+      region: z.string().regex(/^[a-z]{2}(-[a-z]+)+-\d$/, "an AWS region such as us-west-2"),
+    })
+    .strict(),
+]);
+
+const probeCommon = {
+  /** Overrides the plan's repetitions for this probe (e.g. 1 for single-stream S3). */
+  repetitions: repetitions.optional(),
+  /** Free text shown in reports instead of the generated label. */
+  label: z.string().min(1).max(60).optional(),
+};
+
+export const iperf3ProbeSchema = z
+  .object({
+    kind: z.literal("iperf3"),
+    timeSeconds: z.number().min(1).max(600).default(10),
+    parallel: z.number().int().min(1).max(128).default(4),
+    /** upload = environment sends (iperf3 default); download = -R; bidir = --bidir. */
+    direction: z.enum(["upload", "download", "bidir"]).default("upload"),
+    omitSeconds: z.number().min(0).max(60).default(0),
+    ...probeCommon,
+  })
+  .strict();
+
+export const s3GetProbeSchema = z
+  .object({
+    kind: z.literal("s3-get"),
+    /** Size of the test object, MiB (the study: 1,024 MiB = 1 GiB). */
+    objectMib: z.number().int().min(1).max(5_242_880).default(1_024),
+    concurrency: z.union([z.number().int().min(1).max(64), z.literal("auto")]).default(10),
+    chunkMib: z.number().min(1).max(5_120).default(16),
+    ...probeCommon,
+  })
+  .strict();
+
+export const s3PutProbeSchema = z
+  .object({
+    kind: z.literal("s3-put"),
+    sizeMib: z.number().int().min(1).max(5_242_880).default(1_024),
+    partMib: z.number().min(5).max(5_120).default(64),
+    concurrency: z.number().int().min(1).max(64).default(8),
+    ...probeCommon,
+  })
+  .strict();
+
+export const infoProbeSchema = z.object({ kind: z.literal("info"), ...probeCommon }).strict();
+
+export const probeSpecSchema = z.discriminatedUnion("kind", [
+  iperf3ProbeSchema,
+  s3GetProbeSchema,
+  s3PutProbeSchema,
+  infoProbeSchema,
+]);
+
+export const planSchema = z
+  .object({
+    /** Names the run directory: runs/<date>-<name>. */
+    name: z
+      .string()
+      .regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/, "letters, digits, '.', '_' or '-' (max 64)")
+      .default("run"),
+    targets: z.array(targetSchema).min(1, "at least one target"),
+    memoryMb: z
+      .array(memoryMb)
+      .min(1, "at least one memory size")
+      .refine((sizes) => new Set(sizes).size === sizes.length, "memory sizes must be distinct"),
+    architectures: z
+      .array(z.enum(["arm64", "x86_64"]))
+      .min(1)
+      .refine((archs) => new Set(archs).size === archs.length, "architectures must be distinct")
+      .default(["arm64"]),
+    probes: z.array(probeSpecSchema).min(1, "at least one probe"),
+    repetitions: repetitions.default(3),
+    /** One untimed invocation per environment variant before measuring, so no measurement is cold. */
+    warmup: z.boolean().default(true),
+    /**
+     * Upper bound on invocations at once per target (the platform's own limit still applies).
+     * Default: 1 on the lab (its environments share this machine), the platform's limit on AWS.
+     */
+    parallelism: z.number().int().min(1).max(1_000).optional(),
+    /** "Time to move N GB" in the report. */
+    moveGigabytes: z.number().positive().max(1_000_000).default(100),
+  })
+  .strict();
+
+export type PlanInput = z.input<typeof planSchema>;
+export type Plan = z.output<typeof planSchema>;
+export type Target = z.output<typeof targetSchema>;
+export type ProbeSpec = z.output<typeof probeSpecSchema>;
+export type Iperf3ProbeSpec = z.output<typeof iperf3ProbeSchema>;
+export type S3GetProbeSpec = z.output<typeof s3GetProbeSchema>;
+export type S3PutProbeSpec = z.output<typeof s3PutProbeSchema>;
+
+export function targetName(target: Target): string {
+  return target.platform === "local" ? target.profile : target.region;
+}
+
+/** "local:default-625" or "aws:us-west-2": unique across platforms. */
+export function targetKey(target: Target): string {
+  return `${target.platform}:${targetName(target)}`;
+}

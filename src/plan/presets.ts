@@ -1,0 +1,63 @@
+import type { PlanInput } from "./plan-schema.js";
+
+/**
+ * Built-in plans. `quick` is the embedded default (about two minutes on the lab, every probe
+ * kind); `seed` is the published study exactly (seed-study.md); `full` adds what the study
+ * could not tell: download and bidirectional iperf3, S3 upload, x86_64 vs arm64.
+ */
+const labTargets: PlanInput["targets"] = [
+  { platform: "local", profile: "default-625" },
+  { platform: "local", profile: "raised-3000" },
+];
+
+const seed: PlanInput = {
+  name: "seed",
+  targets: labTargets,
+  memoryMb: [1_024, 2_048, 3_072, 5_120, 8_192, 10_240],
+  architectures: ["arm64"],
+  repetitions: 3,
+  warmup: true,
+  probes: [
+    { kind: "iperf3", timeSeconds: 10, parallel: 4, direction: "upload" },
+    { kind: "s3-get", objectMib: 1_024, concurrency: 10, chunkMib: 16 },
+    { kind: "s3-get", objectMib: 1_024, concurrency: 1, chunkMib: 16, repetitions: 1 },
+  ],
+};
+
+const full: PlanInput = {
+  ...seed,
+  name: "full",
+  architectures: ["arm64", "x86_64"],
+  probes: [
+    ...seed.probes,
+    { kind: "iperf3", timeSeconds: 10, parallel: 4, direction: "download" },
+    { kind: "iperf3", timeSeconds: 10, parallel: 4, direction: "bidir" },
+    { kind: "s3-put", sizeMib: 1_024, partMib: 64, concurrency: 8 },
+    { kind: "info", repetitions: 1 },
+  ],
+};
+
+const quick: PlanInput = {
+  name: "quick",
+  targets: labTargets,
+  memoryMb: [1_024, 5_120, 10_240],
+  architectures: ["arm64"],
+  repetitions: 2,
+  warmup: true,
+  probes: [
+    { kind: "iperf3", timeSeconds: 4, parallel: 4, direction: "upload" },
+    { kind: "iperf3", timeSeconds: 4, parallel: 4, direction: "download", repetitions: 1 },
+    { kind: "s3-get", objectMib: 64, concurrency: 4, chunkMib: 8 },
+    { kind: "s3-get", objectMib: 64, concurrency: 1, chunkMib: 8, repetitions: 1 },
+    { kind: "s3-put", sizeMib: 32, partMib: 8, concurrency: 4, repetitions: 1 },
+    { kind: "info", repetitions: 1 },
+  ],
+};
+
+export const presets = { quick, seed, full } as const satisfies Record<string, PlanInput>;
+export type PresetName = keyof typeof presets;
+export const presetNames = Object.keys(presets) as PresetName[];
+
+export function isPresetName(name: string): name is PresetName {
+  return Object.hasOwn(presets, name);
+}

@@ -1,0 +1,29 @@
+import type { ReportFormat } from "./report-format.js";
+import type { ReportModel } from "./report-model.js";
+import { measuringCells, summaryColumns } from "./summary-rows.js";
+
+/** RFC 4180: quote fields holding a comma, quote or line break; double inner quotes. */
+export function csvField(value: string | number | boolean | null): string {
+  if (value === null) return "";
+  const text = String(value);
+  return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
+}
+
+export function renderCsv(model: ReportModel): string {
+  const header = ["Results", ...summaryColumns.map((c) => c.header), "Cell id"];
+  const label = model.label ?? "measured";
+  const rows = measuringCells(model).map((cell) => [
+    label,
+    ...summaryColumns.map((c) => c.raw(cell)),
+    cell.cellId,
+  ]);
+  return `${[header, ...rows].map((row) => row.map(csvField).join(",")).join("\r\n")}\r\n`;
+}
+
+export const csvFormat: ReportFormat = {
+  name: "csv",
+  description: "summary table as CSV (raw numbers, units in the headers)",
+  async render(model) {
+    return [{ fileName: "summary.csv", content: renderCsv(model) }];
+  },
+};

@@ -1,0 +1,46 @@
+import { methodNotes } from "./method-notes.js";
+import type { ReportFormat } from "./report-format.js";
+import type { ReportModel } from "./report-model.js";
+import { curveSentence, measuringCells, summaryColumns } from "./summary-rows.js";
+import { formatMbps } from "./units.js";
+
+function escapeCell(text: string): string {
+  return text.replaceAll("|", "\\|");
+}
+
+export function renderMarkdown(model: ReportModel): string {
+  const out: string[] = [`# ${model.title}${model.label ? ` (${model.label})` : ""}`, ""];
+  if (model.label)
+    out.push(`> **${model.label.toUpperCase()}**: local lab results, not measured on AWS.`, "");
+  out.push(
+    `Run \`${model.runId}\`, started ${model.createdAt}, lambda-netbench ${model.toolVersion}. ` +
+      `${model.analysis.recordedInvocations} of ${model.analysis.plannedInvocations} invocations recorded, ${model.analysis.failedInvocations} failed${model.completed ? "" : " (run incomplete: resume it with `lambda-netbench run --resume`)"}.`,
+    "",
+    "## Targets",
+    "",
+  );
+  for (const target of model.targets) {
+    out.push(
+      `- **${target.name}** (${target.platform}${model.label && target.platform === "local" ? `, ${model.label}` : ""}): quota ${target.quotaBitsPerSecond ? `${formatMbps(target.quotaBitsPerSecond)} Mbit/s` : "unknown"}`,
+    );
+  }
+  out.push("", `## Summary${model.label ? ` (${model.label})` : ""}`, "");
+  out.push(`| ${summaryColumns.map((c) => c.header).join(" | ")} |`);
+  out.push(`| ${summaryColumns.map((c) => (c.align === "right" ? "---:" : ":---")).join(" | ")} |`);
+  for (const cell of measuringCells(model))
+    out.push(`| ${summaryColumns.map((c) => escapeCell(c.text(cell))).join(" | ")} |`);
+  out.push("", "## Recommendation", "");
+  for (const curve of model.analysis.curves)
+    out.push(`- ${curveSentence(curve, model.analysis.moveGigabytes)}`);
+  out.push("", "## How these numbers were measured", "");
+  for (const note of methodNotes(model)) out.push(`- ${note}`);
+  return `${out.join("\n")}\n`;
+}
+
+export const markdownFormat: ReportFormat = {
+  name: "md",
+  description: "Markdown report",
+  async render(model) {
+    return [{ fileName: "report.md", content: renderMarkdown(model) }];
+  },
+};

@@ -1,0 +1,103 @@
+import type { Cell } from "../plan/cell.js";
+import { probeParameters } from "../plan/cell.js";
+import type { InvocationOutcome } from "../platforms/platform.js";
+import type { IntervalSamples } from "../probes/interval-sampler.js";
+
+/**
+ * One JSON line of results.jsonl: one invocation, successful or not (failures are never dropped).
+ * Raw units; `megabitsPerSecond` is a convenience copy of `bitsPerSecond / 1e6` for people reading the file.
+ */
+export interface ResultRecord {
+  schemaVersion: 1;
+  runId: string;
+  cellId: string;
+  /** 1-based; 0 for a warm-up invocation (never used in statistics). */
+  repetition: number;
+  warmup: boolean;
+  platform: "local" | "aws";
+  /** Lab profile or AWS region. */
+  target: string;
+  memoryMb: number;
+  arch: "arm64" | "x86_64";
+  probe: string;
+  probeLabel: string;
+  probeKey: string;
+  parameters: Record<string, unknown>;
+  startedAt: string;
+  /** Wall time of the invocation as the platform saw it. */
+  durationSeconds: number;
+  ok: boolean;
+  /** Measured period of the probe (null when it did not measure). */
+  seconds: number | null;
+  bytes: number | null;
+  bitsPerSecond: number | null;
+  megabitsPerSecond: number | null;
+  direction: "upload" | "download" | "bidir" | "none" | null;
+  cpuSeconds: number | null;
+  retransmits: number | null;
+  retries: number | null;
+  samples: IntervalSamples | null;
+  environmentId: string | null;
+  invocationNumber: number | null;
+  cold: boolean | null;
+  /** Small probe details (info, the concurrency s3-get chose with `auto`); null when large or absent. */
+  detail: unknown;
+  error: { kind: string; message: string } | null;
+}
+
+const maxDetailBytes = 4_096;
+
+export function buildRecord(args: {
+  runId: string;
+  cell: Cell;
+  repetition: number;
+  outcome: InvocationOutcome;
+}): ResultRecord {
+  const { runId, cell, repetition, outcome } = args;
+  const response = outcome.response;
+  const summary = response?.ok ? response.summary : null;
+  const error = outcome.failure
+    ? { kind: outcome.failure.kind, message: outcome.failure.message }
+    : response && !response.ok
+      ? { kind: response.error.kind, message: response.error.message }
+      : response === null
+        ? { kind: "platform", message: "no response and no failure reported" }
+        : null;
+  let detail: unknown = null;
+  if (response?.ok && response.detail !== undefined) {
+    const text = JSON.stringify(response.detail);
+    if (text !== undefined && text.length <= maxDetailBytes) detail = response.detail;
+  }
+  return {
+    schemaVersion: 1,
+    runId,
+    cellId: cell.id,
+    repetition,
+    warmup: repetition === 0,
+    platform: cell.target.platform,
+    target: cell.target.platform === "local" ? cell.target.profile : cell.target.region,
+    memoryMb: cell.memoryMb,
+    arch: cell.arch,
+    probe: cell.probe.kind,
+    probeLabel: cell.probeLabel,
+    probeKey: cell.probeKey,
+    parameters: probeParameters(cell.probe),
+    startedAt: outcome.startedAt,
+    durationSeconds: outcome.durationSeconds,
+    ok: error === null,
+    seconds: summary?.seconds ?? null,
+    bytes: summary?.bytes ?? null,
+    bitsPerSecond: summary?.bitsPerSecond ?? null,
+    megabitsPerSecond: summary ? summary.bitsPerSecond / 1e6 : null,
+    direction: summary?.direction ?? null,
+    cpuSeconds: summary?.cpuSeconds ?? null,
+    retransmits: summary?.retransmits ?? null,
+    retries: summary?.retries ?? null,
+    samples: summary?.samples ?? null,
+    environmentId: response?.invocation.environmentId ?? null,
+    invocationNumber: response?.invocation.invocationNumber ?? null,
+    cold: response?.invocation.cold ?? null,
+    detail,
+    error,
+  };
+}

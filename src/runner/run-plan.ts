@@ -1,0 +1,143 @@
+import { hostname } from "node:os";
+import type { Cell } from "../plan/cell.js";
+import { expandPlan } from "../plan/expand-plan.js";
+import { type Plan, type Target, targetKey, targetName } from "../plan/plan-schema.js";
+import type { Platform } from "../platforms/platform.js";
+import type { RunManifest } from "../results/manifest.js";
+import {
+  createRunDirectory,
+  ResultsWriter,
+  readManifest,
+  readRecords,
+  writeManifest,
+} from "../results/run-directory.js";
+import { type RunnerEvent, runTarget } from "./run-target.js";
+import { scheduleTasks, taskKey } from "./schedule.js";
+import { toolVersion } from "./tool-version.js";
+
+export type OpenPlatform = (target: Target) => Promise<Platform>;
+
+/**
+ * Without `parallelism` in the plan: one invocation at a time on the lab, whose environments
+ * share this machine's few cores and one cloud namespace (parallel tests would measure each
+ * other); as many as the platform allows on AWS, where environments are separate machines.
+ */
+export function defaultParallelism(target: Target): number {
+  return target.platform === "local" ? 1 : Number.POSITIVE_INFINITY;
+}
+
+export interface RunPlanOptions {
+  /** A new run: the plan and where to create the run directory. */
+  start?: { plan: Plan; parentDir: string; source: RunManifest["source"] };
+  /** Or an interrupted run to complete. */
+  resumeDir?: string;
+  openPlatform: OpenPlatform;
+  stop?: AbortSignal;
+  abandon?: AbortSignal;
+  onEvent?: (event: RunnerEvent | { type: "target"; target: string; tasks: number }) => void;
+  /** Called once the directory exists and the total is known (before any invocation). */
+  onStart?: (info: {
+    dir: string;
+    totalTasks: number;
+    remainingTasks: number;
+    manifest: RunManifest;
+  }) => void;
+  now?: () => Date;
+}
+
+export interface RunPlanResult {
+  dir: string;
+  manifest: RunManifest;
+  recorded: number;
+  /** Planned invocations still missing (0 when the run is complete). */
+  remaining: number;
+}
+
+/**
+ * Executes a plan (or the rest of one) target after target, one platform open at a time,
+ * appending every invocation to results.jsonl as it finishes. Targets run one after another
+ * so that two lab profiles never compete for the same host CPU and links.
+ */
+export async function runPlan(options: RunPlanOptions): Promise<RunPlanResult> {
+  const now = options.now ?? (() => new Date());
+  let dir: string;
+  let manifest: RunManifest;
+  if (options.resumeDir) {
+    dir = options.resumeDir;
+    manifest = await readManifest(dir);
+  } else if (options.start) {
+    const { plan, parentDir, source } = options.start;
+    const createdAt = now();
+    dir = await createRunDirectory(parentDir, plan.name, createdAt);
+    manifest = {
+      schemaVersion: 1,
+      runId: dir.split("/").at(-1) as string,
+      createdAt: createdAt.toISOString(),
+      toolVersion: toolVersion(),
+      nodeVersion: process.version,
+      hostname: hostname(),
+      source,
+      plan,
+      cells: expandPlan(plan),
+      platforms: {},
+      completedAt: null,
+    };
+    await writeManifest(dir, manifest);
+  } else {
+    throw new Error("runPlan: give start or resumeDir");
+  }
+
+  const { records } = await readRecords(dir);
+  const done = new Set(records.filter((r) => !r.warmup).map((r) => taskKey(r.cellId, r.repetition)));
+  const totalTasks = scheduleTasks(manifest.cells).length;
+  options.onStart?.({
+    dir,
+    totalTasks,
+    remainingTasks: scheduleTasks(manifest.cells, done).length,
+    manifest,
+  });
+
+  const writer = await ResultsWriter.open(dir);
+  let recorded = 0;
+  try {
+    for (const target of manifest.plan.targets) {
+      if (options.stop?.aborted) break;
+      const key = targetKey(target);
+      const cells = manifest.cells.filter((cell: Cell) => targetKey(cell.target) === key);
+      const remaining = scheduleTasks(cells, done).length;
+      if (remaining === 0) continue;
+      options.onEvent?.({ type: "target", target: targetName(target), tasks: remaining });
+      const platform = await options.openPlatform(target);
+      try {
+        manifest.platforms[key] = await platform.facts();
+        await writeManifest(dir, manifest);
+        const result = await runTarget({
+          runId: manifest.runId,
+          platform,
+          cells,
+          done,
+          warmup: manifest.plan.warmup,
+          parallelism: manifest.plan.parallelism ?? defaultParallelism(target),
+          record: (record) => {
+            writer.append(record);
+            if (!record.warmup) done.add(taskKey(record.cellId, record.repetition));
+          },
+          ...(options.stop ? { stop: options.stop } : {}),
+          ...(options.abandon ? { abandon: options.abandon } : {}),
+          ...(options.onEvent ? { onEvent: options.onEvent } : {}),
+        });
+        recorded += result.recorded;
+      } finally {
+        await platform.dispose();
+      }
+    }
+  } finally {
+    writer.close();
+  }
+  const remaining = scheduleTasks(manifest.cells, done).length;
+  if (remaining === 0 && manifest.completedAt === null) {
+    manifest.completedAt = now().toISOString();
+    await writeManifest(dir, manifest);
+  }
+  return { dir, manifest, recorded, remaining };
+}

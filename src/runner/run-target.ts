@@ -1,0 +1,229 @@
+import { type Cell, stableHash } from "../plan/cell.js";
+import type { EnvironmentVariant, InvocationOutcome, Platform } from "../platforms/platform.js";
+import { buildRecord, type ResultRecord } from "../results/result-record.js";
+import { buildEvent, mebibyte } from "./build-event.js";
+import { PortPool } from "./port-pool.js";
+import { scheduleTasks, type Task } from "./schedule.js";
+
+export type RunnerEvent =
+  | { type: "phase"; message: string }
+  | { type: "started"; task: Task; inFlight: number }
+  | { type: "recorded"; task: Task; record: ResultRecord }
+  | { type: "abandoned"; task: Task };
+
+export interface RunTargetOptions {
+  runId: string;
+  platform: Platform;
+  /** The cells of this target only. */
+  cells: Cell[];
+  /** Keys (cellId#repetition) already recorded: skipped. */
+  done: ReadonlySet<string>;
+  warmup: boolean;
+  /** Upper bound from the plan; the platform's maxConcurrency() applies too. */
+  parallelism?: number;
+  /** Durable sink: called once per finished invocation, before the next task is taken. */
+  record: (record: ResultRecord) => void;
+  /** Stop taking new tasks; in-flight invocations finish and are recorded. */
+  stop?: AbortSignal;
+  /** Abandon in-flight invocations too (second Ctrl-C); they are not recorded and run again on resume. */
+  abandon?: AbortSignal;
+  onEvent?: (event: RunnerEvent) => void;
+}
+
+export interface RunTargetResult {
+  recorded: number;
+  abandoned: number;
+  /** Tasks never started because of stop. */
+  notStarted: number;
+}
+
+/**
+ * Runs one target's share of the plan: prepares the environments, creates the S3 test objects,
+ * warms up, then invokes every remaining task with bounded parallelism (never more than the
+ * platform allows, never two iperf3 tests on one server port) and records each as it finishes.
+ */
+export async function runTarget(options: RunTargetOptions): Promise<RunTargetResult> {
+  const { platform, cells, runId } = options;
+  const emit = options.onEvent ?? (() => {});
+  const tasks = scheduleTasks(cells, options.done);
+  const result: RunTargetResult = { recorded: 0, abandoned: 0, notStarted: 0 };
+  if (tasks.length === 0) return result;
+
+  const variants = uniqueVariants(tasks.map((task) => task.cell));
+  emit({
+    type: "phase",
+    message: `preparing ${variants.length} environment variant(s) on ${platform.target}`,
+  });
+  await platform.prepare(variants);
+  const endpoints = platform.endpoints();
+
+  const objectKeys = new Map<number, string | Error>();
+  for (const bytes of new Set(
+    tasks.flatMap((t) => (t.cell.probe.kind === "s3-get" ? [t.cell.probe.objectMib * mebibyte] : [])),
+  )) {
+    if (options.stop?.aborted) break;
+    emit({
+      type: "phase",
+      message: `making sure the ${bytes / mebibyte} MiB test object exists on ${platform.target}`,
+    });
+    try {
+      objectKeys.set(bytes, await platform.ensureTestObject(bytes));
+    } catch (error) {
+      objectKeys.set(bytes, error instanceof Error ? error : new Error(String(error)));
+    }
+  }
+
+  const parallelism = Math.max(
+    1,
+    Math.min(options.parallelism ?? Number.POSITIVE_INFINITY, platform.maxConcurrency()),
+  );
+  const ports = new PortPool(endpoints.iperf3?.ports ?? []);
+
+  if (options.warmup && !options.stop?.aborted) {
+    emit({ type: "phase", message: `warming up ${variants.length} environment(s) on ${platform.target}` });
+    const warmups = variants.map((variant) => ({
+      cell: warmupCell(cells[0] as Cell, variant),
+      repetition: 0,
+    }));
+    await runPool(
+      warmups,
+      parallelism,
+      async (task) => {
+        const outcome = await invokeSafely(platform, task.cell, { probe: "info" }, options.abandon);
+        if (options.abandon?.aborted) return;
+        options.record(buildRecord({ runId, cell: task.cell, repetition: 0, outcome }));
+      },
+      options.stop,
+    );
+  }
+
+  let inFlight = 0;
+  const started = await runPool(
+    tasks,
+    parallelism,
+    async (task) => {
+      const isIperf3 = task.cell.probe.kind === "iperf3" && endpoints.iperf3 !== undefined;
+      let port: number | undefined;
+      if (isIperf3) {
+        if (ports.size === 0) throw new Error(`${platform.target}: endpoints().iperf3.ports is empty`);
+        port = await ports.acquire();
+      }
+      inFlight += 1;
+      emit({ type: "started", task, inFlight });
+      try {
+        const outcome = await invokeTask(task, port);
+        const failed = outcome.failure !== null || outcome.response?.ok !== true;
+        // Ctrl-C reaches the platform's child processes too: a failure that comes back after a
+        // stop was asked for is most likely the interrupt itself, so it runs again on resume.
+        if (options.abandon?.aborted || (options.stop?.aborted && failed)) {
+          result.abandoned += 1;
+          emit({ type: "abandoned", task });
+          return;
+        }
+        const record = buildRecord({ runId, cell: task.cell, repetition: task.repetition, outcome });
+        options.record(record);
+        result.recorded += 1;
+        emit({ type: "recorded", task, record });
+      } finally {
+        inFlight -= 1;
+        if (port !== undefined) ports.release(port);
+      }
+    },
+    options.stop,
+  );
+  result.notStarted = tasks.length - started;
+  return result;
+
+  async function invokeTask(task: Task, port: number | undefined): Promise<InvocationOutcome> {
+    const startedAt = new Date().toISOString();
+    let event: ReturnType<typeof buildEvent>;
+    try {
+      const probe = task.cell.probe;
+      const objectKey = probe.kind === "s3-get" ? objectKeys.get(probe.objectMib * mebibyte) : undefined;
+      if (objectKey instanceof Error) throw new Error(`test object: ${objectKey.message}`);
+      event = buildEvent(task.cell, {
+        runId,
+        repetition: task.repetition,
+        endpoints,
+        ...(port !== undefined ? { iperf3Port: port } : {}),
+        ...(objectKey !== undefined ? { s3ObjectKey: objectKey } : {}),
+      });
+    } catch (error) {
+      return {
+        response: null,
+        failure: { kind: "platform", message: (error as Error).message },
+        startedAt,
+        durationSeconds: 0,
+      };
+    }
+    return invokeSafely(platform, task.cell, event, options.abandon);
+  }
+}
+
+/** A platform that throws is recorded as a platform failure rather than ending the run. */
+async function invokeSafely(
+  platform: Platform,
+  cell: Cell,
+  event: Parameters<Platform["invoke"]>[1],
+  abandon: AbortSignal | undefined,
+): Promise<InvocationOutcome> {
+  const startedAt = new Date().toISOString();
+  const startMs = performance.now();
+  try {
+    return await platform.invoke(
+      { memoryMb: cell.memoryMb, arch: cell.arch },
+      event,
+      abandon ? { signal: abandon } : {},
+    );
+  } catch (error) {
+    return {
+      response: null,
+      failure: { kind: "platform", message: error instanceof Error ? error.message : String(error) },
+      startedAt,
+      durationSeconds: (performance.now() - startMs) / 1000,
+    };
+  }
+}
+
+/**
+ * Runs `work` over the items with at most `parallelism` at once, in order; stops taking items
+ * when `stop` fires. Returns how many were started.
+ */
+async function runPool<T>(
+  items: T[],
+  parallelism: number,
+  work: (item: T) => Promise<void>,
+  stop: AbortSignal | undefined,
+): Promise<number> {
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length && !stop?.aborted) {
+      const item = items[next] as T;
+      next += 1;
+      await work(item);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(parallelism, items.length) }, worker));
+  return next;
+}
+
+function uniqueVariants(cells: Cell[]): EnvironmentVariant[] {
+  const variants = new Map<string, EnvironmentVariant>();
+  for (const cell of cells)
+    variants.set(`${cell.memoryMb}/${cell.arch}`, { memoryMb: cell.memoryMb, arch: cell.arch });
+  return [...variants.values()];
+}
+
+/** The pseudo-cell a warm-up invocation is recorded under (repetition 0, excluded from statistics). */
+export function warmupCell(template: Cell, variant: EnvironmentVariant): Cell {
+  return {
+    id: `warmup-${stableHash({ target: template.target, ...variant })}`,
+    target: template.target,
+    memoryMb: variant.memoryMb,
+    arch: variant.arch,
+    probe: { kind: "info" },
+    probeKey: "warmup",
+    probeLabel: "warm-up",
+    repetitions: 1,
+  };
+}

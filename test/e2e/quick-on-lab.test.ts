@@ -1,0 +1,122 @@
+import assert from "node:assert/strict";
+import { mkdtemp, readdir, readFile, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, before, test } from "node:test";
+import { runCommand } from "../../src/cli/commands/run.js";
+import { privateLabName } from "../../src/platforms/local/lab-names.js";
+import { LocalPlatform } from "../../src/platforms/local/local-platform.js";
+import { readManifest, readRecords } from "../../src/results/run-directory.js";
+
+/**
+ * End to end on the real lab: `run --preset quick` (on a private lab of this process, so the
+ * shared one is left alone) writes the run directory, every planned invocation once, and a
+ * report whose numbers are the records' numbers.
+ */
+let out: string;
+let runDir: string | undefined;
+before(async () => {
+  out = await mkdtemp(join(tmpdir(), "lnbr-e2e-"));
+});
+after(async () => {
+  await rm(out, { recursive: true, force: true });
+});
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2
+    ? (sorted[mid] as number)
+    : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
+}
+
+test("run --preset quick on the lab: run directory, every invocation, report matching the records", {
+  timeout: 900_000,
+}, async () => {
+  const code = await runCommand(
+    { preset: "quick", out },
+    {
+      openPlatform: async (target) => {
+        assert.equal(target.platform, "local");
+        return LocalPlatform.open({
+          profile: target.platform === "local" ? target.profile : "",
+          labName: privateLabName(),
+        });
+      },
+    },
+  );
+  assert.equal(code, 0);
+  const [name] = await readdir(out);
+  assert.match(name ?? "", /^\d{4}-\d\d-\d\dT\d\d-\d\d-\d\dZ-quick$/);
+  const dir = join(out, name as string);
+  runDir = dir;
+  const manifest = await readManifest(dir);
+  assert.ok(manifest.completedAt);
+  assert.deepEqual(Object.keys(manifest.platforms), ["local:default-625", "local:raised-3000"]);
+  const { records } = await readRecords(dir);
+  const measured = records.filter((r) => !r.warmup);
+  const expected = manifest.cells.flatMap((c) =>
+    Array.from({ length: c.repetitions }, (_, i) => `${c.id}#${i + 1}`),
+  );
+  assert.deepEqual(measured.map((r) => `${r.cellId}#${r.repetition}`).sort(), expected.sort());
+  // iperf3 and info must work; S3 is checked by the next test
+  const failed = measured.filter((r) => !r.ok && !r.probe.startsWith("s3-"));
+  assert.deepEqual(
+    failed.map((r) => `${r.target} ${r.memoryMb} ${r.probeLabel}: ${r.error?.kind} ${r.error?.message}`),
+    [],
+  );
+  assert.ok(
+    measured.filter((r) => r.probe === "iperf3").every((r) => (r.bitsPerSecond ?? 0) > 10e6),
+    "iperf3 moved data",
+  );
+
+  // the report's numbers are the records' numbers
+  const report = JSON.parse(await readFile(join(dir, "report.json"), "utf8"));
+  assert.equal(
+    report.label,
+    manifest.platforms["local:default-625"]?.unshaped ? "emulated, unshaped" : "emulated",
+  );
+  for (const cell of manifest.cells.filter((c) => c.probe.kind !== "info")) {
+    const values = measured.filter((r) => r.cellId === cell.id && r.ok).map((r) => r.bitsPerSecond as number);
+    const reported = report.cells.find((c: { cellId: string }) => c.cellId === cell.id);
+    if (values.length === 0) {
+      assert.equal(reported.average, null, "no successful record: no statistics");
+      continue;
+    }
+    assert.equal(reported.average.n, values.length);
+    assert.equal(reported.average.median, median(values), `${cell.probeLabel} ${cell.memoryMb}`);
+    assert.equal(reported.average.min, Math.min(...values));
+  }
+  const csv = await readFile(join(dir, "summary.csv"), "utf8");
+  assert.equal(
+    csv.trimEnd().split("\r\n").length,
+    1 + manifest.cells.filter((c) => c.probe.kind !== "info").length,
+  );
+  const html = await readFile(join(dir, "report.html"), "utf8");
+  assert.equal((html.match(/<figure data-chart=/g) ?? []).length, 8);
+  assert.match(html, /EMULATED/);
+  const md = await readFile(join(dir, "report.md"), "utf8");
+  assert.match(md, /## Recommendation/);
+});
+
+// todo: main's lab (at 638b22f) serves HEAD with nginx's own ETag, so the s3-put probe's
+// post-upload check fails and no test object exists; the lab branch fixes it (4357259,
+// "s3-put and s3-get work against the lab"). Drop `todo` once that is merged.
+test("run --preset quick on the lab: every S3 invocation moved data", {
+  todo: "needs the lab's S3 ETag fix (lab branch 4357259) in main",
+}, async () => {
+  assert.ok(runDir, "the quick run above produced a run directory");
+  const { records } = await readRecords(runDir);
+  const s3 = records.filter((r) => !r.warmup && r.probe.startsWith("s3-"));
+  assert.ok(s3.length > 0);
+  assert.deepEqual(
+    s3
+      .filter((r) => !r.ok)
+      .map((r) => `${r.target} ${r.memoryMb} ${r.probeLabel}: ${r.error?.kind} ${r.error?.message}`),
+    [],
+  );
+  assert.ok(
+    s3.every((r) => (r.bitsPerSecond ?? 0) > 10e6),
+    "S3 moved data",
+  );
+});

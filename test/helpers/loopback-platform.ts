@@ -1,0 +1,185 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { createConnection, createServer } from "node:net";
+import type { AgentEventInput } from "../../src/agent/event.js";
+import { handleEvent } from "../../src/agent/handler.js";
+import type {
+  EnvironmentVariant,
+  InvocationOutcome,
+  Platform,
+  PlatformFacts,
+  ProbeEndpoints,
+} from "../../src/platforms/platform.js";
+
+/**
+ * A test-only platform: every "environment" is this process, running the real agent handler
+ * in-process against real stock `iperf3 -s` servers on loopback (one per port). It records what
+ * the runner asks of it (concurrency, ports in use) so tests can check the runner's bounds.
+ */
+export class LoopbackPlatform implements Platform {
+  readonly name = "local" as const;
+  readonly target: string;
+  readonly invocations: Array<{ variant: EnvironmentVariant; event: AgentEventInput }> = [];
+  maxInFlightSeen = 0;
+  portCollisions = 0;
+  private inFlight = 0;
+  private readonly portsInUse = new Set<number>();
+  private readonly servers: ChildProcess[];
+  private readonly ports: number[];
+  private readonly concurrency: number;
+  private readonly invokeDelayMs: number;
+
+  private constructor(
+    target: string,
+    servers: ChildProcess[],
+    ports: number[],
+    concurrency: number,
+    delayMs: number,
+  ) {
+    this.target = target;
+    this.servers = servers;
+    this.ports = ports;
+    this.concurrency = concurrency;
+    this.invokeDelayMs = delayMs;
+  }
+
+  static async open(options: {
+    target?: string;
+    servers?: number;
+    concurrency?: number;
+    /** Extra wall time per invocation, to widen the window for kill -9 tests. */
+    invokeDelayMs?: number;
+  }): Promise<LoopbackPlatform> {
+    const count = options.servers ?? 2;
+    const ports: number[] = [];
+    const servers: ChildProcess[] = [];
+    try {
+      for (let i = 0; i < count; i += 1) {
+        const port = await freePort();
+        const server = spawn("iperf3", ["-s", "-B", "127.0.0.1", "-p", String(port)], { stdio: "ignore" });
+        servers.push(server);
+        await waitForListening(port, 5_000);
+        ports.push(port);
+      }
+    } catch (error) {
+      for (const server of servers) server.kill("SIGKILL");
+      throw error;
+    }
+    return new LoopbackPlatform(
+      options.target ?? "loopback",
+      servers,
+      ports,
+      options.concurrency ?? 2,
+      options.invokeDelayMs ?? 0,
+    );
+  }
+
+  async facts(): Promise<PlatformFacts> {
+    return {
+      platform: "local",
+      target: this.target,
+      emulated: true,
+      unshaped: true,
+      quotaBitsPerSecond: 625e6,
+      details: { kind: "test loopback platform", iperf3Ports: this.ports.length },
+    };
+  }
+
+  serverPids(): number[] {
+    return this.servers.flatMap((server) => (server.pid === undefined ? [] : [server.pid]));
+  }
+
+  maxConcurrency(): number {
+    return this.concurrency;
+  }
+
+  async prepare(_variants: EnvironmentVariant[]): Promise<void> {}
+
+  endpoints(): ProbeEndpoints {
+    return { iperf3: { host: "127.0.0.1", ports: this.ports } };
+  }
+
+  async ensureTestObject(_bytes: number): Promise<string> {
+    throw new Error("the loopback test platform has no S3 server");
+  }
+
+  async invoke(
+    variant: EnvironmentVariant,
+    event: AgentEventInput,
+    options?: { signal?: AbortSignal },
+  ): Promise<InvocationOutcome> {
+    this.invocations.push({ variant, event });
+    this.inFlight += 1;
+    this.maxInFlightSeen = Math.max(this.maxInFlightSeen, this.inFlight);
+    const port = event.probe === "iperf3" ? (event.port ?? 5201) : undefined;
+    if (port !== undefined) {
+      if (this.portsInUse.has(port)) this.portCollisions += 1;
+      this.portsInUse.add(port);
+    }
+    const startedAt = new Date().toISOString();
+    const startMs = performance.now();
+    try {
+      if (this.invokeDelayMs > 0) await delay(this.invokeDelayMs, options?.signal);
+      const response = await handleEvent(event);
+      return { response, failure: null, startedAt, durationSeconds: (performance.now() - startMs) / 1000 };
+    } finally {
+      this.inFlight -= 1;
+      if (port !== undefined) this.portsInUse.delete(port);
+    }
+  }
+
+  async dispose(): Promise<void> {
+    await Promise.all(
+      this.servers.map(
+        (server) =>
+          new Promise<void>((resolve) => {
+            if (server.exitCode !== null || server.signalCode !== null) return resolve();
+            server.once("exit", () => resolve());
+            server.kill("SIGKILL");
+          }),
+      ),
+    );
+  }
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const address = server.address();
+      const port = typeof address === "object" && address ? address.port : 0;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+async function waitForListening(port: number, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    const ok = await new Promise<boolean>((resolve) => {
+      const socket = createConnection({ host: "127.0.0.1", port });
+      socket.once("connect", () => {
+        socket.destroy();
+        resolve(true);
+      });
+      socket.once("error", () => resolve(false));
+    });
+    if (ok) return;
+    await delay(50);
+  }
+  throw new Error(`iperf3 server on port ${port} did not start`);
+}
+
+function delay(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const onAbort = () => {
+      clearTimeout(timer);
+      resolve();
+    };
+    const timer = setTimeout(() => {
+      signal?.removeEventListener("abort", onAbort);
+      resolve();
+    }, ms);
+    signal?.addEventListener("abort", onAbort, { once: true });
+  });
+}
