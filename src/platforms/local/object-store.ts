@@ -68,6 +68,12 @@ http {
     ssl_protocols TLSv1.2 TLSv1.3;
     ssl_session_cache shared:lnblab:4m;
     ssl_buffer_size 16k;
+    # AES-128-GCM first (what S3 endpoints usually negotiate; cheapest with AES-NI)
+    ssl_prefer_server_ciphers on;
+    ssl_conf_command Ciphersuites TLS_AES_128_GCM_SHA256:TLS_AES_256_GCM_SHA384:TLS_CHACHA20_POLY1305_SHA256;
+    ssl_ciphers ECDHE-ECDSA-AES128-GCM-SHA256:ECDHE-ECDSA-AES256-GCM-SHA384:ECDHE-ECDSA-CHACHA20-POLY1305;
+    # with TLS, sendfile cannot be used: read the file in big chunks instead
+    output_buffers 4 256k;
     client_max_body_size 0;
     limit_rate ${config.connectionBytesPerSecond ?? 0};
     location / {
