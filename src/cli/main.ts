@@ -1,4 +1,5 @@
 import { Command } from "commander";
+import { registerIperf3ServerCommand } from "./commands/iperf3-server.js";
 import { registerLabCommand } from "./commands/lab.js";
 import { registerProbeCommand } from "./commands/probe.js";
 
@@ -10,6 +11,7 @@ export function buildProgram(): Command {
     .showHelpAfterError()
     .exitOverride();
   registerProbeCommand(program);
+  registerIperf3ServerCommand(program);
   registerLabCommand(program);
   return program;
 }
