@@ -1,14 +1,15 @@
 import { startDetached, waitForListener } from "./detached-process.js";
+import { CLI_ENTRY } from "./dist-paths.js";
 import type { LabProcess } from "./state-file.js";
 
 /**
  * The cloud side's iperf3 servers: one per environment that may run at once (an iperf3
  * server runs one test at a time). Which server program runs is decided here, in one place.
  */
-export const IPERF3_SERVER_KIND = "stock iperf3 3.12 (iperf3 -s)";
+export const IPERF3_SERVER_KIND = "lambda-netbench iperf3-server (ours, TypeScript)";
 
 export function iperf3ServerCommand(host: string, port: number): [string, string[]] {
-  return ["iperf3", ["--server", "--bind", host, "--port", `${port}`]];
+  return [process.execPath, [CLI_ENTRY, "iperf3-server", "--bind", host, "--port", `${port}`]];
 }
 
 export async function startIperf3Servers(

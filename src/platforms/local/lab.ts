@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { unshapedReason } from "./capabilities.js";
 import { createCertificates } from "./certificates.js";
 import { removeLab, removeOrphanedLabs } from "./cleanup.js";
+import { checkBuilt } from "./dist-paths.js";
 import { IPERF3_SERVER_KIND, startIperf3Servers } from "./iperf3-servers.js";
 import { CLOUD_SERVICE_ADDRESS, checkLabName, cloudNamespace, DEFAULT_LAB_NAME } from "./lab-names.js";
 import { addAddress, createNamespace, listNamespaces } from "./namespaces.js";
@@ -44,6 +45,7 @@ export async function labUp(options: LabUpOptions): Promise<LabState> {
   const mode = options.mode ?? "auto";
   if (mode === "shaped" && machineReason) throw new Error(`lab: cannot shape: ${machineReason}`);
   const shaped = mode !== "unshaped" && machineReason === null;
+  checkBuilt();
   const reason = shaped ? null : mode === "unshaped" ? "unshaped mode requested" : machineReason;
 
   // a crashed run's leftovers: this lab's own, and private labs whose owner is gone

@@ -10,8 +10,9 @@ import type {
   PlatformFacts,
   ProbeEndpoints,
 } from "../platform.js";
-import { type AgentExit, AgentProcess, checkAgentBuilt } from "./agent-process.js";
+import { type AgentExit, AgentProcess } from "./agent-process.js";
 import { joinCgroupScript, oomKillCount } from "./cgroups.js";
+import { checkBuilt } from "./dist-paths.js";
 import {
   configureEnvironment,
   createEnvironment,
@@ -81,7 +82,7 @@ export class LocalPlatform implements Platform {
     if (!(timeout >= 1 && timeout <= 900)) {
       throw new Error(`functionTimeoutSeconds: ${timeout} is not allowed (allowed: 1-900)`);
     }
-    checkAgentBuilt();
+    checkBuilt();
     const labName = options.labName ?? DEFAULT_LAB_NAME;
     let state = await runningLab(labName);
     let owns = false;

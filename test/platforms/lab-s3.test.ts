@@ -1,0 +1,110 @@
+import assert from "node:assert/strict";
+import { after, before, test } from "node:test";
+import { removeLab } from "../../src/platforms/local/cleanup.js";
+import { privateLabName } from "../../src/platforms/local/lab-names.js";
+import { LocalPlatform } from "../../src/platforms/local/local-platform.js";
+import { ensureBuilt, isRoot, withBenchLock } from "./lab-helpers.js";
+
+/**
+ * The lab's S3 server: test objects are created by the agent's s3-put probe (never copied in),
+ * GET/HEAD come straight from s3rver's files through nginx, everything else reaches s3rver,
+ * and nginx's per-request cap emulates S3's ~90 MB/s per connection.
+ */
+const skip = isRoot() ? false : "needs root (network namespaces, tc, cgroups)";
+const labName = privateLabName();
+const arch = process.arch === "x64" ? "x86_64" : "arm64";
+const MEMORY_MB = 10_240;
+let platform: LocalPlatform;
+
+before(async () => {
+  if (skip) return;
+  ensureBuilt();
+  platform = await LocalPlatform.open({ profile: "raised-3000", labName, environments: 1, mode: "shaped" });
+  await platform.prepare([{ memoryMb: MEMORY_MB, arch }]);
+});
+
+after(async () => {
+  if (skip) return;
+  try {
+    await platform?.dispose();
+  } finally {
+    await removeLab(labName);
+  }
+});
+
+function curl(args: string[]) {
+  const s3 = platform.endpoints().s3;
+  return platform.execInEnvironment(MEMORY_MB, "curl", [
+    "-sS",
+    "--cacert",
+    platform.lab.s3.caFile,
+    ...args.map((a) => a.replace("URL", `${s3?.endpoint}/${s3?.bucket}`)),
+  ]);
+}
+
+test("ensureTestObject uploads with the s3-put probe and checks the size; GET/HEAD come from the file", {
+  skip,
+}, async () => {
+  const bytes = 8 * 1_048_576;
+  const key = await platform.ensureTestObject(bytes);
+  assert.equal(await platform.ensureTestObject(bytes), key, "the second call reuses the object");
+  const head = await curl(["--head", `URL/${key}`]);
+  assert.match(head.stdout, /^HTTP\/1.1 200/);
+  assert.match(head.stdout, new RegExp(`content-length: ${bytes}`, "i"));
+  // nginx's own ETag ("mtime-size" in hex) shows the file was served by nginx, not s3rver (an MD5)
+  assert.match(head.stdout, new RegExp(`etag: "[0-9a-f]+-${bytes.toString(16)}"`, "i"));
+  const range = await curl(["-D", "-", "-o", "/dev/null", "-r", "100-199", `URL/${key}`]);
+  assert.match(range.stdout, /^HTTP\/1.1 206/);
+  assert.match(range.stdout, new RegExp(`content-range: bytes 100-199/${bytes}`, "i"));
+});
+
+test("listing, missing keys and other requests reach s3rver", { skip }, async () => {
+  await platform.ensureTestObject(1_048_576);
+  const list = await curl(["URL?list-type=2"]);
+  assert.match(list.stdout, /<ListBucketResult/);
+  assert.match(list.stdout, /<Key>lnb-test-objects\/1048576-bytes<\/Key>/);
+  const missing = await curl(["-D", "-", "URL/no-such-key"]);
+  assert.match(missing.stdout, /^HTTP\/1.1 404/);
+  assert.match(missing.stdout, /<Code>NoSuchKey<\/Code>/);
+});
+
+test("the s3-get probe in an environment reads the test object", { skip }, async (t) => {
+  const bytes = 64 * 1_048_576;
+  const key = await platform.ensureTestObject(bytes);
+  const s3 = platform.endpoints().s3;
+  const outcome = await platform.invoke(
+    { memoryMb: MEMORY_MB, arch },
+    {
+      probe: "s3-get",
+      endpoint: s3?.endpoint,
+      bucket: s3?.bucket ?? "",
+      key,
+      pathStyle: true,
+      caPem: s3?.caPem,
+      concurrency: 4,
+      chunkMib: 8,
+    },
+  );
+  if (outcome.response && !outcome.response.ok && /being built/.test(outcome.response.error.message)) {
+    t.skip("the s3-get probe is still being built");
+    return;
+  }
+  assert.ok(outcome.response?.ok, JSON.stringify(outcome.failure ?? outcome.response));
+  assert.equal(outcome.response.summary?.bytes, bytes);
+});
+
+test("one connection is capped at the profile's ~90 MB/s per connection", { skip }, async () => {
+  const bytes = 256 * 1_048_576;
+  const key = await platform.ensureTestObject(bytes);
+  await withBenchLock(async () => {
+    const run = await curl(["-o", "/dev/null", "-w", "%{speed_download}", `URL/${key}`]);
+    assert.equal(run.exitCode, 0, run.stderr);
+    const bytesPerSecond = Number(run.stdout);
+    const cap = platform.lab.s3.s3ConnectionBytesPerSecond ?? 0;
+    assert.equal(cap, 90_000_000);
+    assert.ok(
+      bytesPerSecond > 0.8 * cap && bytesPerSecond < 1.05 * cap,
+      `${bytesPerSecond} B/s with a cap of ${cap}`,
+    );
+  });
+});
