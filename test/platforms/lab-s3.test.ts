@@ -51,7 +51,8 @@ test("ensureTestObject uploads with the s3-put probe and checks the size; GET/HE
   const head = await curl(["--head", `URL/${key}`]);
   assert.match(head.stdout, /^HTTP\/1.1 200/);
   assert.match(head.stdout, new RegExp(`content-length: ${bytes}`, "i"));
-  // nginx's own ETag ("mtime-size" in hex) shows the file was served by nginx, not s3rver (an MD5)
+  // served by nginx from s3rver's file (its own ETag, "mtime-size" in hex), not by s3rver
+  assert.match(head.stdout, /^x-lnblab-served-from: nginx/im);
   assert.match(head.stdout, new RegExp(`etag: "[0-9a-f]+-${bytes.toString(16)}"`, "i"));
   const range = await curl(["-D", "-", "-o", "/dev/null", "-r", "100-199", `URL/${key}`]);
   assert.match(range.stdout, /^HTTP\/1.1 206/);
@@ -63,6 +64,13 @@ test("listing, missing keys and other requests reach s3rver", { skip }, async ()
   const list = await curl(["URL?list-type=2"]);
   assert.match(list.stdout, /<ListBucketResult/);
   assert.match(list.stdout, /<Key>lnb-test-objects\/1048576-bytes<\/Key>/);
+  // an object that was not seeded reads back through s3rver (its ETag is an MD5)
+  const put = await curl(["-X", "PUT", "--data-binary", "not seeded", "URL/not-seeded"]);
+  assert.equal(put.exitCode, 0, put.stderr);
+  const notSeeded = await curl(["-D", "-", "URL/not-seeded"]);
+  assert.match(notSeeded.stdout, /etag: "[0-9a-f]{32}"/i);
+  assert.doesNotMatch(notSeeded.stdout, /x-lnblab-served-from/i);
+  assert.match(notSeeded.stdout, /not seeded$/);
   const missing = await curl(["-D", "-", "URL/no-such-key"]);
   assert.match(missing.stdout, /^HTTP\/1.1 404/);
   assert.match(missing.stdout, /<Code>NoSuchKey<\/Code>/);

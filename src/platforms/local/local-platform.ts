@@ -32,7 +32,7 @@ import {
 } from "./profiles.js";
 import { type CommandResult, runCommand } from "./run-command.js";
 import { type LabState, processStartTicks, writeLabState } from "./state-file.js";
-import { headObjectBytes, testObjectKey } from "./test-objects.js";
+import { headObjectBytes, serveObjectFromFile, testObjectKey } from "./test-objects.js";
 
 export interface LocalPlatformOptions {
   profile: string;
@@ -276,7 +276,25 @@ export class LocalPlatform implements Platform {
     }
     if (!this.caPem) this.caPem = await readFile(this.state.s3.caFile, "utf8");
     const key = testObjectKey(bytes);
-    if ((await headObjectBytes(this.state, key)) === bytes) return key;
+    // one seeding at a time: the direct-objects map is appended to and nginx reloaded
+    const previous = this.seeding;
+    let done = () => {};
+    this.seeding = new Promise<void>((resolve) => {
+      done = resolve;
+    });
+    await previous;
+    try {
+      if ((await headObjectBytes(this.state, key)) !== bytes) await this.uploadTestObject(key, bytes);
+      await serveObjectFromFile(this.state, key);
+      return key;
+    } finally {
+      done();
+    }
+  }
+
+  private seeding: Promise<void> = Promise.resolve();
+
+  private async uploadTestObject(key: string, bytes: number): Promise<void> {
     // uploaded by the agent's s3-put probe from the cloud side (unshaped, no cgroup): fast, and
     // through the same S3 API a real bucket is filled with
     const uploader = new AgentProcess(
@@ -320,7 +338,6 @@ export class LocalPlatform implements Platform {
     const size = await headObjectBytes(this.state, key);
     if (size !== bytes)
       throw new Error(`lab: test object ${key} has ${size ?? "no"} bytes after s3-put, expected ${bytes}`);
-    return key;
   }
 
   async dispose(): Promise<void> {
