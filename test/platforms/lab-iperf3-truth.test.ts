@@ -29,7 +29,7 @@ for (const { profile, memoryMb } of [
 ]) {
   test(`${profile} at ${memoryMb} MB: the iperf3 probe is within 3% of stock iperf3`, {
     skip,
-    timeout: 300_000,
+    timeout: 900_000,
   }, async (t) => {
     ensureBuilt();
     const platform = await LocalPlatform.open({ profile, labName, environments: 1, mode: "shaped" });
