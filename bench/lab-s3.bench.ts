@@ -1,12 +1,14 @@
 /**
  * Is the lab's S3 server the bottleneck? One environment with an unshaped link (a custom
  * profile at 100 Gbit/s, no burst, no per-connection cap; 10,240 MB = 2 cores) downloads a
- * 1 GiB object over HTTPS with N parallel ranged GETs (curl with the lab's CA), through
- * nginx serving s3rver's files (the lab's path) and, for comparison, through s3rver itself
- * (a query parameter routes the GET to s3rver). Runs alternate; medians of 3.
+ * 1 GiB object (seeded by the s3-put probe) over HTTPS with N parallel ranged GETs: curl with
+ * the lab's CA, and our s3-get probe run by the agent. Through nginx serving s3rver's files
+ * (the lab's path) and, for comparison, through s3rver itself (a query parameter routes the
+ * GET to s3rver). Runs alternate; medians of 3; server CPU seconds per GiB.
  * Needs root. Run: flock /tmp/lnb-bench.lock npm run bench -- lab-s3
  */
 import { readFileSync } from "node:fs";
+import os from "node:os";
 import { removeLab } from "../src/platforms/local/cleanup.js";
 import { privateLabName } from "../src/platforms/local/lab-names.js";
 import { LocalPlatform } from "../src/platforms/local/local-platform.js";
@@ -35,15 +37,9 @@ try {
   await platform.prepare([{ memoryMb: MEMORY_MB, arch: process.arch === "x64" ? "x86_64" : "arm64" }]);
   const s3 = platform.endpoints().s3;
   const ca = platform.lab.s3.caFile;
-  const url = `${s3?.endpoint}/${s3?.bucket}/bench-1gib`;
-  // the object goes in through the S3 API (PUT to s3rver via nginx), not by copying files
-  const put = await platform.execInEnvironment(
-    MEMORY_MB,
-    "sh",
-    ["-c", `head -c ${OBJECT_BYTES} /dev/urandom | curl -sS --fail --cacert ${ca} -X PUT -T - '${url}'`],
-    600,
-  );
-  if (put.exitCode !== 0) throw new Error(`PUT failed: ${put.stderr}`);
+  // the object goes in through the agent's s3-put probe (ensureTestObject), not by copying files
+  const key = await platform.ensureTestObject(OBJECT_BYTES);
+  const url = `${s3?.endpoint}/${s3?.bucket}/${key}`;
 
   const download = async (connections: number, query: string) => {
     const part = Math.ceil(OBJECT_BYTES / connections);
@@ -86,12 +82,33 @@ try {
       query: "?versionId=null",
     },
   ];
+  // our s3-get probe as the client (run by the agent in the environment, as on Lambda)
+  const probeCase = "s3-get probe (agent in the environment), 8 connections, 16 MiB chunks";
+  const s3Get = async () => {
+    const outcome = await platform.invoke(
+      { memoryMb: MEMORY_MB, arch: process.arch === "x64" ? "x86_64" : "arm64" },
+      {
+        probe: "s3-get",
+        endpoint: s3?.endpoint,
+        bucket: s3?.bucket ?? "",
+        key,
+        pathStyle: true,
+        caPem: s3?.caPem,
+        concurrency: 8,
+        chunkMib: 16,
+      },
+    );
+    if (!outcome.response?.ok)
+      throw new Error(`s3-get failed: ${JSON.stringify(outcome.failure ?? outcome.response)}`);
+    return outcome.response.summary?.bitsPerSecond ?? 0;
+  };
+  cases.push({ name: probeCase, connections: 8, query: "probe" });
   const results = new Map<string, number[]>(cases.map((c) => [c.name, []]));
   const serverCpu = new Map<string, number[]>(cases.map((c) => [c.name, []]));
   for (let run = 0; run < RUNS; run += 1) {
     for (const c of cases) {
       const before = cpuSeconds();
-      results.get(c.name)?.push(await download(c.connections, c.query));
+      results.get(c.name)?.push(c.query === "probe" ? await s3Get() : await download(c.connections, c.query));
       serverCpu.get(c.name)?.push((cpuSeconds() - before) / (OBJECT_BYTES / 2 ** 30));
     }
   }

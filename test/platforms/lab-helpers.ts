@@ -27,7 +27,7 @@ function newestMtime(dir: string): number {
  * most `waitSeconds`: a lock held for longer (a stuck process of someone else) must not hang
  * the suite, so the work then runs unlocked, with a warning.
  */
-export async function withBenchLock<T>(work: () => Promise<T>, waitSeconds = 180): Promise<T> {
+export async function withBenchLock<T>(work: () => Promise<T>, waitSeconds = 90): Promise<T> {
   // -o: the lock stays with flock itself; `cat` ends when we close its stdin (or when we die)
   const holder = spawn(
     "flock",

@@ -11,6 +11,10 @@ import { ensureBuilt, isRoot, median, withBenchLock } from "./lab-helpers.js";
  * cgroup), against the lab's iperf3 server. Runs alternate, medians of 3. Each run omits
  * its first 2 s: the token bucket refills between runs, and its ~1 s burst would otherwise
  * dominate a short test; what is compared is the sustained, shaped rate.
+ *
+ * The peer is the stock iperf3 server, so the clients are compared at the profile's rate:
+ * our TypeScript server (the lab's default) receives only ~1.1-1.4 Gbit/s on this machine,
+ * which would cap raised-3000's upload; the last test tracks that (todo until it is fixed).
  */
 const skip = isRoot() ? false : "needs root (network namespaces, tc, cgroups)";
 const labName = privateLabName();
@@ -32,7 +36,13 @@ for (const { profile, memoryMb } of [
     timeout: 900_000,
   }, async (t) => {
     ensureBuilt();
-    const platform = await LocalPlatform.open({ profile, labName, environments: 1, mode: "shaped" });
+    const platform = await LocalPlatform.open({
+      profile,
+      labName,
+      environments: 1,
+      mode: "shaped",
+      iperf3Server: "stock",
+    });
     try {
       await platform.prepare([{ memoryMb, arch }]);
       const host = platform.endpoints().iperf3?.host ?? "";
@@ -91,3 +101,45 @@ for (const { profile, memoryMb } of [
     }
   });
 }
+
+test("our iperf3 server carries raised-3000's upload at 10,240 MB like the stock server", {
+  skip,
+  todo: "our server receives ~1.1-1.4 Gbit/s here where stock receives ~2.85",
+  timeout: 300_000,
+}, async (t) => {
+  ensureBuilt();
+  const memoryMb = 10_240;
+  const rates: Record<string, number[]> = { ours: [], stock: [] };
+  for (const kind of ["ours", "stock"] as const) {
+    const platform = await LocalPlatform.open({
+      profile: "raised-3000",
+      labName,
+      environments: 1,
+      mode: "shaped",
+      iperf3Server: kind,
+    });
+    try {
+      await platform.prepare([{ memoryMb, arch }]);
+      const port = `${platform.endpoints().iperf3?.ports[0]}`;
+      await withBenchLock(async () => {
+        for (let run = 0; run < RUNS; run += 1) {
+          const args = ["-c", platform.endpoints().iperf3?.host ?? "", "-p", port, "-t", `${TIME_SECONDS}`];
+          const result = await platform.execInEnvironment(memoryMb, "iperf3", [
+            ...args,
+            "-O",
+            `${OMIT_SECONDS}`,
+            "-J",
+          ]);
+          assert.equal(result.exitCode, 0, result.stderr || result.stdout);
+          const report = JSON.parse(result.stdout) as { end: { sum_received: { bits_per_second: number } } };
+          rates[kind]?.push(report.end.sum_received.bits_per_second);
+        }
+      });
+    } finally {
+      await platform.dispose();
+    }
+  }
+  const ratio = median(rates.ours ?? []) / median(rates.stock ?? []);
+  t.diagnostic(`upload with the stock client: ours ${rates.ours} vs stock server ${rates.stock} bit/s`);
+  assert.ok(ratio > 0.97, `our server / stock server = ${ratio}`);
+});

@@ -43,6 +43,8 @@ export interface LocalPlatformOptions {
   /** Used only when this platform has to bring the lab up itself. */
   environments?: number;
   mode?: LabUpOptions["mode"];
+  /** Used only when this platform has to bring the lab up itself. */
+  iperf3Server?: LabUpOptions["iperf3Server"];
   /** Lambda's function timeout (max 900 s): an invocation running longer is killed. */
   functionTimeoutSeconds?: number;
 }
@@ -94,6 +96,7 @@ export class LocalPlatform implements Platform {
         customProfiles: options.customProfiles,
         environments: options.environments,
         mode: options.mode,
+        iperf3Server: options.iperf3Server,
       });
       owns = true;
     } else if (
