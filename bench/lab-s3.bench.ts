@@ -113,6 +113,9 @@ try {
     }
   }
   console.log(
+    `${new Date().toISOString()}, ${os.cpus()[0]?.model} x${os.availableParallelism()}, kernel ${os.release()}, node ${process.version}`,
+  );
+  console.log(
     `lab S3 over HTTPS, 1 GiB object, one environment (${MEMORY_MB} MB, link unshaped), ${RUNS} alternating runs`,
   );
   console.log("| path | median Gbit/s | min | max | server CPU s/GiB (median) |");
