@@ -124,7 +124,7 @@ try {
     const values = results.get(c.name) ?? [];
     const gbps = (v: number) => (v / 1e9).toFixed(2);
     console.log(
-      `| ${c.name} | ${gbps(median(values))} | ${gbps(Math.min(...values))} | ${gbps(Math.max(...values))} |`,
+      `| ${c.name} | ${gbps(median(values))} | ${gbps(Math.min(...values))} | ${gbps(Math.max(...values))} | ${median(serverCpu.get(c.name) ?? []).toFixed(2)} |`,
     );
   }
 } finally {
