@@ -17,8 +17,8 @@ import {
 import { createNetnsPair } from "../test/probes/iperf3-support/netns-pair.js";
 import { startStockServer } from "../test/probes/iperf3-support/stock-server.js";
 
-const ROUNDS = 3;
-const TIME_SECONDS = 5;
+const ROUNDS = Number(process.env.LNB_BENCH_ROUNDS ?? 3);
+const TIME_SECONDS = Number(process.env.LNB_BENCH_SECONDS ?? 5);
 const CPU_QUOTA_US = 58_000;
 const CPU_PERIOD_US = 100_000;
 

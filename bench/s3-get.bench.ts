@@ -13,7 +13,9 @@
  * CPU per GiB counts the transfer only: ours from the probe's cpuSeconds, the SDK's and
  * boto3's from process CPU time measured around the download inside the process.
  *
- * Run: flock /tmp/lnb-bench.lock npm run bench -- s3-get  (root; LNB_BENCH_RUNS=3 by default)
+ * Run: flock /tmp/lnb-bench.lock npm run bench -- s3-get  (root; LNB_BENCH_RUNS=3 by default).
+ * LNB_BENCH_HOLD=1 sets the lab up and keeps it until SIGTERM, for profiling by hand.
+ * The 1 GiB object is cached in /tmp/lnb3-bench-object-1gib.bin between runs.
  */
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import { randomFillSync } from "node:crypto";
@@ -40,6 +42,7 @@ const OBJECT_BYTES = 1_073_741_824;
 const OBJECT_CACHE = "/tmp/lnb3-bench-object-1gib.bin";
 const CPU_LIMIT_CORES = 0.58;
 const GIB = 1_073_741_824;
+const DEBIAN_PYTHON = "/usr/bin/python3";
 
 const pid = process.pid;
 const nsServer = `lnb3-${pid}-srv`;
@@ -210,6 +213,7 @@ function makeCpuCgroup(): void {
 function runClient(
   command: string[],
   limited: boolean,
+  env: NodeJS.ProcessEnv = s3Env,
   timeoutMs = 180_000,
 ): Promise<Record<string, unknown>> {
   const inner = inNs(nsClient, command);
@@ -217,7 +221,7 @@ function runClient(
     ? ["sh", "-c", `echo $$ > ${cgroupDir}/cgroup.procs && exec "$@"`, "sh", ...inner]
     : inner;
   return new Promise((resolve, reject) => {
-    const child = spawn(argv[0] ?? "", argv.slice(1), { env: s3Env, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(argv[0] ?? "", argv.slice(1), { env, stdio: ["ignore", "pipe", "pipe"] });
     let stdout = "";
     let stderr = "";
     child.stdout.on("data", (chunk) => {
@@ -301,8 +305,9 @@ async function measureOurs(link: string, concurrency: string, limited: boolean):
 }
 
 async function measureBoto3(link: string, limited: boolean): Promise<void> {
+  // Debian's python3-boto3 (the study's client), not whatever python3 comes first on PATH
   const result = await runClient(
-    ["python3", "bench/s3-get/boto3-download.py", endpoint, ca(), "bench", "object-1gib", "10", "16"],
+    [DEBIAN_PYTHON, "bench/s3-get/boto3-download.py", endpoint, ca(), "bench", "object-1gib", "10", "16"],
     limited,
   );
   if (result.bytes !== OBJECT_BYTES) throw new Error(`boto3 moved ${String(result.bytes)} bytes`);
@@ -373,9 +378,12 @@ async function measureS3rver(certPath: string, keyPath: string): Promise<void> {
     "--json",
   ];
   const cli = [process.execPath, "--import", "tsx", "bench/s3-get/probe-cli.ts", "probe"];
+  // s3rver knows only its built-in account
+  const s3rverEnv = { ...s3Env, AWS_ACCESS_KEY_ID: "S3RVER", AWS_SECRET_ACCESS_KEY: "S3RVER" };
   const put = await runClient(
     [...cli, "s3-put", ...common, "--size-mib", "256", "--part-mib", "16", "--concurrency", "4"],
     false,
+    s3rverEnv,
   );
   measurements.push({
     link: "unshaped",
@@ -387,6 +395,7 @@ async function measureS3rver(certPath: string, keyPath: string): Promise<void> {
     const get = await runClient(
       [...cli, "s3-get", ...common, "--concurrency", "10", "--chunk-mib", "16"],
       false,
+      s3rverEnv,
     );
     measurements.push({
       link: "unshaped",
@@ -407,6 +416,7 @@ function median(values: number[]): number {
 }
 
 function printTable(): void {
+  if (measurements.length === 0) return;
   const groups = new Map<string, Measurement[]>();
   for (const m of measurements) {
     const id = `${m.link}\u0000${m.tool}`;
@@ -451,8 +461,9 @@ function cleanUp(): void {
 }
 
 async function main(): Promise<void> {
+  const boto3Version = run(DEBIAN_PYTHON, ["-c", "import boto3; print(boto3.__version__)"]).trim();
   console.log(
-    `s3-get benchmark: ${os.cpus()[0]?.model ?? "?"} x${os.cpus().length}, ${os.release()}, node ${process.version}, ${new Date().toISOString()}, runs ${RUNS}`,
+    `s3-get benchmark: ${os.cpus()[0]?.model ?? "?"} x${os.cpus().length}, ${os.release()}, node ${process.version}, ${new Date().toISOString()}, runs ${RUNS}, boto3 ${boto3Version} (${DEBIAN_PYTHON})`,
   );
   process.once("SIGINT", () => {
     cleanUp();

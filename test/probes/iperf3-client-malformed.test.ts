@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { generateKeyPairSync } from "node:crypto";
 import { describe, test } from "node:test";
 import { type Iperf3ClientOptions, runIperf3Client } from "../../src/probes/iperf3/client.js";
 import { encodeJson } from "../../src/probes/iperf3/protocol.js";
@@ -160,6 +161,19 @@ describe("iperf3 client against malformed peers", () => {
       control.end(Buffer.from([0xfe, 0, 0, 0, 141, 0, 0, 0, 9]));
     });
     await expectFailure(setBuffer, "server-error", /IESETBUF2 \(141, errno 9\)/);
+  });
+
+  test("a silent close after our auth token (3.21+ auth failure) is auth-failed", async () => {
+    const server = await startFakeServer(async (control, reader) => {
+      const parameters = await acceptParameters(control, reader);
+      assert.equal(typeof parameters.authtoken, "string");
+      control.end();
+    });
+    const { publicKey } = generateKeyPairSync("rsa", { modulusLength: 2048 });
+    const publicKeyPem = publicKey.export({ type: "spki", format: "pem" }).toString();
+    await expectFailure(server, "auth-failed", /after our auth token.*padding/, {
+      auth: { username: "mario", password: "rossi", publicKeyPem, padding: "oaep" },
+    });
   });
 
   test("SERVER_TERMINATE during the test is server-terminated", async () => {

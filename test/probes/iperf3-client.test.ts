@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { handleEvent } from "../../src/agent/handler.js";
+import { buildIperf3Event, formatIperf3Summary } from "../../src/cli/commands/probe-iperf3.js";
 import { type Iperf3ClientOptions, runIperf3Client } from "../../src/probes/iperf3/client.js";
 import type { Iperf3JsonReport } from "../../src/probes/iperf3/json-report.js";
 import { isProbeError } from "../../src/probes/probe-error.js";
@@ -78,6 +79,11 @@ describe("iperf3 client against stock iperf3 3.12", () => {
     assert.equal(end.streams.length, 4);
     assert.deepEqual(streamSockets(result.report), [5, 7, 9, 11]);
     assert.equal(start.connected.length, 4);
+    for (const connected of start.connected) {
+      assert.equal(connected.remote_port, server.port);
+      assert.ok(connected.local_port > 0);
+      assert.equal(connected.local_host, "127.0.0.1");
+    }
     for (const stream of end.streams) {
       assert.ok(stream.sender.bytes > 0 && stream.receiver.bytes > 0);
       assert.equal(stream.sender.sender, true);
@@ -175,6 +181,39 @@ describe("iperf3 client against stock iperf3 3.12", () => {
     assert.ok(response.summary.samples.bytes.length >= 4);
     assert.equal(response.summary.samples.intervalSeconds, 0.25);
     assert.equal(response.summary.cpuSeconds, detail.cpuSeconds);
+  });
+
+  test("CLI: options become an event, the password comes from the environment, output in Mbit/s", async () => {
+    const cliOptions = {
+      host: "127.0.0.1",
+      port: String(server.port),
+      time: "1",
+      parallel: "2",
+      reverse: true,
+      omit: "0",
+      length: "131072",
+      bytes: "0",
+      connectTimeout: "2000",
+      interval: "1",
+      padding: "pkcs1",
+    };
+    const event = await buildIperf3Event(cliOptions, {});
+    assert.equal(event.auth, undefined);
+    assert.equal(event.parallel, 2);
+    await assert.rejects(
+      buildIperf3Event(
+        { ...cliOptions, username: "u", passwordEnv: "LNBC_NO_SUCH_VAR", rsaPublicKeyPath: "/x" },
+        {},
+      ),
+      /--password-env: environment variable LNBC_NO_SUCH_VAR is not set/,
+    );
+    await assert.rejects(buildIperf3Event({ ...cliOptions, username: "u" }, {}), /needs all of/);
+    const response = await handleEvent(event);
+    assert.equal(response.ok, true, JSON.stringify(response));
+    const text = formatIperf3Summary(response);
+    assert.match(text, /\[SUM\] 0\.00-1\.\d+ +sec +[\d.]+ MiB +[\d.]+ Mbit\/s +sender/);
+    assert.match(text, /receiver/);
+    assert.match(text, /CPU: [\d.]+ s \([\d.]+ s\/GiB\)/);
   });
 
   test("connection refused, unknown host and bad options are distinct errors", async () => {

@@ -159,6 +159,18 @@ test("the probe's deadline bounds the whole download", async () => {
   assert.ok(seconds >= 0.9 && seconds < 5, `took ${seconds} s`);
 });
 
+test("the deadline also bounds a HEAD that never answers", async () => {
+  const startMs = performance.now();
+  await assert.rejects(
+    download([{ method: "HEAD", times: 100, fault: { kind: "stall", afterBytes: 0 } }], {
+      deadlineSeconds: 1,
+      requestTimeoutMs: 60_000,
+    }),
+    (error: unknown) => isProbeError(error) && error.kind === "deadline",
+  );
+  assert.ok((performance.now() - startMs) / 1000 < 5);
+});
+
 test("an unreachable endpoint fails within the retries, naming the endpoint", async () => {
   await assert.rejects(
     runS3GetProbe(

@@ -112,9 +112,12 @@ class Iperf3ClientRun {
   private lastTickNs = 0n;
   private endMarkNs = 0n;
   private testEnded = false;
+  /** Set once the run settled: late connects are closed at once instead of leaking. */
+  private cleanedUp = false;
   private readonly intervals: JsonIntervalEntry[] = [];
   private cpuPercent = { total: 0, user: 0, system: 0 };
   private readonly sentSampler: IntervalSampler;
+  private samplersStarted = false;
   private readonly receivedSampler: IntervalSampler;
 
   constructor(private readonly options: Iperf3ClientOptions) {
@@ -208,7 +211,14 @@ class Iperf3ClientRun {
           // IPERF_DONE, then half-close; anything the server sends afterwards (3.21's
           // spurious SERVER_ERROR trailer) is ignored
           reader.close(new ProbeError("protocol", "control reading finished"));
-          await new Promise<void>((resolve) => control.end(encodeState(State.IPERF_DONE), () => resolve()));
+          await new Promise<void>((resolve) => {
+            // bounded: a server that already closed must not cost us the finished result
+            const timer = setTimeout(resolve, 1_000);
+            control.end(encodeState(State.IPERF_DONE), () => {
+              clearTimeout(timer);
+              resolve();
+            });
+          });
           const retransmits = await countRetransmits();
           return this.result(peerDocument, retransmits);
         }
@@ -262,10 +272,16 @@ class Iperf3ClientRun {
     const retryUntil = performance.now() + (o.refusedRetryMs ?? DEFAULT_REFUSED_RETRY_MS);
     for (;;) {
       try {
-        return await connectTcp({ host: o.host, port: o.port, timeoutMs: o.connectTimeoutMs });
+        const socket = await connectTcp({ host: o.host, port: o.port, timeoutMs: o.connectTimeoutMs });
+        if (this.cleanedUp) {
+          socket.destroy();
+          throw new ProbeError("deadline", `${this.where}: run already ended`);
+        }
+        return socket;
       } catch (error) {
         // right after a test the stock server re-creates its listening socket: retry briefly
-        if (!isProbeError(error) || error.kind !== "connection-refused" || performance.now() >= retryUntil) {
+        const retry = isProbeError(error) && error.kind === "connection-refused" && !this.cleanedUp;
+        if (!retry || performance.now() >= retryUntil) {
           throw error;
         }
         this.retries += 1;
@@ -294,8 +310,11 @@ class Iperf3ClientRun {
         receiveBuffer,
         tally: this.tally,
       });
+      if (this.cleanedUp) return;
       this.streams.push(stream);
       await stream.open();
+      // the deadline may have fired while this stream connected
+      if (this.cleanedUp) stream.destroy();
     }
   }
 
@@ -308,9 +327,11 @@ class Iperf3ClientRun {
     this.tally.counting = true;
     this.tally.omitting = o.omitSeconds > 0;
     this.tally.byteLimit = o.byteLimit;
+    // both start now (bidir adds them element-wise); only the measured direction gets bytes
     const sampleStartMs = performance.now();
-    if (!o.reverse || o.bidir) this.sentSampler.start(sampleStartMs);
-    if (o.reverse || o.bidir) this.receivedSampler.start(sampleStartMs);
+    this.sentSampler.start(sampleStartMs);
+    this.receivedSampler.start(sampleStartMs);
+    this.samplersStarted = true;
     this.addTimer(setTimeout(() => this.endTest(), (o.timeSeconds + o.omitSeconds) * 1000));
     if (o.omitSeconds > 0) this.addTimer(setTimeout(() => this.endOmit(), o.omitSeconds * 1000));
     this.startIntervalTimer();
@@ -359,7 +380,6 @@ class Iperf3ClientRun {
   private endTest(): void {
     if (this.testEnded) return;
     this.testEnded = true;
-    if (this.tally.omitting) this.endOmit(); // a byte limit cannot end a test during omit, but a deadline could
     for (const stream of this.streams) stream.stop();
     const now = process.hrtime.bigint();
     this.tally.counting = false;
@@ -463,8 +483,7 @@ class Iperf3ClientRun {
       cpuSeconds: this.cpuClock(),
       retransmits,
       retries: this.retries,
-      sentSamples: this.sentSampler.stop(),
-      receivedSamples: this.receivedSampler.stop(),
+      ...this.stopSamplers(),
     };
   }
 
@@ -533,11 +552,25 @@ class Iperf3ClientRun {
     this.timers.push(timer);
   }
 
+  private stopSamplers(): { sentSamples: IntervalSamples; receivedSamples: IntervalSamples } {
+    const empty = (sampler: IntervalSampler, intervalMs: number): IntervalSamples =>
+      this.samplersStarted
+        ? sampler.stop()
+        : { intervalSeconds: intervalMs / 1000, bytes: [], lastIntervalSeconds: 0 };
+    const intervalMs = this.options.sampleIntervalMs ?? 250;
+    const result = {
+      sentSamples: empty(this.sentSampler, intervalMs),
+      receivedSamples: empty(this.receivedSampler, intervalMs),
+    };
+    this.samplersStarted = false;
+    return result;
+  }
+
   private cleanUp(): void {
+    this.cleanedUp = true;
     for (const timer of this.timers) clearTimeout(timer);
     if (this.intervalTimer) clearInterval(this.intervalTimer);
-    this.sentSampler.stop();
-    this.receivedSampler.stop();
+    this.stopSamplers();
     this.tally.counting = false;
     for (const stream of this.streams) stream.destroy();
     this.reader?.close(new ProbeError("protocol", "run finished"));

@@ -43,6 +43,7 @@ export class DataStream {
   movedAtOmit = 0;
   movedAtTick = 0;
   private socket: Socket | undefined;
+  address = { localHost: "", localPort: 0, remoteHost: "", remotePort: 0 };
   private sending = false;
   private awaitingDrain = false;
   private finished = false;
@@ -72,22 +73,19 @@ export class DataStream {
       onread: { buffer: receiveBuffer, callback: this.onRead },
     });
     this.socket = socket;
+    // kept now: a destroyed socket no longer knows its addresses
+    this.address = {
+      localHost: socket.localAddress ?? "",
+      localPort: socket.localPort ?? 0,
+      remoteHost: socket.remoteAddress ?? "",
+      remotePort: socket.remotePort ?? 0,
+    };
     socket.on("error", this.onError);
     socket.on("close", this.onClose);
     socket.on("drain", this.onDrain);
     await new Promise<void>((resolve, reject) =>
       socket.write(this.options.cookie, (error) => (error ? reject(error) : resolve())),
     );
-  }
-
-  get address(): { localHost: string; localPort: number; remoteHost: string; remotePort: number } {
-    const socket = this.socket;
-    return {
-      localHost: socket?.localAddress ?? "",
-      localPort: socket?.localPort ?? 0,
-      remoteHost: socket?.remoteAddress ?? "",
-      remotePort: socket?.remotePort ?? 0,
-    };
   }
 
   /** TEST_RUNNING: start writing (sending streams only). */

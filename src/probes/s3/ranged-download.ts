@@ -1,11 +1,11 @@
-import type http from "node:http";
 import type { IntervalSampler } from "../interval-sampler.js";
 import { ProbeError } from "../probe-error.js";
 import { ConnectionRamp, type RampStep } from "./connection-ramp.js";
+import { Http1Connection } from "./http1-connection.js";
 import { backoffDelayMs, sleepUnlessAborted } from "./retry-backoff.js";
 import { isRetryableStatus, parseS3ErrorBody, s3ResponseError } from "./s3-errors.js";
 import { EMPTY_BODY_SHA256, type S3RequestSigner } from "./s3-signer.js";
-import { type RequestTarget, startRequest } from "./s3-transport.js";
+import type { RequestTarget } from "./s3-transport.js";
 
 /**
  * Downloads one object as parallel ranged GETs into a null sink: body chunks are counted and
@@ -16,6 +16,8 @@ import { type RequestTarget, startRequest } from "./s3-transport.js";
  */
 export interface RangedDownloadOptions {
   target: RequestTarget;
+  /** PEM CA bundle to trust (a lab server's CA), else the system's. */
+  caPem: string | undefined;
   signer: S3RequestSigner;
   sizeBytes: number;
   etag: string;
@@ -66,7 +68,7 @@ export class RangedDownload {
   private bytes = 0;
   private retries = 0;
   private readonly ttfbSeconds: number[] = [];
-  private readonly activeRequests = new Set<http.ClientRequest>();
+  private readonly connections = new Set<Http1Connection>();
   private failure: Error | undefined;
   private targetConnections: number;
   private runningWorkers = 0;
@@ -121,7 +123,7 @@ export class RangedDownload {
     } finally {
       if (rampTimer) clearInterval(rampTimer);
       signal.removeEventListener("abort", onAbort);
-      for (const request of this.activeRequests) request.destroy();
+      for (const connection of this.connections) connection.destroy();
     }
   }
 
@@ -161,24 +163,32 @@ export class RangedDownload {
   private fail(error: Error): void {
     if (this.failure) return;
     this.failure = error;
-    for (const request of this.activeRequests) request.destroy();
+    for (const connection of this.connections) connection.destroy(error);
   }
 
   private async worker(id: number): Promise<void> {
-    // a worker beyond the target (the ramp went back) finishes its part and retires
-    while (!this.failure && id < this.targetConnections) {
-      const part = this.parts[this.nextPart];
-      if (!part) return;
-      this.nextPart += 1;
-      await this.fetchPart(part);
+    const { target, caPem } = this.options;
+    const connection = new Http1Connection(target.address, caPem, target.requestTimeoutMs);
+    this.connections.add(connection);
+    try {
+      // a worker beyond the target (the ramp went back) finishes its part and retires
+      while (!this.failure && id < this.targetConnections) {
+        const part = this.parts[this.nextPart];
+        if (!part) return;
+        this.nextPart += 1;
+        await this.fetchPart(part, connection);
+      }
+    } finally {
+      this.connections.delete(connection);
+      connection.destroy();
     }
   }
 
-  private async fetchPart(part: Part): Promise<void> {
+  private async fetchPart(part: Part, connection: Http1Connection): Promise<void> {
     const { address } = this.options.target;
     for (;;) {
       try {
-        await this.fetchMissingRange(part);
+        await this.fetchMissingRange(part, connection);
         return;
       } catch (error) {
         if (this.failure) throw this.failure;
@@ -203,9 +213,9 @@ export class RangedDownload {
   }
 
   /** One request for the bytes of `part` not received yet. Resolves when they all arrived. */
-  private async fetchMissingRange(part: Part): Promise<void> {
-    const { target, signer, etag, sampler } = this.options;
-    const { address } = target;
+  private async fetchMissingRange(part: Part, connection: Http1Connection): Promise<void> {
+    const { signer, etag, sampler } = this.options;
+    const { address } = this.options.target;
     const first = part.start + part.receivedBytes;
     const range = `bytes=${first}-${part.endInclusive}`;
     const headers = await signer.sign(address, {
@@ -216,90 +226,59 @@ export class RangedDownload {
     if (this.failure) throw this.failure;
     const isFirstAttempt = part.receivedBytes === 0 && part.retries === 0;
     const partLength = part.endInclusive - part.start + 1;
-    await new Promise<void>((resolve, reject) => {
-      let settled = false;
-      const settle = (failure?: AttemptFailure) => {
-        if (settled) return;
-        settled = true;
-        this.activeRequests.delete(request);
-        if (failure) reject(failure);
-        else resolve();
-      };
-      const sentAtMs = performance.now();
-      const request = startRequest(target, "GET", address.path, headers);
-      this.activeRequests.add(request);
-      request.on("error", (error) => settle(new AttemptFailure(true, describeNetworkError(error, range))));
-      request.on("response", (response) => {
-        const status = response.statusCode ?? 0;
-        if (
-          status !== 206 &&
-          !(status === 200 && first === 0 && part.endInclusive === this.options.sizeBytes - 1)
-        ) {
-          readErrorBody(response, (body) => {
-            const code = parseS3ErrorBody(body).code;
-            const error =
-              status === 200
-                ? new ProbeError("protocol", `GET ${range}: the server ignored the Range header (HTTP 200)`)
-                : s3ResponseError(`GET ${range}`, address, status, body);
-            settle(new AttemptFailure(isRetryableStatus(status, code), error));
-          });
-          return;
-        }
-        if (status === 206) {
-          const contentRange = response.headers["content-range"] ?? "";
-          if (!contentRange.startsWith(`bytes ${first}-${part.endInclusive}/`)) {
-            response.destroy();
-            settle(
-              new AttemptFailure(
-                false,
-                new ProbeError("protocol", `GET ${range}: server answered Content-Range "${contentRange}"`),
-              ),
-            );
-            return;
+    const wholeObject = first === 0 && part.endInclusive === this.options.sizeBytes - 1;
+    let badContentRange: string | null = null;
+    const sentAtMs = performance.now();
+    let result: Awaited<ReturnType<Http1Connection["get"]>>;
+    try {
+      result = await connection.get(address.path, headers, {
+        onHead: (head) => {
+          if (head.status === 206) {
+            const contentRange = head.headers["content-range"] ?? "";
+            if (!contentRange.startsWith(`bytes ${first}-${part.endInclusive}/`)) {
+              badContentRange = contentRange;
+              return false;
+            }
+          } else if (!(head.status === 200 && wholeObject)) {
+            return false;
           }
-        }
-        if (isFirstAttempt) this.ttfbSeconds.push((performance.now() - sentAtMs) / 1000);
+          if (isFirstAttempt) this.ttfbSeconds.push((performance.now() - sentAtMs) / 1000);
+          return true;
+        },
         // the hot path: count and drop
-        response.on("data", (chunk: Buffer) => {
-          const length = chunk.length;
+        onBodyBytes: (length) => {
           part.receivedBytes += length;
           this.bytes += length;
           sampler.add(length);
-        });
-        response.on("error", () => {
-          // reported by 'close' below with the byte count
-        });
-        response.on("close", () => {
-          if (part.receivedBytes === partLength) {
-            settle();
-            return;
-          }
-          const overrun = part.receivedBytes > partLength;
-          const missing = partLength - part.receivedBytes;
-          settle(
-            new AttemptFailure(
-              !overrun,
-              overrun
-                ? new ProbeError("protocol", `GET ${range}: received more bytes than requested`)
-                : new Error(`GET ${range}: body ended ${missing} bytes short`),
-            ),
-          );
-        });
+        },
       });
-      request.end();
-    });
+    } catch (error) {
+      if (badContentRange !== null) throw contentRangeError(range, badContentRange);
+      throw new AttemptFailure(true, describeNetworkError(error as Error, range));
+    }
+    if (badContentRange !== null) throw contentRangeError(range, badContentRange);
+    const { status } = result.head;
+    if (result.errorBody !== null) {
+      const code = parseS3ErrorBody(result.errorBody).code;
+      const error =
+        status === 200
+          ? new ProbeError("protocol", `GET ${range}: the server ignored the Range header (HTTP 200)`)
+          : s3ResponseError(`GET ${range}`, address, status, result.errorBody);
+      throw new AttemptFailure(status !== 200 && isRetryableStatus(status, code), error);
+    }
+    if (part.receivedBytes !== partLength)
+      throw new AttemptFailure(
+        true,
+        new Error(`GET ${range}: body ended ${partLength - part.receivedBytes} bytes short`),
+      );
   }
 }
 
-function readErrorBody(response: http.IncomingMessage, done: (body: Buffer) => void): void {
-  const chunks: Buffer[] = [];
-  let total = 0;
-  response.on("data", (chunk: Buffer) => {
-    if (total < 65_536) chunks.push(chunk);
-    total += chunk.length;
-  });
-  response.on("error", () => {});
-  response.on("close", () => done(Buffer.concat(chunks)));
+function contentRangeError(range: string, contentRange: string): AttemptFailure {
+  return new AttemptFailure(
+    false,
+    new ProbeError("protocol", `GET ${range}: server answered Content-Range "${contentRange}"`),
+  );
 }
 
 function describeNetworkError(error: Error, range: string): Error {

@@ -35,6 +35,9 @@ export interface S3GetDetail {
   /** CPU (user + system) of the process during the transfer. */
   cpuSeconds: number;
   cpuSecondsPerGib: number;
+  /** The split of cpuSeconds: user space (TLS decryption, JS) and kernel (TCP receive, copies). */
+  cpuUserSeconds: number;
+  cpuSystemSeconds: number;
   retries: number;
   retransmits: number | null;
   /** Per part: time from its request to its response headers. */
@@ -81,6 +84,9 @@ export async function runS3GetProbe(
       ),
     event.deadlineSeconds * 1000,
   );
+  // the HEAD runs on the agent's sockets: destroying them ends it at the deadline
+  const onDeadline = () => target.agent.destroy();
+  deadline.signal.addEventListener("abort", onDeadline, { once: true });
   try {
     const headStartMs = performance.now();
     const head = await headObject(target, signer, {
@@ -94,6 +100,7 @@ export async function runS3GetProbe(
     const sampler = new IntervalSampler(event.intervalMs);
     const download = new RangedDownload({
       target,
+      caPem: event.caPem,
       signer,
       sizeBytes: head.sizeBytes,
       etag: head.etag,
@@ -107,11 +114,13 @@ export async function runS3GetProbe(
       rampWindowMs: Math.max(event.intervalMs, 250),
     });
     const cpu = startCpuClock();
+    const cpuSplitStart = process.cpuUsage();
     const startMs = performance.now();
     sampler.start(startMs);
     const result = await download.run();
     const endMs = performance.now();
     const cpuSeconds = cpu();
+    const cpuSplit = process.cpuUsage(cpuSplitStart);
     const samples = sampler.stop(endMs);
     const seconds = (endMs - startMs) / 1000;
     const retransmits = await countRetransmits();
@@ -129,6 +138,8 @@ export async function runS3GetProbe(
       mbps: rate / 1e6,
       cpuSeconds,
       cpuSecondsPerGib: result.bytes > 0 ? cpuSeconds / (result.bytes / GIB) : 0,
+      cpuUserSeconds: cpuSplit.user / 1e6,
+      cpuSystemSeconds: cpuSplit.system / 1e6,
       retries: result.retries,
       retransmits,
       ttfb: summarizeLatencies(result.ttfbSeconds),
@@ -155,6 +166,7 @@ export async function runS3GetProbe(
     };
   } finally {
     clearTimeout(deadlineTimer);
+    deadline.signal.removeEventListener("abort", onDeadline);
     target.agent.destroy();
   }
 }
