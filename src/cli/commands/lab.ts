@@ -14,25 +14,34 @@ export function registerLabCommand(program: Command): void {
     .option("--profile <name>", `lab profile (${builtInProfileNames().join(", ")})`, "default-625")
     .option("--environments <n>", "environments that may run at once", `${DEFAULT_ENVIRONMENTS}`)
     .option("--unshaped", "run everything on loopback without shaping, even as root")
-    .action(async (options: { profile: string; environments: string; unshaped?: boolean }) => {
-      const environments = Number(options.environments);
-      const state = await labUp({
-        profile: options.profile,
-        environments,
-        mode: options.unshaped ? "unshaped" : "auto",
-      });
-      if (state.mode === "unshaped") {
-        console.error(
-          `lambda-netbench: lab is UNSHAPED (${state.unshapedReason}); every result will be labelled "unshaped"`,
+    .option("--iperf3-server <kind>", "iperf3 server in the cloud namespace: ours or stock", "ours")
+    .action(
+      async (options: {
+        profile: string;
+        environments: string;
+        unshaped?: boolean;
+        iperf3Server: string;
+      }) => {
+        const environments = Number(options.environments);
+        const state = await labUp({
+          profile: options.profile,
+          environments,
+          mode: options.unshaped ? "unshaped" : "auto",
+          iperf3Server: options.iperf3Server as "ours" | "stock",
+        });
+        if (state.mode === "unshaped") {
+          console.error(
+            `lambda-netbench: lab is UNSHAPED (${state.unshapedReason}); every result will be labelled "unshaped"`,
+          );
+        }
+        console.log(`lab ${state.labName} up (${state.mode}, profile ${state.profile})`);
+        console.log(
+          `  iperf3: ${state.iperf3.host} ports ${state.iperf3.ports.join(",")} (${state.iperf3.server})`,
         );
-      }
-      console.log(`lab ${state.labName} up (${state.mode}, profile ${state.profile})`);
-      console.log(
-        `  iperf3: ${state.iperf3.host} ports ${state.iperf3.ports.join(",")} (${state.iperf3.server})`,
-      );
-      console.log(`  s3:     ${state.s3.endpoint}/${state.s3.bucket} (CA ${state.s3.caFile})`);
-      console.log(`  state:  ${state.dir}/state.json`);
-    });
+        console.log(`  s3:     ${state.s3.endpoint}/${state.s3.bucket} (CA ${state.s3.caFile})`);
+        console.log(`  state:  ${state.dir}/state.json`);
+      },
+    );
   lab
     .command("down")
     .description("stop the lab and remove every namespace, qdisc, cgroup and process it created")

@@ -1,11 +1,9 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import { existsSync } from "node:fs";
-import { dirname, join, resolve } from "node:path";
 import type { Readable, Writable } from "node:stream";
-import { fileURLToPath } from "node:url";
 import type { AgentResponse } from "../../agent/agent-response.js";
 import type { InvocationFailureKind } from "../platform.js";
 import { type EnvironmentCgroup, joinCgroupScript } from "./cgroups.js";
+import { AGENT_BUNDLE, AGENT_RUNTIME, checkBuilt } from "./dist-paths.js";
 import { inNamespace } from "./namespaces.js";
 
 /**
@@ -14,16 +12,6 @@ import { inNamespace } from "./namespaces.js";
  * between invocations (a warm environment); it dies with an OOM kill, a timeout or a crash,
  * and the next invocation starts a new one (a cold start), as on Lambda.
  */
-
-const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..", "..");
-export const AGENT_BUNDLE = join(repoRoot, "dist", "agent", "index.mjs");
-export const AGENT_RUNTIME = join(repoRoot, "dist", "platforms", "local", "agent-runtime.js");
-
-export function checkAgentBuilt(): void {
-  for (const file of [AGENT_BUNDLE, AGENT_RUNTIME]) {
-    if (!existsSync(file)) throw new Error(`lab: ${file} is missing; run \`npm run build\` first`);
-  }
-}
 
 export interface AgentPlacement {
   namespace: string | null;
@@ -72,7 +60,7 @@ export class AgentProcess {
     readonly placement: AgentPlacement,
     credentials: Record<string, string>,
   ) {
-    checkAgentBuilt();
+    checkBuilt();
     const node = [process.execPath, AGENT_RUNTIME, AGENT_BUNDLE];
     const [file, args] = inNamespace(placement.namespace, node[0] as string, node.slice(1));
     // join the cgroups before exec, so the agent is limited from its first instruction

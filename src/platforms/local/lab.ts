@@ -5,7 +5,13 @@ import { join } from "node:path";
 import { unshapedReason } from "./capabilities.js";
 import { createCertificates } from "./certificates.js";
 import { removeLab, removeOrphanedLabs } from "./cleanup.js";
-import { IPERF3_SERVER_KIND, startIperf3Servers } from "./iperf3-servers.js";
+import { checkBuilt } from "./dist-paths.js";
+import {
+  DEFAULT_IPERF3_SERVER,
+  type Iperf3ServerKind,
+  iperf3ServerDescription,
+  startIperf3Servers,
+} from "./iperf3-servers.js";
 import { CLOUD_SERVICE_ADDRESS, checkLabName, cloudNamespace, DEFAULT_LAB_NAME } from "./lab-names.js";
 import { addAddress, createNamespace, listNamespaces } from "./namespaces.js";
 import { LAB_BUCKET, LAB_REGION, startObjectStore } from "./object-store.js";
@@ -26,6 +32,8 @@ export interface LabUpOptions {
   environments?: number;
   /** "auto": shaped when the machine allows it, else unshaped with the reason. */
   mode?: "auto" | "shaped" | "unshaped";
+  /** Which iperf3 server the cloud side runs (default: ours). */
+  iperf3Server?: Iperf3ServerKind;
 }
 
 export const DEFAULT_ENVIRONMENTS = 4;
@@ -40,10 +48,15 @@ export async function labUp(options: LabUpOptions): Promise<LabState> {
   if (!Number.isInteger(environmentCount) || environmentCount < 1 || environmentCount > 64) {
     throw new Error(`environments: ${environmentCount} is not allowed (allowed: integers 1-64)`);
   }
+  const iperf3Server = options.iperf3Server ?? DEFAULT_IPERF3_SERVER;
+  if (iperf3Server !== "ours" && iperf3Server !== "stock") {
+    throw new Error(`iperf3Server: "${iperf3Server}" is not allowed (allowed: ours, stock)`);
+  }
   const machineReason = unshapedReason();
   const mode = options.mode ?? "auto";
   if (mode === "shaped" && machineReason) throw new Error(`lab: cannot shape: ${machineReason}`);
   const shaped = mode !== "unshaped" && machineReason === null;
+  checkBuilt();
   const reason = shaped ? null : mode === "unshaped" ? "unshaped mode requested" : machineReason;
 
   // a crashed run's leftovers: this lab's own, and private labs whose owner is gone
@@ -63,7 +76,7 @@ export async function labUp(options: LabUpOptions): Promise<LabState> {
     dir,
     cloudNamespace: namespace,
     environmentCount,
-    iperf3: { host, ports: [], server: IPERF3_SERVER_KIND },
+    iperf3: { host, ports: [], server: iperf3ServerDescription(iperf3Server) },
     s3: {
       endpoint: "",
       region: LAB_REGION,
@@ -106,7 +119,7 @@ export async function labUp(options: LabUpOptions): Promise<LabState> {
     state.processes.push(...store.processes);
     state.s3.nginxConfigFile = store.nginxConfigFile;
     await writeLabState(state);
-    state.processes.push(...(await startIperf3Servers(namespace, host, iperf3Ports, dir)));
+    state.processes.push(...(await startIperf3Servers(iperf3Server, namespace, host, iperf3Ports, dir)));
     state.iperf3.ports = iperf3Ports;
     await writeLabState(state);
     return state;

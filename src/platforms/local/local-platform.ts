@@ -10,8 +10,9 @@ import type {
   PlatformFacts,
   ProbeEndpoints,
 } from "../platform.js";
-import { type AgentExit, AgentProcess, checkAgentBuilt } from "./agent-process.js";
+import { type AgentExit, AgentProcess } from "./agent-process.js";
 import { joinCgroupScript, oomKillCount } from "./cgroups.js";
+import { checkBuilt } from "./dist-paths.js";
 import {
   configureEnvironment,
   createEnvironment,
@@ -31,7 +32,7 @@ import {
 } from "./profiles.js";
 import { type CommandResult, runCommand } from "./run-command.js";
 import { type LabState, processStartTicks, writeLabState } from "./state-file.js";
-import { headObjectBytes, testObjectKey } from "./test-objects.js";
+import { headObjectBytes, serveObjectFromFile, testObjectKey } from "./test-objects.js";
 
 export interface LocalPlatformOptions {
   profile: string;
@@ -42,6 +43,8 @@ export interface LocalPlatformOptions {
   /** Used only when this platform has to bring the lab up itself. */
   environments?: number;
   mode?: LabUpOptions["mode"];
+  /** Used only when this platform has to bring the lab up itself. */
+  iperf3Server?: LabUpOptions["iperf3Server"];
   /** Lambda's function timeout (max 900 s): an invocation running longer is killed. */
   functionTimeoutSeconds?: number;
 }
@@ -81,7 +84,7 @@ export class LocalPlatform implements Platform {
     if (!(timeout >= 1 && timeout <= 900)) {
       throw new Error(`functionTimeoutSeconds: ${timeout} is not allowed (allowed: 1-900)`);
     }
-    checkAgentBuilt();
+    checkBuilt();
     const labName = options.labName ?? DEFAULT_LAB_NAME;
     let state = await runningLab(labName);
     let owns = false;
@@ -93,6 +96,7 @@ export class LocalPlatform implements Platform {
         customProfiles: options.customProfiles,
         environments: options.environments,
         mode: options.mode,
+        iperf3Server: options.iperf3Server,
       });
       owns = true;
     } else if (
@@ -275,7 +279,25 @@ export class LocalPlatform implements Platform {
     }
     if (!this.caPem) this.caPem = await readFile(this.state.s3.caFile, "utf8");
     const key = testObjectKey(bytes);
-    if ((await headObjectBytes(this.state, key)) === bytes) return key;
+    // one seeding at a time: the direct-objects map is appended to and nginx reloaded
+    const previous = this.seeding;
+    let done = () => {};
+    this.seeding = new Promise<void>((resolve) => {
+      done = resolve;
+    });
+    await previous;
+    try {
+      if ((await headObjectBytes(this.state, key)) !== bytes) await this.uploadTestObject(key, bytes);
+      await serveObjectFromFile(this.state, key);
+      return key;
+    } finally {
+      done();
+    }
+  }
+
+  private seeding: Promise<void> = Promise.resolve();
+
+  private async uploadTestObject(key: string, bytes: number): Promise<void> {
     // uploaded by the agent's s3-put probe from the cloud side (unshaped, no cgroup): fast, and
     // through the same S3 API a real bucket is filled with
     const uploader = new AgentProcess(
@@ -319,7 +341,6 @@ export class LocalPlatform implements Platform {
     const size = await headObjectBytes(this.state, key);
     if (size !== bytes)
       throw new Error(`lab: test object ${key} has ${size ?? "no"} bytes after s3-put, expected ${bytes}`);
-    return key;
   }
 
   async dispose(): Promise<void> {

@@ -1,0 +1,130 @@
+import assert from "node:assert/strict";
+import { after, before, test } from "node:test";
+import { removeLab } from "../../src/platforms/local/cleanup.js";
+import { privateLabName } from "../../src/platforms/local/lab-names.js";
+import { LocalPlatform } from "../../src/platforms/local/local-platform.js";
+import { ensureBuilt, isRoot, withBenchLock } from "./lab-helpers.js";
+
+/**
+ * The lab's S3 server: test objects are created by the agent's s3-put probe (never copied in),
+ * GET/HEAD come straight from s3rver's files through nginx, everything else reaches s3rver,
+ * and nginx's per-request cap emulates S3's ~90 MB/s per connection.
+ */
+const skip = isRoot() ? false : "needs root (network namespaces, tc, cgroups)";
+const labName = privateLabName();
+const arch = process.arch === "x64" ? "x86_64" : "arm64";
+const MEMORY_MB = 10_240;
+let platform: LocalPlatform;
+
+before(async () => {
+  if (skip) return;
+  ensureBuilt();
+  platform = await LocalPlatform.open({ profile: "raised-3000", labName, environments: 1, mode: "shaped" });
+  await platform.prepare([{ memoryMb: MEMORY_MB, arch }]);
+});
+
+after(async () => {
+  if (skip) return;
+  try {
+    await platform?.dispose();
+  } finally {
+    await removeLab(labName);
+  }
+});
+
+function curl(args: string[]) {
+  const s3 = platform.endpoints().s3;
+  return platform.execInEnvironment(MEMORY_MB, "curl", [
+    "-sS",
+    "--cacert",
+    platform.lab.s3.caFile,
+    ...args.map((a) => a.replace("URL", `${s3?.endpoint}/${s3?.bucket}`)),
+  ]);
+}
+
+test("ensureTestObject uploads with the s3-put probe and checks the size; GET/HEAD come from the file", {
+  skip,
+}, async () => {
+  const bytes = 8 * 1_048_576;
+  const key = await platform.ensureTestObject(bytes);
+  assert.equal(await platform.ensureTestObject(bytes), key, "the second call reuses the object");
+  const head = await curl(["--head", `URL/${key}`]);
+  assert.match(head.stdout, /^HTTP\/1.1 200/);
+  assert.match(head.stdout, new RegExp(`content-length: ${bytes}`, "i"));
+  // served by nginx from s3rver's file (its own ETag, "mtime-size" in hex), not by s3rver
+  assert.match(head.stdout, /^x-lnblab-served-from: nginx/im);
+  assert.match(head.stdout, new RegExp(`etag: "[0-9a-f]+-${bytes.toString(16)}"`, "i"));
+  const range = await curl(["-D", "-", "-o", "/dev/null", "-r", "100-199", `URL/${key}`]);
+  assert.match(range.stdout, /^HTTP\/1.1 206/);
+  assert.match(range.stdout, new RegExp(`content-range: bytes 100-199/${bytes}`, "i"));
+});
+
+test("listing, missing keys and other requests reach s3rver", { skip }, async () => {
+  await platform.ensureTestObject(1_048_576);
+  const list = await curl(["URL?list-type=2"]);
+  assert.match(list.stdout, /<ListBucketResult/);
+  assert.match(list.stdout, /<Key>lnb-test-objects\/1048576-bytes<\/Key>/);
+  // an object that was not seeded reads back through s3rver (its ETag is an MD5)
+  const put = await curl(["-X", "PUT", "--data-binary", "not seeded", "URL/not-seeded"]);
+  assert.equal(put.exitCode, 0, put.stderr);
+  const notSeeded = await curl(["-D", "-", "URL/not-seeded"]);
+  assert.match(notSeeded.stdout, /etag: "[0-9a-f]{32}"/i);
+  assert.doesNotMatch(notSeeded.stdout, /x-lnblab-served-from/i);
+  assert.match(notSeeded.stdout, /not seeded$/);
+  const missing = await curl(["-D", "-", "URL/no-such-key"]);
+  assert.match(missing.stdout, /^HTTP\/1.1 404/);
+  assert.match(missing.stdout, /<Code>NoSuchKey<\/Code>/);
+});
+
+test("the s3-get probe in an environment reads the test object", { skip }, async (t) => {
+  const bytes = 64 * 1_048_576;
+  const key = await platform.ensureTestObject(bytes);
+  const s3 = platform.endpoints().s3;
+  const outcome = await platform.invoke(
+    { memoryMb: MEMORY_MB, arch },
+    {
+      probe: "s3-get",
+      endpoint: s3?.endpoint,
+      bucket: s3?.bucket ?? "",
+      key,
+      pathStyle: true,
+      caPem: s3?.caPem,
+      concurrency: 4,
+      chunkMib: 8,
+    },
+  );
+  if (outcome.response && !outcome.response.ok && /being built/.test(outcome.response.error.message)) {
+    t.skip("the s3-get probe is still being built");
+    return;
+  }
+  assert.ok(outcome.response?.ok, JSON.stringify(outcome.failure ?? outcome.response));
+  assert.equal(outcome.response.summary?.bytes, bytes);
+});
+
+test("the S3 cap is per connection: ~90 MB/s for one, several times that for four", { skip }, async () => {
+  const bytes = 256 * 1_048_576;
+  const key = await platform.ensureTestObject(bytes);
+  const cap = platform.lab.s3.s3ConnectionBytesPerSecond ?? 0;
+  assert.equal(cap, 90_000_000);
+  await withBenchLock(async () => {
+    const one = await curl(["-o", "/dev/null", "-w", "%{speed_download}", `URL/${key}`]);
+    assert.equal(one.exitCode, 0, one.stderr);
+    const single = Number(one.stdout);
+    // nginx's limit_rate never lets a connection exceed the cap; on a busy host it may fall short
+    assert.ok(single > 0.6 * cap && single < 1.05 * cap, `${single} B/s with a cap of ${cap}`);
+    const quarter = bytes / 4;
+    const ranges = [0, 1, 2, 3].map((i) => `-r ${i * quarter}-${(i + 1) * quarter - 1}`);
+    const script = ranges
+      .map((range) => `curl -sS --cacert ${platform.lab.s3.caFile} ${range} -o /dev/null URL/${key} &`)
+      .join(" ");
+    const start = performance.now();
+    const parallel = await platform.execInEnvironment(MEMORY_MB, "sh", [
+      "-c",
+      `${script.replaceAll("URL", `${platform.endpoints().s3?.endpoint}/${platform.endpoints().s3?.bucket}`)} wait`,
+    ]);
+    const aggregate = bytes / ((performance.now() - start) / 1000);
+    assert.equal(parallel.exitCode, 0, parallel.stderr);
+    // a cap per environment would keep four connections at one connection's rate
+    assert.ok(aggregate > 1.5 * single, `4 connections: ${aggregate} B/s, 1 connection: ${single} B/s`);
+  });
+});
