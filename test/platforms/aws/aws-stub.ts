@@ -56,7 +56,11 @@ export class AwsStub {
       return {
         response: {
           statusCode: response.statusCode,
-          headers: { "x-amzn-requestid": requestId, "content-length": String(body.length), ...response.headers },
+          headers: {
+            "x-amzn-requestid": requestId,
+            "content-length": String(body.length),
+            ...response.headers,
+          },
           body: Readable.from([body]),
         },
       };
@@ -73,7 +77,8 @@ function bodyText(body: unknown): string {
 
 function parseRequest(request: any): StubRequest {
   const headers: Record<string, string> = {};
-  for (const [key, value] of Object.entries(request.headers ?? {})) headers[key.toLowerCase()] = String(value);
+  for (const [key, value] of Object.entries(request.headers ?? {}))
+    headers[key.toLowerCase()] = String(value);
   const host: string = request.hostname ?? "";
   const service = /(^|\.)s3[.-]/.test(host) ? "s3" : (host.split(".")[0] ?? "");
   const path: string = request.path ?? "/";
@@ -82,7 +87,14 @@ function parseRequest(request: any): StubRequest {
   const target = headers["x-amz-target"];
   if (target) {
     // JSON 1.0/1.1: X-Amz-Target: Prefix.Operation
-    return { service, operation: target.split(".")[1] as string, input: text ? JSON.parse(text) : {}, path, method, headers };
+    return {
+      service,
+      operation: target.split(".")[1] as string,
+      input: text ? JSON.parse(text) : {},
+      path,
+      method,
+      headers,
+    };
   }
   if (service === "cloudformation") {
     const params = Object.fromEntries(new URLSearchParams(text));
@@ -144,7 +156,11 @@ function lambdaOperation(method: string, path: string): string {
 // ---- responses as AWS sends them
 
 export function json(body: unknown, statusCode = 200, headers: Record<string, string> = {}): StubResponse {
-  return { statusCode, headers: { "content-type": "application/x-amz-json-1.1", ...headers }, body: JSON.stringify(body) };
+  return {
+    statusCode,
+    headers: { "content-type": "application/x-amz-json-1.1", ...headers },
+    body: JSON.stringify(body),
+  };
 }
 
 /** JSON 1.1 error (Service Quotas, SSM, tagging): `__type` in the body. */
@@ -153,12 +169,25 @@ export function jsonError(type: string, message: string, statusCode = 400): Stub
 }
 
 /** REST-JSON (Lambda) success. */
-export function restJson(body: unknown, statusCode = 200, headers: Record<string, string> = {}): StubResponse {
-  return { statusCode, headers: { "content-type": "application/json", ...headers }, body: JSON.stringify(body) };
+export function restJson(
+  body: unknown,
+  statusCode = 200,
+  headers: Record<string, string> = {},
+): StubResponse {
+  return {
+    statusCode,
+    headers: { "content-type": "application/json", ...headers },
+    body: JSON.stringify(body),
+  };
 }
 
 /** REST-JSON (Lambda) error: `x-amzn-errortype` header plus Type/message body. */
-export function restJsonError(type: string, message: string, statusCode: number, extra: Record<string, unknown> = {}): StubResponse {
+export function restJsonError(
+  type: string,
+  message: string,
+  statusCode: number,
+  extra: Record<string, unknown> = {},
+): StubResponse {
   return {
     statusCode,
     headers: {
@@ -188,11 +217,14 @@ export function queryError(code: string, message: string, statusCode = 400): Stu
   };
 }
 
-export const stackId = "arn:aws:cloudformation:us-west-2:123456789012:stack/lambda-netbench/0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0";
+export const stackId =
+  "arn:aws:cloudformation:us-west-2:123456789012:stack/lambda-netbench/0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0";
 
 export function describeStacks(status: string, outputs: Record<string, string> = {}): StubResponse {
   const outputXml = Object.entries(outputs)
-    .map(([key, value]) => `<member><OutputKey>${key}</OutputKey><OutputValue>${value}</OutputValue></member>`)
+    .map(
+      ([key, value]) => `<member><OutputKey>${key}</OutputKey><OutputValue>${value}</OutputValue></member>`,
+    )
     .join("");
   return queryXml(
     "DescribeStacks",
@@ -200,6 +232,12 @@ export function describeStacks(status: string, outputs: Record<string, string> =
   );
 }
 
-export const stackDoesNotExist = queryError("ValidationError", "Stack with id lambda-netbench does not exist");
+export const stackDoesNotExist = queryError(
+  "ValidationError",
+  "Stack with id lambda-netbench does not exist",
+);
 
-export const testCredentials = { accessKeyId: "AKIAIOSFODNN7EXAMPLE", secretAccessKey: "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY" };
+export const testCredentials = {
+  accessKeyId: "AKIAIOSFODNN7EXAMPLE",
+  secretAccessKey: "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
+};

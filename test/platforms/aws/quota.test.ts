@@ -20,7 +20,10 @@ const quota = (value: number, code = "L-14320ECE") => ({
   Adjustable: true,
   GlobalQuota: false,
 });
-const noSuchQuota = jsonError("NoSuchResourceException", "The request failed because the specified service quota doesn't exist.");
+const noSuchQuota = jsonError(
+  "NoSuchResourceException",
+  "The request failed because the specified service quota doesn't exist.",
+);
 const history = (entries: object[]) => json({ RequestedQuotas: entries });
 const change = (status: string, value: number, caseId?: string) => ({
   Id: `req-${status.toLowerCase()}`,
@@ -36,7 +39,12 @@ const change = (status: string, value: number, caseId?: string) => ({
 });
 
 function clients(stub: AwsStub) {
-  return createAwsClients({ region: "us-west-2", credentials: testCredentials, requestHandler: stub.handler, maxAttempts: 1 });
+  return createAwsClients({
+    region: "us-west-2",
+    credentials: testCredentials,
+    requestHandler: stub.handler,
+    maxAttempts: 1,
+  });
 }
 
 describe("quota against the real Service Quotas client (stubbed transport)", () => {
@@ -63,7 +71,14 @@ describe("quota against the real Service Quotas client (stubbed transport)", () 
   test("get: NoSuchResourceException on the code falls back to the name", async () => {
     const stub = new AwsStub()
       .on("GetServiceQuota", noSuchQuota)
-      .on("ListServiceQuotas", json({ Quotas: [{ ...quota(1200, "L-0THERC0DE"), QuotaName: "Concurrent executions" }], NextToken: "page2" }), json({ Quotas: [quota(1500, "L-NEWC0DE1")] }))
+      .on(
+        "ListServiceQuotas",
+        json({
+          Quotas: [{ ...quota(1200, "L-0THERC0DE"), QuotaName: "Concurrent executions" }],
+          NextToken: "page2",
+        }),
+        json({ Quotas: [quota(1500, "L-NEWC0DE1")] }),
+      )
       .on("GetAWSDefaultServiceQuota", json({ Quota: quota(625, "L-NEWC0DE1") }))
       .on("ListRequestedServiceQuotaChangeHistoryByQuota", history([]));
     const report = await getQuotaReport(clients(stub).quotas, "us-west-2");
@@ -98,7 +113,11 @@ describe("quota against the real Service Quotas client (stubbed transport)", () 
       .on("RequestServiceQuotaIncrease", json({ RequestedQuota: change("PENDING", 3000) }));
     const { request } = await requestQuotaIncrease(clients(stub).quotas, "us-west-2", 3000);
     assert.equal(stub.operations().at(-1), "RequestServiceQuotaIncrease");
-    assert.deepEqual(stub.requests.at(-1)!.input, { ServiceCode: "lambda", QuotaCode: "L-14320ECE", DesiredValue: 3000 });
+    assert.deepEqual(stub.requests.at(-1)!.input, {
+      ServiceCode: "lambda",
+      QuotaCode: "L-14320ECE",
+      DesiredValue: 3000,
+    });
     assert.equal(request.status, "PENDING");
   });
 
@@ -110,18 +129,33 @@ describe("quota against the real Service Quotas client (stubbed transport)", () 
       const stub = new AwsStub()
         .on("GetServiceQuota", json({ Quota: quota(inForce) }))
         .on("GetAWSDefaultServiceQuota", json({ Quota: quota(625) }))
-        .on("ListRequestedServiceQuotaChangeHistoryByQuota", history(open ? [change(open, 3000, "case-9")] : []));
-      await assert.rejects(requestQuotaIncrease(clients(stub).quotas, "us-west-2", value), QuotaRequestRefused);
+        .on(
+          "ListRequestedServiceQuotaChangeHistoryByQuota",
+          history(open ? [change(open, 3000, "case-9")] : []),
+        );
+      await assert.rejects(
+        requestQuotaIncrease(clients(stub).quotas, "us-west-2", value),
+        QuotaRequestRefused,
+      );
       assert.ok(!stub.operations().includes("RequestServiceQuotaIncrease"));
     });
   }
 
   test("throttling on Service Quotas is retried by the SDK and then succeeds", async () => {
     const stub = new AwsStub()
-      .on("GetServiceQuota", jsonError("TooManyRequestsException", "Rate exceeded"), json({ Quota: quota(625) }))
+      .on(
+        "GetServiceQuota",
+        jsonError("TooManyRequestsException", "Rate exceeded"),
+        json({ Quota: quota(625) }),
+      )
       .on("GetAWSDefaultServiceQuota", json({ Quota: quota(625) }))
       .on("ListRequestedServiceQuotaChangeHistoryByQuota", history([]));
-    const c = createAwsClients({ region: "us-west-2", credentials: testCredentials, requestHandler: stub.handler, maxAttempts: 3 });
+    const c = createAwsClients({
+      region: "us-west-2",
+      credentials: testCredentials,
+      requestHandler: stub.handler,
+      maxAttempts: 3,
+    });
     const report = await getQuotaReport(c.quotas, "us-west-2");
     assert.equal(report.valueMbps, 625);
     assert.deepEqual(stub.operations().slice(0, 2), ["GetServiceQuota", "GetServiceQuota"]);

@@ -1,8 +1,12 @@
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { describe, test } from "node:test";
-import { buildStackTemplate, instanceArchitecture, type StackTemplateOptions } from "../../../src/platforms/aws/stack-template.js";
 import { tagKey } from "../../../src/platforms/aws/naming.js";
+import {
+  buildStackTemplate,
+  instanceArchitecture,
+  type StackTemplateOptions,
+} from "../../../src/platforms/aws/stack-template.js";
 import { validateTemplate } from "./cfn-schema-validator.js";
 
 const full: StackTemplateOptions = {
@@ -10,7 +14,13 @@ const full: StackTemplateOptions = {
   arch: "arm64",
   memoryMb: 2048,
   timeoutSeconds: 900,
-  server: { instanceType: "c8gn.large", ttlHours: 3, ports: 4, generation: 2, expiresAt: "2026-11-30T00:00:00.000Z" },
+  server: {
+    instanceType: "c8gn.large",
+    ttlHours: 3,
+    ports: 4,
+    generation: 2,
+    expiresAt: "2026-11-30T00:00:00.000Z",
+  },
 };
 
 describe("stack template against AWS's CloudFormation resource schemas (@aws-cdk/aws-service-spec)", () => {
@@ -18,7 +28,10 @@ describe("stack template against AWS's CloudFormation resource schemas (@aws-cdk
     ["bucket only (first pass)", { ...full, agentCodeKey: null, server: null }],
     ["function, no server", { ...full, server: null }],
     ["function and iperf3 server", full],
-    ["x86_64 server type", { ...full, arch: "x86_64", server: { ...full.server!, instanceType: "c7i.large" } }],
+    [
+      "x86_64 server type",
+      { ...full, arch: "x86_64", server: { ...full.server!, instanceType: "c7i.large" } },
+    ],
   ] as const) {
     test(`${name}: every resource type and property valid`, () => {
       const template = buildStackTemplate(options as StackTemplateOptions);
@@ -75,7 +88,10 @@ describe("stack template against AWS's CloudFormation resource schemas (@aws-cdk
     // bucket: public access blocked, encrypted, test objects expire
     const bucket = r.Bucket!.Properties;
     assert.ok(Object.values(bucket.PublicAccessBlockConfiguration).every((v) => v === true));
-    assert.equal(bucket.BucketEncryption.ServerSideEncryptionConfiguration[0].ServerSideEncryptionByDefault.SSEAlgorithm, "AES256");
+    assert.equal(
+      bucket.BucketEncryption.ServerSideEncryptionConfiguration[0].ServerSideEncryptionByDefault.SSEAlgorithm,
+      "AES256",
+    );
     assert.equal(bucket.LifecycleConfiguration.Rules[0].Prefix, "test-objects/");
     assert.ok(bucket.LifecycleConfiguration.Rules[0].ExpirationInDays > 0);
     // server: only the iperf3 ports, no SSH, no key pair, terminates itself, RSA auth
@@ -86,26 +102,41 @@ describe("stack template against AWS's CloudFormation resource schemas (@aws-cdk
     assert.equal(instance.KeyName, undefined);
     assert.equal(instance.InstanceInitiatedShutdownBehavior, "terminate");
     assert.equal(instance.InstanceType, "c8gn.large");
-    assert.equal(template.Parameters.ServerImageId!.Default, "/aws/service/ami-amazon-linux-latest/al2023-ami-kernel-default-arm64");
+    assert.equal(
+      template.Parameters.ServerImageId!.Default,
+      "/aws/service/ami-amazon-linux-latest/al2023-ami-kernel-default-arm64",
+    );
     const userData: string = instance.UserData["Fn::Base64"]["Fn::Sub"];
     assert.match(userData, /shutdown -h \+180\n/);
-    assert.ok(userData.indexOf("shutdown -h") < userData.indexOf("dnf install"), "TTL armed before anything can fail");
-    assert.match(userData, /--rsa-private-key-path \/etc\/lambda-netbench\/iperf3-private.pem --authorized-users-path/);
-    assert.ok(r.ServerRole!.Properties.ManagedPolicyArns[0]["Fn::Sub"].endsWith("AmazonSSMManagedInstanceCore"));
+    assert.ok(
+      userData.indexOf("shutdown -h") < userData.indexOf("dnf install"),
+      "TTL armed before anything can fail",
+    );
+    assert.match(
+      userData,
+      /--rsa-private-key-path \/etc\/lambda-netbench\/iperf3-private.pem --authorized-users-path/,
+    );
+    assert.ok(
+      r.ServerRole!.Properties.ManagedPolicyArns[0]["Fn::Sub"].endsWith("AmazonSSMManagedInstanceCore"),
+    );
     // every taggable resource carries the tag
     for (const [id, resource] of Object.entries(r))
       if (!["AWS::S3::BucketPolicy", "AWS::IAM::InstanceProfile"].includes(resource.Type))
-        assert.ok(resource.Properties.Tags?.some((t: { Key: string }) => t.Key === tagKey), `${id} is tagged`);
+        assert.ok(
+          resource.Properties.Tags?.some((t: { Key: string }) => t.Key === tagKey),
+          `${id} is tagged`,
+        );
   });
 
   test("user data is valid bash once CloudFormation substitutes it", () => {
     const template = buildStackTemplate(full) as any;
-    const script = (template.Resources.Iperf3Server2.Properties.UserData["Fn::Base64"]["Fn::Sub"] as string).replaceAll(
-      "${AWS::Region}",
-      "us-west-2",
+    const script = (
+      template.Resources.Iperf3Server2.Properties.UserData["Fn::Base64"]["Fn::Sub"] as string
+    ).replaceAll("${AWS::Region}", "us-west-2");
+    assert.ok(
+      !/\$\{(?!AWS::)/.test(template.Resources.Iperf3Server2.Properties.UserData["Fn::Base64"]["Fn::Sub"]),
+      "only ${AWS::...} placeholders: bash variables must not look like Fn::Sub references",
     );
-    assert.ok(!/\$\{(?!AWS::)/.test(template.Resources.Iperf3Server2.Properties.UserData["Fn::Base64"]["Fn::Sub"]),
-      "only ${AWS::...} placeholders: bash variables must not look like Fn::Sub references");
     const check = spawnSync("bash", ["-n"], { input: script });
     assert.equal(check.status, 0, check.stderr.toString());
   });
