@@ -1,5 +1,8 @@
 import { Command } from "commander";
+import { registerDeployCommand } from "./commands/deploy.js";
 import { registerProbeCommand } from "./commands/probe.js";
+import { registerQuotaCommand } from "./commands/quota.js";
+import { registerTeardownCommand } from "./commands/teardown.js";
 
 export function buildProgram(): Command {
   const program = new Command()
@@ -9,6 +12,9 @@ export function buildProgram(): Command {
     .showHelpAfterError()
     .exitOverride();
   registerProbeCommand(program);
+  registerQuotaCommand(program);
+  registerDeployCommand(program);
+  registerTeardownCommand(program);
   return program;
 }
 
