@@ -64,7 +64,10 @@ export function validateArchitecture(arch: string, field = "arch"): Architecture
 export function validateQuotaValue(value: string | number, field = "value"): number {
   const mbps = typeof value === "number" ? value : Number(value);
   if (!Number.isFinite(mbps) || mbps <= 0)
-    throw new AwsInputError(field, `"${value}" is not a number of Mbit/s above 0`);
+    throw new AwsInputError(
+      field,
+      `"${value}" is not a number of Mbit/s (allowed: above 0, up to ${maxBandwidthQuotaMbps})`,
+    );
   if (mbps > maxBandwidthQuotaMbps)
     throw new AwsInputError(
       field,
