@@ -128,17 +128,18 @@ describe("secrets and cost", () => {
 
   test("confirmRun: --yes proceeds; no terminal and no --yes refuses", async () => {
     const estimate = estimateCost({ region: "us-west-2", items: [], ec2: null });
-    const sink = {
-      text: "",
-      write(chunk: string) {
-        this.text += chunk;
-        return true;
+    const { PassThrough, Writable } = await import("node:stream");
+    let text = "";
+    const sink = new Writable({
+      write(chunk, _encoding, done) {
+        text += String(chunk);
+        done();
       },
-    } as unknown as NodeJS.WritableStream & { text: string };
+    });
     assert.equal(await confirmRun([estimate], { yes: true, output: sink }), true);
-    const notTty = Object.assign(new (await import("node:stream")).PassThrough(), { isTTY: false });
+    const notTty = Object.assign(new PassThrough(), { isTTY: false });
     assert.equal(await confirmRun([estimate], { yes: false, input: notTty, output: sink }), false);
-    assert.match(sink.text, /Cost estimate for us-west-2/);
-    assert.match(sink.text, /pass --yes/);
+    assert.match(text, /Cost estimate for us-west-2/);
+    assert.match(text, /pass --yes/);
   });
 });
