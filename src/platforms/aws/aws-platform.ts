@@ -151,6 +151,7 @@ export class AwsPlatform implements Platform {
       waiter: this.options.waiter ?? { minDelaySeconds: 1, maxDelaySeconds: 10, maxWaitSeconds: 300 },
       ...(this.options.backoff ? { backoff: this.options.backoff } : {}),
       ...(this.options.log ? { log: this.options.log } : {}),
+      dryRun: this.clients.recorder.dryRun,
     });
     for (const entry of published) this.published.set(entry.alias, entry);
   }
@@ -191,6 +192,16 @@ export class AwsPlatform implements Platform {
         startedAt: new Date().toISOString(),
         durationSeconds: 0,
       };
+    if (this.clients.recorder.dryRun) {
+      // recorded as a planned call; nothing runs and nothing is measured
+      await invokeAgent(this.clients.lambda, alias, event, this.invokeOptions());
+      return {
+        response: null,
+        failure: { kind: "platform", message: `dry run: Invoke of ${alias} not made` },
+        startedAt: new Date().toISOString(),
+        durationSeconds: 0,
+      };
+    }
     return invokeAgent(this.clients.lambda, alias, event, { ...this.invokeOptions(), ...options });
   }
 

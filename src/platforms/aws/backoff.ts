@@ -26,7 +26,8 @@ export const throttlingErrorNames = new Set([
   "RequestLimitExceeded",
   "SlowDown",
 ]);
-export const conflictErrorNames = new Set(["ResourceConflictException"]);
+/** An update in progress, or a function not active yet: worth waiting for. */
+export const conflictErrorNames = new Set(["ResourceConflictException", "ResourceNotReadyException"]);
 
 export function errorName(error: unknown): string {
   if (typeof error === "object" && error !== null) {

@@ -35,6 +35,8 @@ export interface VersionOptions {
   waiter: { minDelaySeconds: number; maxDelaySeconds: number; maxWaitSeconds: number };
   backoff?: Partial<BackoffOptions>;
   log?: (line: string) => void;
+  /** Dry run: changes are held back by the recorder, so there is nothing to wait for. */
+  dryRun?: boolean;
 }
 
 export interface PublishedVariant {
@@ -54,6 +56,7 @@ function retrying<T>(operation: () => Promise<T>, options: VersionOptions): Prom
 }
 
 async function waitUpdated(lambda: LambdaClient, options: VersionOptions): Promise<void> {
+  if (options.dryRun) return;
   await waitUntilFunctionUpdatedV2(
     {
       client: lambda,
@@ -117,6 +120,7 @@ export async function publishVariants(
           ),
         options,
       );
+      if (options.dryRun) version.Version ??= "(new version)";
       if (!version.Version) throw new Error(`PublishVersion returned no version for ${memoryMb} MB ${arch}`);
       if (version.MemorySize !== undefined && version.MemorySize !== memoryMb)
         throw new Error(

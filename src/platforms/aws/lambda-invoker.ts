@@ -1,13 +1,14 @@
 import { InvokeCommand, type LambdaClient } from "@aws-sdk/client-lambda";
 import type { AgentEventInput } from "../../agent/event.js";
 import type { InvocationOutcome } from "../platform.js";
-import { type BackoffOptions, defaultBackoff, isThrottling, withBackoff } from "./backoff.js";
+import { type BackoffOptions, defaultBackoff, isThrottlingOrConflict, withBackoff } from "./backoff.js";
 import { outcomeFromInvokeError, outcomeFromInvokeResult } from "./invocation-outcome.js";
 import { functionName } from "./naming.js";
 
 /**
  * Invokes the agent synchronously (RequestResponse) on a qualifier (an alias per memory size
- * and architecture, or $LATEST), retrying throttling with backoff and jitter. Never throws:
+ * and architecture, or $LATEST), retrying throttling and conflicts (a function still being
+ * updated) with backoff and jitter. Never throws:
  * every failure comes back as an outcome with its kind, with the retries counted.
  */
 export async function invokeAgent(
@@ -34,7 +35,7 @@ export async function invokeAgent(
           options.signal ? { abortSignal: options.signal } : {},
         );
       },
-      { ...defaultBackoff, retryable: isThrottling, signal: options.signal, ...options.backoff },
+      { ...defaultBackoff, retryable: isThrottlingOrConflict, signal: options.signal, ...options.backoff },
     );
     return {
       ...outcomeFromInvokeResult(

@@ -71,7 +71,8 @@ export class AwsStub {
 function bodyText(body: unknown): string {
   if (body === undefined || body === null) return "";
   if (typeof body === "string") return body;
-  if (body instanceof Uint8Array) return Buffer.from(body).toString("utf8");
+  // not Buffer.from(body): the SDK's JSON body adapter overrides valueOf
+  if (body instanceof Uint8Array) return Buffer.from(body.buffer, body.byteOffset, body.byteLength).toString("utf8");
   return "";
 }
 
