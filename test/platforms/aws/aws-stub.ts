@@ -72,7 +72,8 @@ function bodyText(body: unknown): string {
   if (body === undefined || body === null) return "";
   if (typeof body === "string") return body;
   // not Buffer.from(body): the SDK's JSON body adapter overrides valueOf
-  if (body instanceof Uint8Array) return Buffer.from(body.buffer, body.byteOffset, body.byteLength).toString("utf8");
+  if (body instanceof Uint8Array)
+    return Buffer.from(body.buffer, body.byteOffset, body.byteLength).toString("utf8");
   return "";
 }
 

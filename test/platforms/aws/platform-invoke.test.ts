@@ -228,13 +228,24 @@ describe("AwsPlatform prepare and invoke on the real Lambda client (stubbed tran
   });
 
   test("run --dry-run: prepare and invoke only list the changes and invocations they would make", async () => {
-    const stub = baseStub().on("GetFunctionConfiguration", restJson(config(2048))).on("GetAlias", restJsonError("ResourceNotFoundException", "Cannot find alias", 404));
+    const stub = baseStub()
+      .on("GetFunctionConfiguration", restJson(config(2048)))
+      .on("GetAlias", restJsonError("ResourceNotFoundException", "Cannot find alias", 404));
     const recorder = new PlannedCallRecorder(true);
-    const platform = await AwsPlatform.open({ region: "us-west-2", credentials: testCredentials, requestHandler: stub.handler, recorder, ...fast });
+    const platform = await AwsPlatform.open({
+      region: "us-west-2",
+      credentials: testCredentials,
+      requestHandler: stub.handler,
+      recorder,
+      ...fast,
+    });
     await platform.prepare([{ memoryMb: 4096, arch: "arm64" }]);
     const outcome = await platform.invoke({ memoryMb: 4096, arch: "arm64" }, event);
     assert.match(outcome.failure?.message ?? "", /dry run/);
-    assert.ok(stub.operations().every((op) => /^(Describe|Get|List)/.test(op)), stub.operations().join(","));
+    assert.ok(
+      stub.operations().every((op) => /^(Describe|Get|List)/.test(op)),
+      stub.operations().join(","),
+    );
     assert.deepEqual(
       recorder.calls.filter((call) => !call.sent).map((call) => call.operation),
       ["UpdateFunctionConfiguration", "PublishVersion", "CreateAlias", "Invoke"],
