@@ -2,8 +2,10 @@ import {
   AbortMultipartUploadCommand,
   DeleteObjectsCommand,
   ListMultipartUploadsCommand,
+  type ListMultipartUploadsCommandOutput,
   ListObjectsV2Command,
   ListObjectVersionsCommand,
+  type ListObjectVersionsCommandOutput,
   type ObjectIdentifier,
   type S3Client,
 } from "@aws-sdk/client-s3";
@@ -63,7 +65,7 @@ export async function emptyBucket(
     let keyMarker: string | undefined;
     let versionIdMarker: string | undefined;
     do {
-      let page;
+      let page: ListObjectVersionsCommandOutput;
       try {
         page = await s3.send(
           new ListObjectVersionsCommand({
@@ -109,7 +111,7 @@ export async function emptyBucket(
     let uploadKeyMarker: string | undefined;
     let uploadIdMarker: string | undefined;
     do {
-      let page;
+      let page: ListMultipartUploadsCommandOutput;
       try {
         page = await s3.send(
           new ListMultipartUploadsCommand({
