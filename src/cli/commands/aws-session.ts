@@ -9,6 +9,7 @@ import { PlannedCallRecorder } from "../../platforms/aws/planned-calls.js";
  * per region. Tests replace the transport and the credentials through `awsTestHooks`.
  */
 export const awsTestHooks: {
+  // biome-ignore lint/suspicious/noExplicitAny: the SDK clients accept any smithy request handler
   requestHandler?: RequestHandler<any, any>;
   credentials?: AwsCredentialIdentity;
   fast?: boolean;

@@ -15,6 +15,7 @@ export interface AwsClientOptions {
   credentials: AwsCredentialIdentity | AwsCredentialIdentityProvider;
   recorder?: PlannedCallRecorder;
   /** Replaces the HTTP transport (tests: a stub returning AWS's real responses). */
+  // biome-ignore lint/suspicious/noExplicitAny: the SDK clients accept any smithy request handler
   requestHandler?: RequestHandler<any, any>;
   /** SDK retry attempts for control-plane calls (Lambda calls retry through our own backoff). */
   maxAttempts?: number;

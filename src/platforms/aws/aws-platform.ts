@@ -30,6 +30,7 @@ export interface AwsPlatformOptions {
   /** How many invocations at once (each runs in its own execution environment). */
   maxConcurrency?: number;
   /** Tests: the stubbed transport. */
+  // biome-ignore lint/suspicious/noExplicitAny: the SDK clients accept any smithy request handler
   requestHandler?: RequestHandler<any, any>;
   waiter?: { minDelaySeconds: number; maxDelaySeconds: number; maxWaitSeconds: number };
   backoff?: Partial<BackoffOptions>;
@@ -82,7 +83,7 @@ export class AwsPlatform implements Platform {
     });
     try {
       const stack = await describeStack(clients.cloudFormation);
-      if (!stack || !stack.outputs.FunctionName || !stack.outputs.BucketName)
+      if (!stack?.outputs.FunctionName || !stack.outputs.BucketName)
         throw new Error(
           `no usable ${stackName} stack in ${region}${stack ? ` (status ${stack.status})` : ""}: run \`lambda-netbench deploy --region ${region}\` first`,
         );

@@ -28,9 +28,12 @@ export class PlannedCallRecorder {
   readonly calls: PlannedCall[] = [];
   constructor(readonly dryRun: boolean) {}
 
+  // biome-ignore lint/suspicious/noExplicitAny: one middleware for every client's input and output types
   attach(client: { middlewareStack: MiddlewareStack<any, any> }, region: string): void {
     client.middlewareStack.add(
+      // biome-ignore lint/suspicious/noExplicitAny: one middleware for every client's input and output types
       (next: (args: InitializeHandlerArguments<any>) => Promise<any>, context: HandlerExecutionContext) =>
+        // biome-ignore lint/suspicious/noExplicitAny: one middleware for every client's input and output types
         async (args: InitializeHandlerArguments<any>) => {
           const service = (context.clientName ?? "Client").replace(/Client$/, "");
           const operation = (context.commandName ?? "Command").replace(/Command$/, "");

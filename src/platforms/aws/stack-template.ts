@@ -112,6 +112,7 @@ export function buildStackTemplate(options: StackTemplateOptions): CfnTemplate {
                 Effect: "Deny",
                 Principal: "*",
                 Action: "s3:*",
+                // biome-ignore lint/suspicious/noTemplateCurlyInString: a CloudFormation Fn::Sub placeholder
                 Resource: [{ "Fn::GetAtt": ["Bucket", "Arn"] }, { "Fn::Sub": "${Bucket.Arn}/*" }],
                 Condition: { Bool: { "aws:SecureTransport": "false" } },
               },
@@ -169,6 +170,7 @@ function functionResources(options: StackTemplateOptions, codeKey: string): CfnT
                   Sid: "OwnLogGroup",
                   Effect: "Allow",
                   Action: ["logs:CreateLogStream", "logs:PutLogEvents"],
+                  // biome-ignore lint/suspicious/noTemplateCurlyInString: a CloudFormation Fn::Sub placeholder
                   Resource: { "Fn::Sub": "${AgentLogGroup.Arn}" },
                 },
               ],
@@ -239,6 +241,7 @@ function addServer(template: CfnTemplate, server: NonNullable<StackTemplateOptio
           ],
         },
         ManagedPolicyArns: [
+          // biome-ignore lint/suspicious/noTemplateCurlyInString: a CloudFormation Fn::Sub placeholder
           { "Fn::Sub": "arn:${AWS::Partition}:iam::aws:policy/AmazonSSMManagedInstanceCore" },
         ],
         Policies: [

@@ -106,11 +106,11 @@ describe("AwsPlatform prepare and invoke on the real Lambda client (stubbed tran
       "CreateAlias",
     ]);
     const calls = stub.requests.slice(before);
-    assert.deepEqual(calls[1]!.input.Architectures, ["arm64"]);
-    assert.equal(calls[1]!.input.S3Key, "agent/abc.zip");
-    assert.equal(calls[5]!.input.MemorySize, 1024);
+    assert.deepEqual(calls[1]?.input.Architectures, ["arm64"]);
+    assert.equal(calls[1]?.input.S3Key, "agent/abc.zip");
+    assert.equal(calls[5]?.input.MemorySize, 1024);
     assert.deepEqual(
-      { Name: calls[9]!.input.Name, FunctionVersion: calls[9]!.input.FunctionVersion },
+      { Name: calls[9]?.input.Name, FunctionVersion: calls[9]?.input.FunctionVersion },
       { Name: "m1024-arm64", FunctionVersion: "7" },
     );
     assert.equal((await platform.facts()).quotaBitsPerSecond, 625_000_000);
@@ -119,7 +119,7 @@ describe("AwsPlatform prepare and invoke on the real Lambda client (stubbed tran
       .on("DeleteFunction", { statusCode: 204, headers: {}, body: "" });
     await platform.dispose();
     assert.deepEqual(stub.operations().slice(-2), ["DeleteAlias", "DeleteFunction"]);
-    assert.equal(stub.requests.at(-1)!.input.Qualifier, "7");
+    assert.equal(stub.requests.at(-1)?.input.Qualifier, "7");
   });
 
   async function prepared(stub: AwsStub) {

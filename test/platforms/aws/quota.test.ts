@@ -59,13 +59,13 @@ describe("quota against the real Service Quotas client (stubbed transport)", () 
       "GetAWSDefaultServiceQuota",
       "ListRequestedServiceQuotaChangeHistoryByQuota",
     ]);
-    assert.deepEqual(stub.requests[0]!.input, { ServiceCode: "lambda", QuotaCode: "L-14320ECE" });
-    assert.equal(stub.requests[0]!.headers["x-amz-target"], "ServiceQuotasV20190624.GetServiceQuota");
+    assert.deepEqual(stub.requests[0]?.input, { ServiceCode: "lambda", QuotaCode: "L-14320ECE" });
+    assert.equal(stub.requests[0]?.headers["x-amz-target"], "ServiceQuotasV20190624.GetServiceQuota");
     assert.equal(report.matchedBy, "code");
     assert.equal(report.valueMbps, 3000);
     assert.equal(report.defaultMbps, 625);
-    assert.equal(report.requests[0]!.caseId, "case-1234");
-    assert.equal(report.requests[0]!.status, "APPROVED");
+    assert.equal(report.requests[0]?.caseId, "case-1234");
+    assert.equal(report.requests[0]?.status, "APPROVED");
   });
 
   test("get: NoSuchResourceException on the code falls back to the name", async () => {
@@ -89,11 +89,11 @@ describe("quota against the real Service Quotas client (stubbed transport)", () 
       "GetAWSDefaultServiceQuota",
       "ListRequestedServiceQuotaChangeHistoryByQuota",
     ]);
-    assert.equal(stub.requests[2]!.input.NextToken, "page2");
+    assert.equal(stub.requests[2]?.input.NextToken, "page2");
     assert.equal(report.matchedBy, "name");
     assert.equal(report.quotaCode, "L-NEWC0DE1");
     assert.equal(report.valueMbps, 1500);
-    assert.equal(stub.requests[3]!.input.QuotaCode, "L-NEWC0DE1");
+    assert.equal(stub.requests[3]?.input.QuotaCode, "L-NEWC0DE1");
   });
 
   test("get: nothing by code or name -> QuotaNotFoundError", async () => {
@@ -113,7 +113,7 @@ describe("quota against the real Service Quotas client (stubbed transport)", () 
       .on("RequestServiceQuotaIncrease", json({ RequestedQuota: change("PENDING", 3000) }));
     const { request } = await requestQuotaIncrease(clients(stub).quotas, "us-west-2", 3000);
     assert.equal(stub.operations().at(-1), "RequestServiceQuotaIncrease");
-    assert.deepEqual(stub.requests.at(-1)!.input, {
+    assert.deepEqual(stub.requests.at(-1)?.input, {
       ServiceCode: "lambda",
       QuotaCode: "L-14320ECE",
       DesiredValue: 3000,

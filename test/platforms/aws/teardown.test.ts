@@ -114,10 +114,10 @@ describe("teardown on the real SDK clients (stubbed transport)", () => {
       "GetResources",
     ]);
     const find = (op: string) => stub.requests.filter((r) => r.operation === op);
-    assert.equal(find("DeleteFunction")[0]!.input.Qualifier, "7", "$LATEST is never deleted by qualifier");
-    assert.equal(find("ListObjectVersions")[1]!.input["key-marker"], "test-objects/a");
-    assert.equal(find("DELETE /test-objects/b")[0]!.input.uploadId, "up-1");
-    assert.deepEqual(find("GetResources")[0]!.input.TagFilters, [{ Key: "lambda-netbench" }]);
+    assert.equal(find("DeleteFunction")[0]?.input.Qualifier, "7", "$LATEST is never deleted by qualifier");
+    assert.equal(find("ListObjectVersions")[1]?.input["key-marker"], "test-objects/a");
+    assert.equal(find("DELETE /test-objects/b")[0]?.input.uploadId, "up-1");
+    assert.deepEqual(find("GetResources")[0]?.input.TagFilters, [{ Key: "lambda-netbench" }]);
     assert.equal(result.deletedObjectVersions, 3);
     assert.equal(result.abortedUploads, 1);
     assert.deepEqual(result.remaining, [], "the lagging tagging API was asked again until clean");
