@@ -1,4 +1,5 @@
 import { CloudFormationClient } from "@aws-sdk/client-cloudformation";
+import { EC2Client } from "@aws-sdk/client-ec2";
 import { LambdaClient } from "@aws-sdk/client-lambda";
 import { ResourceGroupsTaggingAPIClient } from "@aws-sdk/client-resource-groups-tagging-api";
 import { S3Client } from "@aws-sdk/client-s3";
@@ -29,6 +30,7 @@ export interface AwsClients {
   region: string;
   recorder: PlannedCallRecorder;
   cloudFormation: CloudFormationClient;
+  ec2: EC2Client;
   lambda: LambdaClient;
   quotas: ServiceQuotasClient;
   s3: S3Client;
@@ -49,6 +51,7 @@ export function createAwsClients(options: AwsClientOptions): AwsClients {
     region: options.region,
     recorder,
     cloudFormation: new CloudFormationClient(common),
+    ec2: new EC2Client(common),
     // Lambda: no SDK retries; withBackoff retries throttling and conflicts so each retry is counted.
     lambda: new LambdaClient({
       ...common,
@@ -67,6 +70,7 @@ export function createAwsClients(options: AwsClientOptions): AwsClients {
   };
   for (const client of [
     clients.cloudFormation,
+    clients.ec2,
     clients.lambda,
     clients.quotas,
     clients.s3,
@@ -80,6 +84,7 @@ export function createAwsClients(options: AwsClientOptions): AwsClients {
 export function destroyAwsClients(clients: AwsClients): void {
   for (const client of [
     clients.cloudFormation,
+    clients.ec2,
     clients.lambda,
     clients.quotas,
     clients.s3,

@@ -1,7 +1,9 @@
 import { DeleteStackCommand } from "@aws-sdk/client-cloudformation";
+import { DescribeInstancesCommand } from "@aws-sdk/client-ec2";
 import { GetResourcesCommand } from "@aws-sdk/client-resource-groups-tagging-api";
 import { DeleteParametersCommand, GetParametersByPathCommand } from "@aws-sdk/client-ssm";
 import type { AwsClients } from "./aws-clients.js";
+import { errorName } from "./backoff.js";
 import { emptyBucket } from "./bucket-emptying.js";
 import { deletePublishedVersions } from "./function-versions.js";
 import { parameterPath, stackName, tagKey } from "./naming.js";
@@ -24,6 +26,8 @@ export interface TeardownResult {
   deletedParameters: string[];
   /** ARNs still tagged `lambda-netbench` after the last check (empty: verified clean). */
   remaining: string[];
+  /** Terminated EC2 instances the tagging API still lists (AWS keeps them visible for a while). */
+  terminatedInstances: string[];
   dryRun: boolean;
 }
 
@@ -45,6 +49,28 @@ export async function listTaggedResources(clients: AwsClients): Promise<string[]
     token = page.PaginationToken;
   } while (token);
   return arns;
+}
+
+/** Of the listed ARNs, the EC2 instances that are terminated (gone, but still listed by AWS). */
+async function terminatedInstanceArns(clients: AwsClients, arns: string[]): Promise<Set<string>> {
+  const byId = new Map<string, string>();
+  for (const arn of arns) {
+    const match = /^arn:aws[\w-]*:ec2:[^:]*:\d*:instance\/(i-[0-9a-f]+)$/.exec(arn);
+    if (match) byId.set(match[1] as string, arn);
+  }
+  const terminated = new Set<string>();
+  for (const [instanceId, arn] of byId) {
+    try {
+      const response = await clients.ec2.send(new DescribeInstancesCommand({ InstanceIds: [instanceId] }));
+      const state = response.Reservations?.[0]?.Instances?.[0]?.State?.Name;
+      if (state === "terminated") terminated.add(arn);
+    } catch (error) {
+      // an instance EC2 no longer knows at all is as gone as a terminated one
+      if (errorName(error) === "InvalidInstanceID.NotFound") terminated.add(arn);
+      else throw error;
+    }
+  }
+  return terminated;
 }
 
 /**
@@ -69,6 +95,7 @@ export async function teardownRegion(
     abortedUploads: 0,
     deletedParameters: [],
     remaining: [],
+    terminatedInstances: [],
     dryRun,
   };
   const state = await describeStack(clients.cloudFormation);
@@ -118,7 +145,10 @@ export async function teardownRegion(
   if (dryRun) return result;
   const verify = options.verify ?? { attempts: 10, intervalMs: 15_000 };
   for (let attempt = 1; attempt <= verify.attempts; attempt++) {
-    result.remaining = await listTaggedResources(clients);
+    const listed = await listTaggedResources(clients);
+    const terminated = await terminatedInstanceArns(clients, listed);
+    result.terminatedInstances = listed.filter((arn) => terminated.has(arn));
+    result.remaining = listed.filter((arn) => !terminated.has(arn));
     if (result.remaining.length === 0) break;
     if (attempt < verify.attempts) {
       log(

@@ -98,7 +98,7 @@ function parseRequest(request: any): StubRequest {
       headers,
     };
   }
-  if (service === "cloudformation") {
+  if (service === "cloudformation" || service === "ec2") {
     const params = Object.fromEntries(new URLSearchParams(text));
     return { service, operation: params.Action as string, input: params, path, method, headers };
   }
@@ -243,3 +243,22 @@ export const testCredentials = {
   accessKeyId: "AKIAIOSFODNN7EXAMPLE",
   secretAccessKey: "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
 };
+
+const ec2Namespace = "http://ec2.amazonaws.com/doc/2016-11-15/";
+
+/** EC2 (its own query protocol): DescribeInstances with one instance in `state`. */
+export function describeInstance(instanceId: string, state: string): StubResponse {
+  return {
+    statusCode: 200,
+    headers: { "content-type": "text/xml;charset=UTF-8" },
+    body: `<?xml version="1.0" encoding="UTF-8"?>\n<DescribeInstancesResponse xmlns="${ec2Namespace}"><requestId>${requestId}</requestId><reservationSet><item><reservationId>r-0123456789abcdef0</reservationId><instancesSet><item><instanceId>${instanceId}</instanceId><instanceState><code>48</code><name>${state}</name></instanceState></item></instancesSet></item></reservationSet></DescribeInstancesResponse>`,
+  };
+}
+
+export function ec2Error(code: string, message: string): StubResponse {
+  return {
+    statusCode: 400,
+    headers: { "content-type": "text/xml;charset=UTF-8" },
+    body: `<?xml version="1.0" encoding="UTF-8"?>\n<Response><Errors><Error><Code>${code}</Code><Message>${message}</Message></Error></Errors><RequestID>${requestId}</RequestID></Response>`,
+  };
+}

@@ -4,7 +4,9 @@ import { createAwsClients } from "../../../src/platforms/aws/aws-clients.js";
 import { teardownRegion } from "../../../src/platforms/aws/teardown.js";
 import {
   AwsStub,
+  describeInstance,
   describeStacks,
+  ec2Error,
   json,
   queryXml,
   restJson,
@@ -52,10 +54,26 @@ describe("teardown on the real SDK clients (stubbed transport)", () => {
           PaginationToken: "",
         }),
         json({
-          ResourceTagMappingList: [{ ResourceARN: "arn:aws:ec2:us-west-2:123456789012:instance/i-0abc" }],
+          ResourceTagMappingList: [
+            {
+              ResourceARN:
+                "arn:aws:ssm:us-west-2:123456789012:parameter/lambda-netbench/iperf3/server-status",
+            },
+          ],
           PaginationToken: "",
         }),
-        json({ ResourceTagMappingList: [], PaginationToken: "" }),
+        json({
+          ResourceTagMappingList: [
+            { ResourceARN: "arn:aws:ec2:us-west-2:123456789012:instance/i-0abc" },
+            { ResourceARN: "arn:aws:ec2:us-west-2:123456789012:instance/i-0def" },
+          ],
+          PaginationToken: "",
+        }),
+      )
+      .on(
+        "DescribeInstances",
+        describeInstance("i-0abc", "terminated"),
+        ec2Error("InvalidInstanceID.NotFound", "The instance ID 'i-0def' does not exist"),
       )
       .on(
         "ListObjectVersions",
@@ -112,6 +130,8 @@ describe("teardown on the real SDK clients (stubbed transport)", () => {
       "DeleteParameters",
       "GetResources",
       "GetResources",
+      "DescribeInstances",
+      "DescribeInstances",
     ]);
     const find = (op: string) => stub.requests.filter((r) => r.operation === op);
     assert.equal(find("DeleteFunction")[0]?.input.Qualifier, "7", "$LATEST is never deleted by qualifier");
@@ -121,6 +141,11 @@ describe("teardown on the real SDK clients (stubbed transport)", () => {
     assert.equal(result.deletedObjectVersions, 3);
     assert.equal(result.abortedUploads, 1);
     assert.deepEqual(result.remaining, [], "the lagging tagging API was asked again until clean");
+    assert.deepEqual(result.terminatedInstances, [
+      "arn:aws:ec2:us-west-2:123456789012:instance/i-0abc",
+      "arn:aws:ec2:us-west-2:123456789012:instance/i-0def",
+    ]);
+    assert.equal(find("DescribeInstances")[0]?.input["InstanceId.1"], "i-0abc");
   });
 
   test("idempotent: a second run on an empty region only reads", async () => {
