@@ -27,12 +27,14 @@ export function registerTeardownCommand(program: Command): void {
         console.log(
           `teardown ${region}: stack ${result.stackExisted ? "deleted" : "was absent"}; ${result.deletedVersions} version(s), ${result.deletedAliases} alias(es), ${result.deletedObjectVersions} object version(s), ${result.abortedUploads} upload(s), ${result.deletedParameters.length} parameter(s) removed`,
         );
+        if (result.terminatedInstances.length > 0)
+          console.log(
+            `terminated (AWS still lists them for a while): ${result.terminatedInstances.join(", ")}`,
+          );
         if (result.remaining.length === 0)
           console.log("verified: nothing tagged lambda-netbench remains in this region");
         else {
-          console.error(
-            `still tagged lambda-netbench (the tagging API can lag; terminated instances stay listed for a while):`,
-          );
+          console.error(`still tagged lambda-netbench (the tagging API can lag):`);
           for (const arn of result.remaining) console.error(`  ${arn}`);
           process.exitCode = 1;
         }

@@ -133,9 +133,11 @@ export async function deployStack(clients: AwsClients, options: DeployOptions): 
   const agentCodeKey = `${agentCodePrefix}${options.agent.sha256}.zip`;
   let uploaded = false;
   try {
+    // a dry run of a first deploy has no bucket yet: nothing to look at
+    if (!state?.outputs.BucketName) throw Object.assign(new Error("no bucket yet"), { name: "NoSuchBucket" });
     await clients.s3.send(new HeadObjectCommand({ Bucket: bucket, Key: agentCodeKey }));
   } catch (error) {
-    if (!["NotFound", "NoSuchKey", "NoSuchBucket"].includes(errorName(error)) && !dryRun) throw error;
+    if (!["NotFound", "NoSuchKey", "NoSuchBucket"].includes(errorName(error))) throw error;
     log(`uploading the agent (${options.agent.zip.length} bytes) to s3://${bucket}/${agentCodeKey}`);
     await clients.s3.send(
       new PutObjectCommand({
