@@ -14,6 +14,8 @@ export interface StubRequest {
   path: string;
   method: string;
   headers: Record<string, string>;
+  /** Region from the endpoint host (service.region.amazonaws.com). */
+  region?: string;
 }
 export interface StubResponse {
   statusCode: number;
@@ -44,6 +46,7 @@ export class AwsStub {
     destroy: () => {},
     handle: async (request: any) => {
       const parsed = parseRequest(request);
+      parsed.region = /\.([a-z]{2}(?:-[a-z]+)+-\d)\.amazonaws\.com$/.exec(request.hostname ?? "")?.[1];
       this.requests.push(parsed);
       const queue = this.queues.get(parsed.operation);
       let responder: Responder | undefined;
