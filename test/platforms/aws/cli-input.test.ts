@@ -1,12 +1,12 @@
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, test } from "node:test";
 import { awsTestHooks } from "../../../src/cli/commands/aws-session.js";
 import { buildProgram } from "../../../src/cli/main.js";
-import { buildZip } from "../../../src/platforms/aws/agent-zip.js";
+import { buildAgentZip, buildZip } from "../../../src/platforms/aws/agent-zip.js";
 import { AwsInputError } from "../../../src/platforms/aws/aws-input.js";
 import { confirmRun, estimateCost } from "../../../src/platforms/aws/cost-estimate.js";
 import { resolveCredentials } from "../../../src/platforms/aws/credentials.js";
@@ -75,6 +75,29 @@ describe("agent zip (Node zlib, checked by Debian's unzip)", () => {
     const listing = spawnSync("unzip", ["-Z", join(dir, "agent.zip")]).stdout.toString();
     assert.match(listing, /-rw-r--r--/);
     assert.ok(buildZip([{ name: "index.mjs", data: source }]).equals(zip), "reproducible bytes");
+  });
+});
+
+describe("the deployment package from `npm run build`", () => {
+  const dir = mkdtempSync(join(tmpdir(), "lnb-aws-bundle-"));
+  after(() => rmSync(dir, { recursive: true, force: true }));
+  test("unzipped alone, index.mjs exports a handler that answers an info event (as nodejs22.x loads it)", {
+    skip: !existsSync("dist/agent/index.mjs") && "needs `npm run build`",
+  }, () => {
+    const { zip, sha256 } = buildAgentZip();
+    assert.match(sha256, /^[0-9a-f]{64}$/);
+    writeFileSync(join(dir, "agent.zip"), zip);
+    assert.equal(spawnSync("unzip", ["-q", join(dir, "agent.zip"), "-d", join(dir, "task")]).status, 0);
+    // only the unzipped file, in a directory without node_modules: what Lambda's /var/task holds
+    const script =
+      "const m = await import('./index.mjs'); const r = await m.handler({ probe: 'info' }); console.log(JSON.stringify(r));";
+    const run = spawnSync(process.execPath, ["--input-type=module", "-e", script], {
+      cwd: join(dir, "task"),
+    });
+    assert.equal(run.status, 0, run.stderr.toString());
+    const response = JSON.parse(run.stdout.toString());
+    assert.equal(response.ok, true);
+    assert.equal(response.probe, "info");
   });
 });
 

@@ -79,6 +79,20 @@ describe("iperf3 RSA auth material works with stock iperf3", () => {
     assert.equal(run.stdout.toString().trim(), "pkcs1");
   });
 
+  test("the status report the user data stores is the JSON the platform reads", () => {
+    const script = serverUserData(1, 3).replaceAll("${AWS::Region}", "us-west-2");
+    const line = script.split("\n").find((l) => l.startsWith("aws ssm put-parameter")) as string;
+    // a stand-in `aws` that prints its arguments, one per line
+    const run = spawnSync("bash", [
+      "-c",
+      `aws() { printf '%s\\n' "$@"; }\nVERSION=3.17.1\nPADDING=oaep\n${line}`,
+    ]);
+    const args = run.stdout.toString().trim().split("\n");
+    const value = args[args.indexOf("--value") + 1] as string;
+    assert.deepEqual(JSON.parse(value), { version: "3.17.1", padding: "oaep", ports: "5201-5203" });
+    assert.equal(args[args.indexOf("--name") + 1], "/lambda-netbench/iperf3/server-status");
+  });
+
   async function client(password: string): Promise<{ status: number | null; output: string }> {
     writeFileSync(join(dir, "private.pem"), secrets.privateKeyPem, { mode: 0o600 });
     writeFileSync(join(dir, "public.pem"), publicKeyFromPrivate(secrets.privateKeyPem));
