@@ -1,3 +1,4 @@
+// biome-ignore-all lint/suspicious/noExplicitAny: walks untyped JSON documents and raw SDK transport objects
 import { Readable } from "node:stream";
 
 /**

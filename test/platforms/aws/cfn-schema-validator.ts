@@ -1,3 +1,4 @@
+// biome-ignore-all lint/suspicious/noExplicitAny: walks untyped JSON documents and raw SDK transport objects
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { gunzipSync } from "node:zlib";

@@ -3,14 +3,7 @@ import { existsSync } from "node:fs";
 import { afterEach, beforeEach, describe, test } from "node:test";
 import { awsTestHooks } from "../../../src/cli/commands/aws-session.js";
 import { buildProgram } from "../../../src/cli/main.js";
-import {
-  AwsStub,
-  describeStacks,
-  json,
-  restJsonError,
-  stackDoesNotExist,
-  testCredentials,
-} from "./aws-stub.js";
+import { AwsStub, json, restJsonError, stackDoesNotExist, testCredentials } from "./aws-stub.js";
 
 /** The commands end to end: options -> SDK clients -> (stubbed) AWS -> what the user sees. */
 describe("quota/deploy/teardown commands", () => {

@@ -80,7 +80,7 @@ describe("iperf3 RSA auth material works with stock iperf3", () => {
   });
 
   test("the status report the user data stores is the JSON the platform reads", () => {
-    const script = serverUserData(1, 3).replaceAll("${AWS::Region}", "us-west-2");
+    const script = serverUserData(1, 3).replaceAll(`$${"{AWS::Region}"}`, "us-west-2");
     const line = script.split("\n").find((l) => l.startsWith("aws ssm put-parameter")) as string;
     // a stand-in `aws` that prints its arguments, one per line
     const run = spawnSync("bash", [

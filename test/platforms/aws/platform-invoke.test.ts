@@ -142,7 +142,8 @@ describe("AwsPlatform prepare and invoke on the real Lambda client (stubbed tran
     const platform = await prepared(stub);
     assert.ok(stub.operations().includes("UpdateAlias"), "an existing alias is moved, not recreated");
     const outcome = await platform.invoke(variant, event);
-    const call = stub.requests.at(-1)!;
+    const call = stub.requests.at(-1);
+    assert.ok(call);
     assert.equal(call.operation, "Invoke");
     assert.equal(call.input.Qualifier, "m2048-arm64");
     assert.equal(call.headers["x-amz-invocation-type"], "RequestResponse");
@@ -168,7 +169,7 @@ describe("AwsPlatform prepare and invoke on the real Lambda client (stubbed tran
     const p2 = await prepared(always);
     const outcome = await p2.invoke(variant, event);
     assert.equal(outcome.failure?.kind, "throttled");
-    assert.match(outcome.failure!.message, /TooManyRequestsException/);
+    assert.match(outcome.failure?.message ?? "", /TooManyRequestsException/);
     assert.equal(always.operations().filter((op) => op === "Invoke").length, 6, "defaultBackoff.maxAttempts");
   });
 
@@ -201,7 +202,7 @@ describe("AwsPlatform prepare and invoke on the real Lambda client (stubbed tran
       const outcome = await platform.invoke(variant, event);
       assert.equal(outcome.response, null);
       assert.equal(outcome.failure?.kind, kind);
-      assert.ok(outcome.failure!.message.includes(payload.errorMessage));
+      assert.ok(outcome.failure?.message.includes(payload.errorMessage));
     });
   }
 

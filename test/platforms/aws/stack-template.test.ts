@@ -1,3 +1,6 @@
+// biome-ignore-all lint/suspicious/noExplicitAny: asserts on the template as plain JSON
+// biome-ignore-all lint/style/noNonNullAssertion: a missing resource fails the assertion either way
+// biome-ignore-all lint/suspicious/noTemplateCurlyInString: CloudFormation Fn::Sub placeholders
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { describe, test } from "node:test";
