@@ -1,5 +1,6 @@
 import { Command } from "commander";
 import { registerDeployCommand } from "./commands/deploy.js";
+import { registerIperf3ServerCommand } from "./commands/iperf3-server.js";
 import { registerProbeCommand } from "./commands/probe.js";
 import { registerQuotaCommand } from "./commands/quota.js";
 import { registerTeardownCommand } from "./commands/teardown.js";
@@ -12,6 +13,7 @@ export function buildProgram(): Command {
     .showHelpAfterError()
     .exitOverride();
   registerProbeCommand(program);
+  registerIperf3ServerCommand(program);
   registerQuotaCommand(program);
   registerDeployCommand(program);
   registerTeardownCommand(program);

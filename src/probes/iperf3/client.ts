@@ -1,0 +1,568 @@
+import type { Socket } from "node:net";
+import os from "node:os";
+import { startCpuClock } from "../cpu-clock.js";
+import { IntervalSampler, type IntervalSamples } from "../interval-sampler.js";
+import { isProbeError, ProbeError } from "../probe-error.js";
+import { startRetransmitCounter } from "../retransmits.js";
+import { type AuthCredentials, makeAuthToken } from "./auth-token.js";
+import { DataStream } from "./data-stream.js";
+import {
+  buildEnd,
+  buildIntervalEntry,
+  type Iperf3JsonReport,
+  type JsonIntervalEntry,
+  microseconds,
+} from "./json-report.js";
+import {
+  COOKIE_BYTES,
+  ControlReader,
+  cookieText,
+  encodeJson,
+  encodeState,
+  MAX_PARAMS_JSON_BYTES,
+  MAX_RESULTS_JSON_BYTES,
+  makeCookie,
+  State,
+} from "./protocol.js";
+import { buildClientResults, parsePeerResults } from "./results-document.js";
+import { describeServerError, IE_AUTH_TEST } from "./server-errors.js";
+import { connectTcp } from "./tcp-connect.js";
+import { TransferTally } from "./transfer-tally.js";
+
+export const CLIENT_VERSION = "lambda-netbench 0.1.0";
+
+export interface Iperf3ClientOptions {
+  host: string;
+  port: number;
+  /** Test length after the omit period (-t). Also caps a byte-limited test. */
+  timeSeconds: number;
+  /** Streams per direction (-P). */
+  parallel: number;
+  reverse: boolean;
+  bidir: boolean;
+  omitSeconds: number;
+  /** Bytes per write (-l). */
+  blockBytes: number;
+  /** -n: end once this many bytes moved after omit; 0 = time only. */
+  byteLimit: number;
+  connectTimeoutMs: number;
+  reportIntervalSeconds: number;
+  auth?: AuthCredentials | undefined;
+  /** Our own byte samples (for the probe summary); default 250 ms. */
+  sampleIntervalMs?: number;
+  /** Hard deadline = connect timeout + time + omit + this margin. */
+  deadlineMarginSeconds?: number;
+  /** How long a refused control connect is retried (the stock server re-creates its socket after each test). */
+  refusedRetryMs?: number;
+}
+
+export interface Iperf3ClientResult {
+  report: Iperf3JsonReport;
+  /** user + system CPU of this process from connect to IPERF_DONE. */
+  cpuSeconds: number;
+  /** RetransSegs delta of this network namespace over the run; null where unknown. */
+  retransmits: number | null;
+  /** Control connects retried after ECONNREFUSED. */
+  retries: number;
+  /** Our own counts at the sample interval: bytes we sent, bytes we received (from TEST_START). */
+  sentSamples: IntervalSamples;
+  receivedSamples: IntervalSamples;
+}
+
+const RECEIVE_BUFFER_BYTES = 256 * 1024;
+const DEFAULT_DEADLINE_MARGIN_SECONDS = 10;
+const DEFAULT_REFUSED_RETRY_MS = 1_500;
+const REFUSED_RETRY_STEP_MS = 100;
+
+/** Runs one iperf3 test against a stock (or our) iperf3 server; rejects with a ProbeError. */
+export function runIperf3Client(options: Iperf3ClientOptions): Promise<Iperf3ClientResult> {
+  return new Iperf3ClientRun(options).run();
+}
+
+type Phase =
+  | "connecting"
+  | "waiting for PARAM_EXCHANGE"
+  | "waiting for CREATE_STREAMS"
+  | "creating streams"
+  | "waiting for TEST_START"
+  | "running"
+  | "waiting for EXCHANGE_RESULTS"
+  | "exchanging results"
+  | "waiting for DISPLAY_RESULTS"
+  | "done";
+
+class Iperf3ClientRun {
+  private readonly cookie = makeCookie();
+  private readonly where: string;
+  private phase: Phase = "connecting";
+  private control: Socket | undefined;
+  private reader: ControlReader | undefined;
+  private readonly streams: DataStream[] = [];
+  private readonly tally: TransferTally;
+  private readonly timers: NodeJS.Timeout[] = [];
+  private intervalTimer: NodeJS.Timeout | undefined;
+  private failRun: (error: Error) => void = () => {};
+  private retries = 0;
+  private readonly cpuClock = startCpuClock();
+  private cpuBaseline = process.cpuUsage();
+  private wallBaselineNs = process.hrtime.bigint();
+  private startMarkNs = 0n;
+  private lastTickNs = 0n;
+  private endMarkNs = 0n;
+  private testEnded = false;
+  private readonly intervals: JsonIntervalEntry[] = [];
+  private cpuPercent = { total: 0, user: 0, system: 0 };
+  private readonly sentSampler: IntervalSampler;
+  private readonly receivedSampler: IntervalSampler;
+
+  constructor(private readonly options: Iperf3ClientOptions) {
+    this.where = `iperf3 server ${options.host}:${options.port}`;
+    this.tally = new TransferTally(
+      () => this.endTest(),
+      (error) => this.failRun(error),
+    );
+    this.sentSampler = new IntervalSampler(options.sampleIntervalMs ?? 250);
+    this.receivedSampler = new IntervalSampler(options.sampleIntervalMs ?? 250);
+    this.tally.sampleSent = this.sentSampler;
+    this.tally.sampleReceived = this.receivedSampler;
+  }
+
+  async run(): Promise<Iperf3ClientResult> {
+    const o = this.options;
+    validateOptions(o);
+    const margin = o.deadlineMarginSeconds ?? DEFAULT_DEADLINE_MARGIN_SECONDS;
+    const deadlineMs = o.connectTimeoutMs + (o.timeSeconds + o.omitSeconds + margin) * 1000;
+    const failure = new Promise<never>((_, reject) => {
+      this.failRun = reject;
+    });
+    this.addTimer(
+      setTimeout(
+        () =>
+          this.failRun(
+            new ProbeError(
+              "deadline",
+              `${this.where}: no result within the ${(deadlineMs / 1000).toFixed(1)} s deadline (stuck ${this.phase})`,
+            ),
+          ),
+        deadlineMs,
+      ),
+    );
+    try {
+      return await Promise.race([this.exchange(), failure]);
+    } finally {
+      this.cleanUp();
+    }
+  }
+
+  private async exchange(): Promise<Iperf3ClientResult> {
+    const countRetransmits = await startRetransmitCounter();
+    const control = await this.connectControl();
+    this.control = control;
+    this.cpuBaseline = process.cpuUsage();
+    this.wallBaselineNs = process.hrtime.bigint();
+    control.setNoDelay(true);
+    // the control connection is idle during the test; keepalive keeps NAT state alive
+    control.setKeepAlive(true, 30_000);
+    const reader = new ControlReader(control, this.where);
+    this.reader = reader;
+    control.write(this.cookie);
+    this.phase = "waiting for PARAM_EXCHANGE";
+    let peerDocument: unknown;
+
+    for (;;) {
+      const state = await this.readState(reader);
+      switch (state) {
+        case State.PARAM_EXCHANGE:
+          this.expectPhase(state, "waiting for PARAM_EXCHANGE");
+          control.write(encodeJson(this.parameters()));
+          this.phase = "waiting for CREATE_STREAMS";
+          break;
+        case State.CREATE_STREAMS:
+          this.expectPhase(state, "waiting for CREATE_STREAMS");
+          this.phase = "creating streams";
+          await this.createStreams();
+          this.phase = "waiting for TEST_START";
+          break;
+        case State.TEST_START:
+          this.expectPhase(state, "waiting for TEST_START");
+          this.startTest();
+          break;
+        case State.TEST_RUNNING:
+          this.expectPhase(state, "running");
+          for (const stream of this.streams) stream.startSending();
+          break;
+        case State.EXCHANGE_RESULTS: {
+          this.expectPhase(state, "waiting for EXCHANGE_RESULTS");
+          this.phase = "exchanging results";
+          control.write(encodeJson(this.clientResults()));
+          peerDocument = await this.readWithContext(() => reader.readJson(MAX_RESULTS_JSON_BYTES));
+          this.phase = "waiting for DISPLAY_RESULTS";
+          break;
+        }
+        case State.DISPLAY_RESULTS: {
+          this.expectPhase(state, "waiting for DISPLAY_RESULTS");
+          this.phase = "done";
+          for (const stream of this.streams) stream.destroy();
+          // IPERF_DONE, then half-close; anything the server sends afterwards (3.21's
+          // spurious SERVER_ERROR trailer) is ignored
+          reader.close(new ProbeError("protocol", "control reading finished"));
+          await new Promise<void>((resolve) => control.end(encodeState(State.IPERF_DONE), () => resolve()));
+          const retransmits = await countRetransmits();
+          return this.result(peerDocument, retransmits);
+        }
+        case State.ACCESS_DENIED:
+          if (this.phase === "waiting for PARAM_EXCHANGE") {
+            throw new ProbeError(
+              "server-busy",
+              `${this.where} is busy running another test (ACCESS_DENIED); try again later`,
+            );
+          }
+          throw new ProbeError("protocol", `${this.where} sent ACCESS_DENIED while ${this.phase}`);
+        case State.SERVER_ERROR:
+          throw await this.serverError(reader);
+        case State.SERVER_TERMINATE:
+          throw new ProbeError("server-terminated", `${this.where} was terminated while ${this.phase}`);
+        default:
+          throw new ProbeError(
+            "protocol",
+            `${this.where} sent an unknown state byte ${state} (0x${(state & 0xff).toString(16).padStart(2, "0")}) while ${this.phase}: not an iperf3 server?`,
+          );
+      }
+    }
+  }
+
+  private parameters(): Record<string, unknown> {
+    const o = this.options;
+    // flags are presence-based on the server: never send `"reverse": false`
+    const params: Record<string, unknown> = {
+      tcp: true,
+      omit: o.omitSeconds,
+      time: o.timeSeconds,
+      num: o.byteLimit,
+      blockcount: 0,
+      parallel: o.parallel,
+      len: o.blockBytes,
+      pacing_timer: 1000,
+      client_version: CLIENT_VERSION,
+    };
+    if (o.reverse) params.reverse = true;
+    if (o.bidir) params.bidirectional = true;
+    if (o.auth) params.authtoken = makeAuthToken(o.auth);
+    const size = encodeJson(params).length - 4;
+    if (size > MAX_PARAMS_JSON_BYTES) {
+      throw new ProbeError("invalid-input", `iperf3 parameters are ${size} bytes (servers allow 8192)`);
+    }
+    return params;
+  }
+
+  private async connectControl(): Promise<Socket> {
+    const o = this.options;
+    const retryUntil = performance.now() + (o.refusedRetryMs ?? DEFAULT_REFUSED_RETRY_MS);
+    for (;;) {
+      try {
+        return await connectTcp({ host: o.host, port: o.port, timeoutMs: o.connectTimeoutMs });
+      } catch (error) {
+        // right after a test the stock server re-creates its listening socket: retry briefly
+        if (!isProbeError(error) || error.kind !== "connection-refused" || performance.now() >= retryUntil) {
+          throw error;
+        }
+        this.retries += 1;
+        await new Promise((resolve) => setTimeout(resolve, REFUSED_RETRY_STEP_MS));
+      }
+    }
+  }
+
+  private async createStreams(): Promise<void> {
+    const o = this.options;
+    const count = o.bidir ? o.parallel * 2 : o.parallel;
+    const block = Buffer.alloc(o.blockBytes);
+    // not compressible, like C iperf3's random payload
+    for (let i = 0; i < block.length; i += 1) block[i] = (i * 2654435761) >>> 24;
+    const receiveBuffer = Buffer.allocUnsafe(RECEIVE_BUFFER_BYTES);
+    // strictly one after another: the server numbers streams in accept order
+    for (let index = 0; index < count; index += 1) {
+      const stream = new DataStream({
+        host: o.host,
+        port: o.port,
+        connectTimeoutMs: o.connectTimeoutMs,
+        cookie: this.cookie,
+        id: index === 0 ? 1 : index + 2,
+        localSends: o.bidir ? index < o.parallel : !o.reverse,
+        block,
+        receiveBuffer,
+        tally: this.tally,
+      });
+      this.streams.push(stream);
+      await stream.open();
+    }
+  }
+
+  private startTest(): void {
+    const o = this.options;
+    const now = process.hrtime.bigint();
+    this.startMarkNs = now;
+    this.lastTickNs = now;
+    this.phase = "running";
+    this.tally.counting = true;
+    this.tally.omitting = o.omitSeconds > 0;
+    this.tally.byteLimit = o.byteLimit;
+    const sampleStartMs = performance.now();
+    if (!o.reverse || o.bidir) this.sentSampler.start(sampleStartMs);
+    if (o.reverse || o.bidir) this.receivedSampler.start(sampleStartMs);
+    this.addTimer(setTimeout(() => this.endTest(), (o.timeSeconds + o.omitSeconds) * 1000));
+    if (o.omitSeconds > 0) this.addTimer(setTimeout(() => this.endOmit(), o.omitSeconds * 1000));
+    this.startIntervalTimer();
+  }
+
+  private startIntervalTimer(): void {
+    if (this.intervalTimer) clearInterval(this.intervalTimer);
+    this.intervalTimer = setInterval(
+      () => this.closeInterval(process.hrtime.bigint()),
+      this.options.reportIntervalSeconds * 1000,
+    );
+  }
+
+  private closeInterval(nowNs: bigint): void {
+    const entry = buildIntervalEntry({
+      startSeconds: seconds(this.lastTickNs - this.startMarkNs),
+      endSeconds: seconds(nowNs - this.startMarkNs),
+      reportIntervalSeconds: this.options.reportIntervalSeconds,
+      omitted: this.tally.omitting,
+      bidir: this.options.bidir,
+      streams: this.streams.map((stream, index) => {
+        const bytes = stream.moved - stream.movedAtTick;
+        stream.movedAtTick = stream.moved;
+        return { socket: socketNumber(index), localSends: stream.localSends, bytes };
+      }),
+    });
+    if (entry) this.intervals.push(entry);
+    this.lastTickNs = nowNs;
+  }
+
+  /** End of -O: omitted intervals close, counts and clocks restart (the end timer does not). */
+  private endOmit(): void {
+    if (this.testEnded) return;
+    const now = process.hrtime.bigint();
+    this.closeInterval(now);
+    for (const stream of this.streams) stream.movedAtOmit = stream.moved;
+    this.tally.sentAtOmit = this.tally.sent;
+    this.tally.receivedAtOmit = this.tally.received;
+    this.tally.omitting = false;
+    this.startMarkNs = now;
+    this.lastTickNs = now;
+    this.startIntervalTimer();
+  }
+
+  /** Time or byte limit reached: stop senders, final CPU and stats samples, then TEST_END. */
+  private endTest(): void {
+    if (this.testEnded) return;
+    this.testEnded = true;
+    if (this.tally.omitting) this.endOmit(); // a byte limit cannot end a test during omit, but a deadline could
+    for (const stream of this.streams) stream.stop();
+    const now = process.hrtime.bigint();
+    this.tally.counting = false;
+    const cpu = process.cpuUsage(this.cpuBaseline);
+    const wallUs = Number(now - this.wallBaselineNs) / 1000;
+    this.cpuPercent = {
+      user: wallUs > 0 ? (cpu.user / wallUs) * 100 : 0,
+      system: wallUs > 0 ? (cpu.system / wallUs) * 100 : 0,
+      total: wallUs > 0 ? ((cpu.user + cpu.system) / wallUs) * 100 : 0,
+    };
+    if (this.intervalTimer) clearInterval(this.intervalTimer);
+    this.intervalTimer = undefined;
+    this.closeInterval(now);
+    this.endMarkNs = now;
+    this.phase = "waiting for EXCHANGE_RESULTS";
+    this.control?.write(encodeState(State.TEST_END));
+  }
+
+  private localSeconds(): number {
+    return seconds(this.endMarkNs - this.startMarkNs);
+  }
+
+  private clientResults(): Record<string, unknown> {
+    const o = this.options;
+    return buildClientResults({
+      cpuPercent: this.cpuPercent,
+      senderHasRetransmits: o.reverse ? -1 : 0,
+      streams: this.streams.map((stream) => ({
+        id: stream.id,
+        bytes: stream.moved - stream.movedAtOmit,
+        seconds: microseconds(this.localSeconds()),
+      })),
+    });
+  }
+
+  private result(peerDocument: unknown, retransmits: number | null): Iperf3ClientResult {
+    const o = this.options;
+    const peer = parsePeerResults(
+      peerDocument,
+      this.streams.map((stream) => stream.id),
+    );
+    const startedAt = new Date(Date.now() - Number(process.hrtime.bigint() - this.wallBaselineNs) / 1e6);
+    const report: Iperf3JsonReport = {
+      start: {
+        connected: this.streams.map((stream, index) => {
+          const address = stream.address;
+          return {
+            socket: socketNumber(index),
+            local_host: address.localHost,
+            local_port: address.localPort,
+            remote_host: address.remoteHost,
+            remote_port: address.remotePort,
+          };
+        }),
+        version: CLIENT_VERSION,
+        system_info: `${os.type()} ${os.hostname()} ${os.release()} ${os.version()} ${os.machine()}`,
+        timestamp: {
+          time: startedAt.toUTCString(),
+          timesecs: Math.floor(startedAt.getTime() / 1000),
+          timemillisecs: startedAt.getTime(),
+        },
+        connecting_to: { host: o.host, port: o.port },
+        cookie: cookieText(this.cookie),
+        target_bitrate: 0,
+        fq_rate: 0,
+        test_start: {
+          protocol: "TCP",
+          num_streams: o.parallel,
+          blksize: o.blockBytes,
+          omit: o.omitSeconds,
+          duration: o.timeSeconds,
+          bytes: o.byteLimit,
+          blocks: 0,
+          reverse: o.reverse ? 1 : 0,
+          tos: 0,
+          target_bitrate: 0,
+          bidir: o.bidir ? 1 : 0,
+          fqrate: 0,
+          interval: o.reportIntervalSeconds,
+        },
+      },
+      intervals: this.intervals,
+      end: buildEnd({
+        streams: this.streams.map((stream, index) => ({
+          id: stream.id,
+          socket: socketNumber(index),
+          localSends: stream.localSends,
+          localBytes: stream.moved - stream.movedAtOmit,
+        })),
+        localSeconds: this.localSeconds(),
+        peer,
+        bidir: o.bidir,
+        cpuPercent: this.cpuPercent,
+        localSentRetransmits: o.reverse ? null : retransmits,
+      }),
+    };
+    if (peer.serverOutputText !== undefined) report.server_output_text = peer.serverOutputText;
+    if (peer.serverOutputJson !== undefined) report.server_output_json = peer.serverOutputJson;
+    return {
+      report,
+      cpuSeconds: this.cpuClock(),
+      retransmits,
+      retries: this.retries,
+      sentSamples: this.sentSampler.stop(),
+      receivedSamples: this.receivedSampler.stop(),
+    };
+  }
+
+  private async readState(reader: ControlReader): Promise<number> {
+    return this.readWithContext(() => reader.readState());
+  }
+
+  /** Gives an EOF or reset on the control connection its meaning in the current phase. */
+  private async readWithContext<T>(read: () => Promise<T>): Promise<T> {
+    try {
+      return await read();
+    } catch (error) {
+      if (isProbeError(error) && error.kind !== "protocol") throw error;
+      const detail = error instanceof Error ? error.message : String(error);
+      if (this.options.auth && this.phase === "waiting for CREATE_STREAMS") {
+        throw new ProbeError(
+          "auth-failed",
+          `${this.where} closed the connection after our auth token: wrong username/password or RSA padding (3.21+ servers reject silently; use pkcs1 for servers <= 3.16, oaep for 3.17+)`,
+          { cause: error },
+        );
+      }
+      if (/JSON length|does not parse|unread bytes/.test(detail)) throw error;
+      throw new ProbeError(
+        "protocol",
+        `${this.where} closed the control connection while ${this.phase} (${detail})`,
+        {
+          cause: error,
+        },
+      );
+    }
+  }
+
+  private async serverError(reader: ControlReader): Promise<ProbeError> {
+    // 8 bytes (i_errno, errno); 3.12-3.18 send only 4 on auth failure, then EOF
+    let payload: Buffer;
+    try {
+      payload = await reader.readExact(8, true);
+    } catch {
+      return new ProbeError(
+        "server-error",
+        `${this.where} reported SERVER_ERROR without a code while ${this.phase}`,
+      );
+    }
+    const iErrno = payload.length >= 4 ? payload.readInt32BE(0) : -1;
+    const errno = payload.length >= 8 ? payload.readInt32BE(4) : undefined;
+    const description = describeServerError(iErrno, errno);
+    if (iErrno === IE_AUTH_TEST) {
+      return new ProbeError(
+        "auth-failed",
+        `${this.where} rejected our credentials: ${description} (wrong username/password, or RSA padding: pkcs1 for servers <= 3.16, oaep for 3.17+)`,
+      );
+    }
+    return new ProbeError(
+      "server-error",
+      `${this.where} reported an error while ${this.phase}: ${description}`,
+    );
+  }
+
+  private expectPhase(state: number, phase: Phase): void {
+    if (this.phase !== phase) {
+      throw new ProbeError("protocol", `${this.where} sent state ${state} while ${this.phase}`);
+    }
+  }
+
+  private addTimer(timer: NodeJS.Timeout): void {
+    this.timers.push(timer);
+  }
+
+  private cleanUp(): void {
+    for (const timer of this.timers) clearTimeout(timer);
+    if (this.intervalTimer) clearInterval(this.intervalTimer);
+    this.sentSampler.stop();
+    this.receivedSampler.stop();
+    this.tally.counting = false;
+    for (const stream of this.streams) stream.destroy();
+    this.reader?.close(new ProbeError("protocol", "run finished"));
+    this.control?.destroy();
+  }
+}
+
+/** Pseudo file-descriptor numbers for `socket` fields, as the C client shows them (5, 7, 9, ...). */
+function socketNumber(index: number): number {
+  return 5 + 2 * index;
+}
+
+function seconds(ns: bigint): number {
+  return Number(ns) / 1e9;
+}
+
+function validateOptions(o: Iperf3ClientOptions): void {
+  const fail = (field: string, allowed: string) => {
+    throw new ProbeError("invalid-input", `${field}: ${allowed}`);
+  };
+  if (!(o.timeSeconds > 0)) fail("timeSeconds", "must be > 0 (it also caps a byte-limited test)");
+  if (!(o.reportIntervalSeconds > 0)) fail("reportIntervalSeconds", "must be > 0");
+  if (!Number.isInteger(o.parallel) || o.parallel < 1 || o.parallel > 128) fail("parallel", "1..128");
+  if (o.reverse && o.bidir) fail("bidir", "reverse and bidir are mutually exclusive");
+  if (!Number.isInteger(o.blockBytes) || o.blockBytes < 1 || o.blockBytes > 1_048_576) {
+    fail("blockBytes", "1..1048576");
+  }
+  if (o.omitSeconds < 0) fail("omitSeconds", "must be >= 0");
+  if (COOKIE_BYTES !== 37) fail("cookie", "37 bytes");
+}

@@ -1,0 +1,166 @@
+import type { Socket } from "node:net";
+import { ProbeError } from "../probe-error.js";
+import { connectTcp } from "./tcp-connect.js";
+import type { TransferTally } from "./transfer-tally.js";
+
+/** Bytes written per event-loop turn before yielding, so timers and the control socket keep running. */
+const BURST_BYTES = 2 * 1024 * 1024;
+
+export interface DataStreamOptions {
+  host: string;
+  port: number;
+  connectTimeoutMs: number;
+  cookie: Buffer;
+  /** iperf3 stream id: 1, 3, 4, 5, ... in creation order. */
+  id: number;
+  /** True when this side writes on the stream (normal mode, first half of bidir). */
+  localSends: boolean;
+  /** The block every write sends (shared, never modified). */
+  block: Buffer;
+  /** Receive buffer shared by all streams: received bytes are counted and discarded. */
+  receiveBuffer: Buffer;
+  tally: TransferTally;
+}
+
+/**
+ * One TCP data connection of a test. Receiving uses `onread` with a shared preallocated
+ * buffer (no allocation per chunk); sending writes one reused block, a bounded burst per
+ * event-loop turn, and waits for 'drain' when Node's queue fills. The callbacks are bound
+ * once per stream, so the hot path allocates nothing but Node's own write requests.
+ */
+export class DataStream {
+  readonly id: number;
+  readonly localSends: boolean;
+  /** Bytes moved while the tally was counting (from TEST_START to TEST_END). */
+  moved = 0;
+  /** `moved` at the end of the omit period, and at the last interval report. */
+  movedAtOmit = 0;
+  movedAtTick = 0;
+  private socket: Socket | undefined;
+  private sending = false;
+  private awaitingDrain = false;
+  private finished = false;
+  /** The server answered our cookie with ACCESS_DENIED (0xFF). */
+  private rejected = false;
+  private readonly tally: TransferTally;
+  private readonly block: Buffer;
+  private readonly writesPerTurn: number;
+
+  constructor(private readonly options: DataStreamOptions) {
+    this.id = options.id;
+    this.localSends = options.localSends;
+    this.tally = options.tally;
+    this.block = options.block;
+    this.writesPerTurn = Math.max(4, Math.ceil(BURST_BYTES / options.block.length));
+  }
+
+  /** Connects and writes the cookie; resolves once the cookie is handed to the kernel. */
+  async open(): Promise<void> {
+    const { host, port, connectTimeoutMs, receiveBuffer } = this.options;
+    const socket = await connectTcp({
+      host,
+      port,
+      timeoutMs: connectTimeoutMs,
+      onread: { buffer: receiveBuffer, callback: this.onRead },
+    });
+    this.socket = socket;
+    socket.on("error", this.onError);
+    socket.on("close", this.onClose);
+    socket.on("drain", this.onDrain);
+    await new Promise<void>((resolve, reject) =>
+      socket.write(this.options.cookie, (error) => (error ? reject(error) : resolve())),
+    );
+  }
+
+  get address(): { localHost: string; localPort: number; remoteHost: string; remotePort: number } {
+    const socket = this.socket;
+    return {
+      localHost: socket?.localAddress ?? "",
+      localPort: socket?.localPort ?? 0,
+      remoteHost: socket?.remoteAddress ?? "",
+      remotePort: socket?.remotePort ?? 0,
+    };
+  }
+
+  /** TEST_RUNNING: start writing (sending streams only). */
+  startSending(): void {
+    if (!this.localSends || this.sending) return;
+    this.sending = true;
+    this.pump();
+  }
+
+  /** TEST_END: stop writing; keep reading (and discarding) so the server's close is clean. */
+  stop(): void {
+    this.sending = false;
+    this.finished = true;
+  }
+
+  destroy(): void {
+    this.sending = false;
+    this.finished = true;
+    this.socket?.destroy();
+  }
+
+  private readonly pump = (): void => {
+    const socket = this.socket;
+    if (!this.sending || !socket || socket.destroyed) return;
+    const limit = Math.max(socket.writableHighWaterMark, this.block.length);
+    for (let i = 0; i < this.writesPerTurn; i += 1) {
+      if (socket.writableLength >= limit) {
+        // the kernel buffer is full and Node queued the rest: resume on 'drain'
+        this.awaitingDrain = true;
+        return;
+      }
+      socket.write(this.block, this.onWritten);
+      if (!this.sending) return;
+    }
+    // the kernel took everything at once (fast link): yield so timers and control reads run
+    setImmediate(this.pump);
+  };
+
+  private readonly onDrain = (): void => {
+    if (!this.awaitingDrain) return;
+    this.awaitingDrain = false;
+    this.pump();
+  };
+
+  /** Counts a block once Node handed it to the kernel, as C counts what write() accepted. */
+  private readonly onWritten = (error?: Error | null): void => {
+    if (error || !this.tally.counting) return;
+    this.moved += this.block.length;
+    this.tally.addSent(this.block.length);
+  };
+
+  private readonly onRead = (bytes: number, buffer: Buffer): boolean => {
+    if (this.tally.counting) {
+      this.moved += bytes;
+      this.tally.addReceived(bytes);
+    } else if (!this.finished && buffer[0] === 0xff) {
+      this.rejected = true;
+    }
+    return true;
+  };
+
+  private readonly onError = (error: Error): void => {
+    if (this.finished) return; // resets after TEST_END are normal: the server closes its data sockets
+    this.finished = true;
+    this.tally.fail(
+      new ProbeError("protocol", `data stream ${this.id} failed during the test: ${error.message}`, {
+        cause: error,
+      }),
+    );
+  };
+
+  private readonly onClose = (): void => {
+    if (this.finished) return;
+    this.finished = true;
+    this.tally.fail(
+      new ProbeError(
+        "protocol",
+        this.rejected
+          ? `the server rejected data stream ${this.id} (ACCESS_DENIED: cookie not accepted)`
+          : `the server closed data stream ${this.id} before the test ended`,
+      ),
+    );
+  };
+}

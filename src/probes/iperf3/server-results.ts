@@ -1,0 +1,58 @@
+/** One stream as the server reports it in its results document (protocol doc 4.1). */
+export interface StreamTotals {
+  id: number;
+  sends: boolean;
+  bytes: number;
+}
+
+export interface ServerResultsInput {
+  streams: StreamTotals[];
+  /** Seconds from the start mark (TEST_START or omit end) to TEST_END. */
+  durationSeconds: number;
+  /** Process CPU over the test, microseconds, and the wall time it spans. */
+  cpuUserMicros: number;
+  cpuSystemMicros: number;
+  wallMicros: number;
+  serverOutputText?: string;
+}
+
+/** A finite, non-negative number: the 3.18+ reader rejects NaN/null, so a bad value becomes 0. */
+function finite(value: number): number {
+  return Number.isFinite(value) && value >= 0 ? value : 0;
+}
+
+/**
+ * The server's results JSON. Node has no TCP_INFO, so every retransmit count is -1 and
+ * `sender_has_retransmits` is 0 when we sent (we cannot count) and -1 when we only received.
+ */
+export function buildServerResults(input: ServerResultsInput): Record<string, unknown> {
+  const percent = (micros: number) => (input.wallMicros > 0 ? finite((micros / input.wallMicros) * 100) : 0);
+  const user = percent(input.cpuUserMicros);
+  const system = percent(input.cpuSystemMicros);
+  const endTime = finite(input.durationSeconds);
+  const document: Record<string, unknown> = {
+    cpu_util_total: user + system,
+    cpu_util_user: user,
+    cpu_util_system: system,
+    sender_has_retransmits: input.streams.some((stream) => stream.sends) ? 0 : -1,
+    streams: input.streams.map((stream) => ({
+      id: stream.id,
+      bytes: finite(stream.bytes),
+      retransmits: -1,
+      jitter: 0,
+      errors: 0,
+      omitted_errors: 0,
+      packets: 0,
+      omitted_packets: 0,
+      start_time: 0,
+      end_time: endTime,
+    })),
+  };
+  if (input.serverOutputText !== undefined) document.server_output_text = input.serverOutputText;
+  return document;
+}
+
+/** iperf3's stream ids: 1, then 3, 4, 5, ... (2 is never used). */
+export function streamId(index: number): number {
+  return index === 0 ? 1 : index + 2;
+}

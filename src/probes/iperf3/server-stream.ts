@@ -1,0 +1,164 @@
+import type { Socket } from "node:net";
+
+/**
+ * Test-wide send limits (`num` / `blockcount`), shared by every stream the server sends on: the C
+ * sender stops once the test's total crosses either limit (protocol doc 2.3).
+ */
+export class SendBudget {
+  bytesSent = 0;
+  blocksSent = 0;
+
+  constructor(
+    private readonly byteLimit: number,
+    private readonly blockLimit: number,
+  ) {}
+
+  /** True while another block may go out; the caller then counts it with `spend`. */
+  get open(): boolean {
+    return (
+      (this.byteLimit === 0 || this.bytesSent < this.byteLimit) &&
+      (this.blockLimit === 0 || this.blocksSent < this.blockLimit)
+    );
+  }
+
+  /** The omit reset clears the test-wide sent totals, as the C server does (section 8.3). */
+  reset(): void {
+    this.bytesSent = 0;
+    this.blocksSent = 0;
+  }
+}
+
+/** Writes before yielding to the event loop, so timers and the control socket are never starved. */
+const WRITES_PER_TURN = 8;
+
+/**
+ * One data connection of a test. Receive streams count chunk lengths (no copy, no allocation
+ * of our own); send streams write one reused block with backpressure. Counting only happens
+ * while the session says so (TEST_RUNNING, reset at omit end).
+ */
+export class DataStream {
+  private counting = false;
+  private receivedBytes = 0;
+  private sending = false;
+  private attemptedBytes = 0;
+  private baselineSentBytes = 0;
+  private pumpScheduled = false;
+  private paceStartMs = 0;
+  private paceBaseBytes = 0;
+  private failure: string | undefined;
+  /** Sent-to-kernel count taken at TEST_END. */
+  private frozenSent: number | undefined;
+
+  constructor(
+    readonly id: number,
+    readonly socket: Socket,
+    /** True when the server writes on this stream (reverse, or the second half of bidir). */
+    readonly sends: boolean,
+    private readonly block: Buffer,
+    private readonly budget: SendBudget,
+    private readonly bandwidthBitsPerSecond: number,
+  ) {
+    socket.on("data", this.onData);
+    socket.on("drain", this.onDrain);
+    socket.on("error", (error: Error) => {
+      this.failure ??= error.message;
+      this.sending = false;
+    });
+    socket.on("close", () => {
+      this.sending = false;
+    });
+  }
+
+  /** Why the stream broke, if it did. */
+  get error(): string | undefined {
+    return this.failure;
+  }
+
+  /** Bytes that count for the results: received while counting, or handed to the kernel since the omit mark. */
+  get countedBytes(): number {
+    return this.sends ? this.sentToKernelBytes() - this.baselineSentBytes : this.receivedBytes;
+  }
+
+  /** TEST_RUNNING: count received bytes, start writing on send streams. */
+  start(): void {
+    this.counting = true;
+    if (!this.sends) return;
+    this.sending = true;
+    this.paceStartMs = performance.now();
+    this.paceBaseBytes = this.attemptedBytes;
+    this.schedulePump();
+  }
+
+  /** Omit end: counters start again from here. */
+  resetCounters(): void {
+    this.receivedBytes = 0;
+    this.baselineSentBytes = this.sentToKernelBytes();
+  }
+
+  /** TEST_END: freeze the counts and stop writing. */
+  stop(): void {
+    if (this.frozenSent === undefined) this.frozenSent = this.sentToKernelBytes();
+    this.counting = false;
+    this.sending = false;
+  }
+
+  destroy(): void {
+    this.sending = false;
+    this.socket.destroy();
+  }
+
+  private sentToKernelBytes(): number {
+    if (this.frozenSent !== undefined) return this.frozenSent;
+    // Node counts a write as done once libuv handed it to the kernel; what still waits in
+    // the userland queue has not been sent, as with a C write() that was not accepted.
+    return this.attemptedBytes - this.socket.writableLength;
+  }
+
+  private readonly onData = (chunk: Buffer): void => {
+    if (this.counting) this.receivedBytes += chunk.length;
+  };
+
+  private readonly onDrain = (): void => {
+    if (this.sending) this.schedulePump();
+  };
+
+  private schedulePump(): void {
+    if (this.pumpScheduled) return;
+    this.pumpScheduled = true;
+    setImmediate(this.pump);
+  }
+
+  private readonly pump = (): void => {
+    this.pumpScheduled = false;
+    const socket = this.socket;
+    const block = this.block;
+    for (let writes = 0; writes < WRITES_PER_TURN; writes += 1) {
+      if (!this.sending || socket.destroyed) return;
+      if (!this.budget.open) {
+        this.sending = false;
+        return;
+      }
+      if (this.bandwidthBitsPerSecond > 0 && this.waitForPace()) return;
+      this.attemptedBytes += block.length;
+      this.budget.bytesSent += block.length;
+      this.budget.blocksSent += 1;
+      if (!socket.write(block)) return; // 'drain' resumes
+    }
+    this.schedulePump();
+  };
+
+  /** Application pacing (`bandwidth` per stream): true when the next write must wait. */
+  private waitForPace(): boolean {
+    const elapsedSeconds = (performance.now() - this.paceStartMs) / 1000;
+    const allowedBytes = (this.bandwidthBitsPerSecond / 8) * elapsedSeconds;
+    const aheadBytes = this.attemptedBytes - this.paceBaseBytes - allowedBytes;
+    if (aheadBytes <= 0) return false;
+    const waitMs = Math.max(1, (aheadBytes * 8 * 1000) / this.bandwidthBitsPerSecond);
+    this.pumpScheduled = true;
+    setTimeout(() => {
+      this.pumpScheduled = false;
+      if (this.sending) this.schedulePump();
+    }, waitMs);
+    return true;
+  }
+}

@@ -1,0 +1,111 @@
+import { createServer, type Socket } from "node:net";
+import type { ServerAuth } from "./server-auth.js";
+import { denyAccess, peerAddress, readCookie } from "./server-connection.js";
+import { ServerSession } from "./server-session.js";
+
+export interface Iperf3ServerOptions {
+  /** 0 picks a free port; the returned handle has the real one. */
+  port: number;
+  /** Address to listen on; all addresses when omitted. */
+  host?: string;
+  /** When set, every test must carry a valid RSA-OAEP `authtoken` (iperf3 3.17+ clients). */
+  auth?: ServerAuth;
+  log?: (line: string) => void;
+  /** Called after each test (or refused attempt) once its sockets are closed. */
+  onTestEnd?: () => void;
+}
+
+export interface Iperf3Server {
+  port: number;
+  /** Stops listening; a running test gets SERVER_TERMINATE. Resolves once every socket is closed. */
+  close(): Promise<void>;
+}
+
+/** A silent connection is dropped after this long (3.12 would wait forever and freeze). */
+const COOKIE_TIMEOUT_MS = 10_000;
+/** Connections still sending their cookie; more are refused at once so memory stays bounded. */
+const MAX_PENDING_CONNECTIONS = 64;
+
+/**
+ * A pure-TypeScript iperf3 server (TCP): one test at a time per port, like `iperf3 -s`.
+ * A connection becomes the control connection of a new test when the server is idle, a data
+ * stream when its cookie matches during CREATE_STREAMS, and gets ACCESS_DENIED (0xFF) otherwise.
+ */
+export async function startIperf3Server(options: Iperf3ServerOptions): Promise<Iperf3Server> {
+  const log = options.log ?? (() => {});
+  const sockets = new Set<Socket>();
+  let session: ServerSession | undefined;
+  let sessionDone: Promise<void> = Promise.resolve();
+  let pending = 0;
+  let closing = false;
+
+  const listener = createServer({ noDelay: false }, (socket) => {
+    sockets.add(socket);
+    socket.on("error", () => {}); // every owner handles failures through 'close'
+    socket.on("close", () => sockets.delete(socket));
+    if (closing) {
+      socket.destroy();
+      return;
+    }
+    // busy: the stock server answers 0xFF without reading the newcomer's cookie
+    if (session && session.phase !== "create-streams") {
+      log(`client ${peerAddress(socket)}: busy, access denied`);
+      denyAccess(socket);
+      return;
+    }
+    if (pending >= MAX_PENDING_CONNECTIONS) {
+      socket.destroy();
+      return;
+    }
+    pending += 1;
+    readCookie(socket, COOKIE_TIMEOUT_MS).then(
+      ({ cookie }) => {
+        pending -= 1;
+        if (closing) {
+          socket.destroy();
+        } else if (session) {
+          session.offerDataConnection(socket, cookie);
+        } else {
+          const current = new ServerSession(socket, cookie, {
+            log,
+            ...(options.auth ? { auth: options.auth } : {}),
+          });
+          session = current;
+          sessionDone = current.run().finally(() => {
+            if (session === current) session = undefined;
+            options.onTestEnd?.();
+          });
+        }
+      },
+      (error: Error) => {
+        pending -= 1;
+        log(`connection ${peerAddress(socket)} dropped: ${error.message}`);
+        socket.destroy();
+      },
+    );
+  });
+
+  await new Promise<void>((resolve, reject) => {
+    listener.once("error", reject);
+    listener.listen({ port: options.port, ...(options.host ? { host: options.host } : {}) }, () => {
+      listener.off("error", reject);
+      resolve();
+    });
+  });
+  listener.on("error", (error) => log(`listener error: ${error.message}`));
+  const address = listener.address();
+  const port = typeof address === "object" && address ? address.port : options.port;
+
+  return {
+    port,
+    close: async () => {
+      if (closing) return;
+      closing = true;
+      const listenerClosed = new Promise<void>((resolve) => listener.close(() => resolve()));
+      session?.terminate();
+      await sessionDone;
+      for (const socket of sockets) socket.destroy();
+      await listenerClosed;
+    },
+  };
+}

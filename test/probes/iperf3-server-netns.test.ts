@@ -1,0 +1,117 @@
+import assert from "node:assert/strict";
+import { type ChildProcess, execFileSync, spawn } from "node:child_process";
+import { after, before, test } from "node:test";
+import { runStockClient } from "./iperf3-stock-client.js";
+import { createNetnsPair, type NetnsPair } from "./netns-pair.js";
+
+// Our server (through the CLI, inside a namespace) behind a 500 Mbit/s tbf link, against the
+// stock server on the same link: the stock client must measure the same goodput from both.
+const RATE_MBIT = 500;
+const OUR_PORT = 5201;
+const STOCK_PORT = 5202;
+let pair: NetnsPair | undefined;
+let ours: ChildProcess | undefined;
+let stock: ChildProcess | undefined;
+let oursLog = "";
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)] as number;
+}
+
+function waitForListener(ns: string, port: number): Promise<void> {
+  const deadline = Date.now() + 10_000;
+  return new Promise((resolve, reject) => {
+    const poll = () => {
+      const listening = execFileSync("ip", [
+        "netns",
+        "exec",
+        ns,
+        "ss",
+        "-Htln",
+        `sport = :${port}`,
+      ]).toString();
+      if (listening.trim().length > 0) resolve();
+      else if (Date.now() > deadline) reject(new Error(`nothing listens on port ${port} in ${ns}`));
+      else setTimeout(poll, 100);
+    };
+    poll();
+  });
+}
+
+before(async () => {
+  execFileSync("npm", ["run", "build"], { stdio: "pipe", timeout: 180_000 });
+  pair = createNetnsPair("lnbs");
+  pair.shape(RATE_MBIT);
+  ours = spawn(
+    "ip",
+    [
+      "netns",
+      "exec",
+      pair.serverNs,
+      process.execPath,
+      "bin/lambda-netbench.js",
+      "iperf3-server",
+      "--port",
+      String(OUR_PORT),
+      "--bind",
+      pair.serverAddress,
+    ],
+    { stdio: ["ignore", "ignore", "pipe"] },
+  );
+  ours.stderr?.on("data", (chunk: Buffer) => {
+    oursLog += chunk.toString();
+  });
+  stock = spawn(
+    "ip",
+    ["netns", "exec", pair.serverNs, "iperf3", "-s", "-p", String(STOCK_PORT), "-B", pair.serverAddress],
+    { stdio: "ignore" },
+  );
+  await waitForListener(pair.serverNs, OUR_PORT);
+  await waitForListener(pair.serverNs, STOCK_PORT);
+});
+
+after(() => {
+  for (const child of [ours, stock]) {
+    if (child?.pid !== undefined && child.exitCode === null) child.kill("SIGKILL");
+  }
+  pair?.remove();
+});
+
+for (const reverse of [false, true]) {
+  const mode = reverse ? "-R (server sends)" : "normal (client sends)";
+  test(`500 Mbit/s tbf link, ${mode}: our server measures within 3% of the stock server`, async (t) => {
+    const net = pair as NetnsPair;
+    const goodput: Record<"ours" | "stock", number[]> = { ours: [], stock: [] };
+    for (let round = 0; round < 3; round += 1) {
+      for (const [name, port] of [
+        ["ours", OUR_PORT],
+        ["stock", STOCK_PORT],
+      ] as const) {
+        const args = ["-t", "3", "-O", "1", ...(reverse ? ["-R"] : [])];
+        const report = await runStockClient(net.serverAddress, port, args, { netns: net.clientNs });
+        assert.equal(report.error, undefined, `${name}: ${report.error}`);
+        goodput[name].push(report.end.sum_received?.bits_per_second ?? 0);
+      }
+    }
+    const oursMbit = median(goodput.ours) / 1e6;
+    const stockMbit = median(goodput.stock) / 1e6;
+    const detail = `ours ${goodput.ours.map((v) => (v / 1e6).toFixed(1))} Mbit/s, stock ${goodput.stock.map((v) => (v / 1e6).toFixed(1))} Mbit/s`;
+    t.diagnostic(detail);
+    assert.ok(
+      stockMbit > RATE_MBIT * 0.85 && stockMbit <= RATE_MBIT * 1.02,
+      `the link is not shaped: ${detail}`,
+    );
+    assert.ok(Math.abs(oursMbit / stockMbit - 1) <= 0.03, `medians differ by more than 3%: ${detail}`);
+  });
+}
+
+test("the CLI server logs each test and exits cleanly on SIGTERM", async () => {
+  const child = ours as ChildProcess;
+  assert.match(oursLog, /test from 198\.18\.1\.2:\d+: normal \(client sends\), 1 stream\(s\)/);
+  assert.match(oursLog, /test from 198\.18\.1\.2:\d+: reverse \(server sends\), 1 stream\(s\).*Mbit\/s/);
+  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+  child.kill("SIGTERM");
+  assert.equal(await exited, 0);
+  assert.match(oursLog, /stopping: SIGTERM/);
+});

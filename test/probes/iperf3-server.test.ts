@@ -1,0 +1,111 @@
+import assert from "node:assert/strict";
+import { after, before, test } from "node:test";
+import { type Iperf3Server, startIperf3Server } from "../../src/probes/iperf3/server.js";
+import { runStockClient, type StockReport, type StockSum } from "./iperf3-stock-client.js";
+
+// The stock Debian iperf3 3.12 client against our server, in-process on loopback (port 0).
+let server: Iperf3Server;
+const logLines: string[] = [];
+
+before(async () => {
+  server = await startIperf3Server({ port: 0, host: "127.0.0.1", log: (line) => logLines.push(line) });
+});
+after(async () => {
+  await server.close();
+});
+
+function sum(report: StockReport, key: keyof StockReport["end"]): StockSum {
+  const value = report.end[key];
+  assert.ok(value && !Array.isArray(value), `-J end.${key} missing: ${JSON.stringify(report.end)}`);
+  return value as StockSum;
+}
+
+/** No error, bytes on both sides, the receiver close to the sender, and the duration about -t. */
+function assertSane(
+  report: StockReport,
+  streams: number,
+  seconds: number,
+  reverseKeys = false,
+  maxRatio = 1.0001,
+): void {
+  assert.equal(report.error, undefined, `stock client error: ${report.error}`);
+  assert.equal(report.end.streams?.length, streams);
+  const sent = sum(report, reverseKeys ? "sum_sent_bidir_reverse" : "sum_sent");
+  const received = sum(report, reverseKeys ? "sum_received_bidir_reverse" : "sum_received");
+  assert.ok(sent.bytes > 0 && received.bytes > 0, `bytes sent ${sent.bytes} received ${received.bytes}`);
+  const ratio = received.bytes / sent.bytes;
+  assert.ok(ratio > 0.8 && ratio <= maxRatio, `received/sent ${ratio}`);
+  for (const span of [sent.seconds, received.seconds]) {
+    assert.ok(Math.abs(span - seconds) < 0.3, `duration ${span} s, expected about ${seconds} s`);
+  }
+}
+
+test("stock client -P 1: upload counted by our server", async () => {
+  const report = await runStockClient("127.0.0.1", server.port, ["-t", "2"]);
+  assertSane(report, 1, 2);
+  assert.equal(report.start?.test_start?.num_streams, 1);
+});
+
+test("stock client -P 4: four streams, each with bytes", async () => {
+  const report = await runStockClient("127.0.0.1", server.port, ["-t", "2", "-P", "4"]);
+  assertSane(report, 4, 2);
+  for (const stream of report.end.streams ?? []) assert.ok(stream.receiver.bytes > 0);
+});
+
+test("stock client -R: our server sends", async () => {
+  const report = await runStockClient("127.0.0.1", server.port, ["-t", "2", "-R", "-P", "2"]);
+  assertSane(report, 2, 2);
+  assert.equal(report.start?.test_start?.reverse, 1);
+  assert.match(logLines.at(-1) ?? "", /reverse \(server sends\), 2 stream\(s\).*sent \d+ bytes/);
+});
+
+test("stock client --bidir: both directions carry bytes", async () => {
+  const report = await runStockClient("127.0.0.1", server.port, ["-t", "2", "--bidir", "-P", "2"]);
+  assertSane(report, 4, 2);
+  assertSane(report, 4, 2, true);
+});
+
+// Each side runs its own omit timer, so the receiver may count a little more than the sender (as
+// with a stock server, protocol doc B.4); both must have dropped the omitted second.
+test("stock client -O 1: the omitted second is not counted by either side", async () => {
+  const report = await runStockClient("127.0.0.1", server.port, ["-t", "2", "-O", "1"]);
+  assertSane(report, 1, 2, false, 1.05);
+});
+
+test("stock client -R -O 1: our server's omit timer resets its send count", async () => {
+  const report = await runStockClient("127.0.0.1", server.port, ["-t", "2", "-O", "1", "-R"]);
+  assertSane(report, 1, 2, false, 1.05);
+});
+
+test("stock client -n: byte-limited upload", async () => {
+  const limit = 64 * 1024 * 1024;
+  const report = await runStockClient("127.0.0.1", server.port, ["-n", String(limit)]);
+  assert.equal(report.error, undefined);
+  assert.ok(sum(report, "sum_sent").bytes >= limit);
+  assert.ok(sum(report, "sum_received").bytes > limit * 0.8);
+});
+
+test("stock client -R -n: our server stops sending at the byte limit", async () => {
+  const limit = 64 * 1024 * 1024;
+  const report = await runStockClient("127.0.0.1", server.port, ["-n", String(limit), "-R", "-l", "65536"]);
+  assert.equal(report.error, undefined);
+  const sent = sum(report, "sum_sent").bytes;
+  assert.ok(sent >= limit && sent <= limit + 65536, `server sent ${sent} bytes for a ${limit}-byte limit`);
+  assert.ok(sum(report, "sum_received").bytes >= limit * 0.9);
+});
+
+test("a second stock client while a test runs is told the server is busy", async () => {
+  const first = runStockClient("127.0.0.1", server.port, ["-t", "3"]);
+  await new Promise((resolve) => setTimeout(resolve, 1000));
+  const second = await runStockClient("127.0.0.1", server.port, ["-t", "1"]);
+  assert.match(second.error ?? "", /the server is busy/);
+  assertSane(await first, 1, 3);
+});
+
+test("UDP is refused with a clear error", async () => {
+  const report = await runStockClient("127.0.0.1", server.port, ["-u", "-t", "1"]);
+  assert.match(report.error ?? "", /not implemented/);
+  assert.ok(logLines.some((line) => /UDP tests are not supported/.test(line)));
+  // and the next TCP test still runs
+  assertSane(await runStockClient("127.0.0.1", server.port, ["-t", "1"]), 1, 1);
+});
