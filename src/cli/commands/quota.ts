@@ -98,11 +98,11 @@ export function registerQuotaCommand(program: Command): void {
     for (const region of regions) {
       const clients = session.clientsFor(region);
       try {
-        const { request } = await requestQuotaIncrease(clients.quotas, region, value);
-        results.push({ region, ...request });
-        if (!options.json && !options.dryRun)
+        const { request, report } = await requestQuotaIncrease(clients.quotas, region, value);
+        results.push({ region, inForceMbps: report.valueMbps, request });
+        if (!options.json && request)
           console.log(
-            `${region}: requested ${value} Mbit/s: request ${request.id}, status ${request.status}${request.caseId ? `, case ${request.caseId}` : ""}`,
+            `${region}: requested ${value} Mbit/s (in force: ${report.valueMbps}): request ${request.id}, status ${request.status}${request.caseId ? `, case ${request.caseId}` : ""}`,
           );
       } catch (error) {
         results.push({ region, error: (error as Error).message });

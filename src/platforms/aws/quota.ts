@@ -179,13 +179,13 @@ export class QuotaRequestRefused extends Error {
 /**
  * Requests `desiredMbps` (already checked against the maximum) in one region, after checking
  * what is in force: refuses a value not above the current one, a non-adjustable quota, or a
- * second request while one is open.
+ * second request while one is open. `request` is null when a dry run held the call back.
  */
 export async function requestQuotaIncrease(
   client: ServiceQuotasClient,
   region: string,
   desiredMbps: number,
-): Promise<{ report: QuotaReport; request: QuotaRequestRecord }> {
+): Promise<{ report: QuotaReport; request: QuotaRequestRecord | null }> {
   const report = await getQuotaReport(client, region);
   if (report.adjustable === false)
     throw new QuotaRequestRefused(`${region}: quota ${report.quotaCode} is not adjustable in this account`);
@@ -205,8 +205,8 @@ export async function requestQuotaIncrease(
       DesiredValue: desiredMbps,
     }),
   );
-  if (!response.RequestedQuota) throw new Error(`${region}: RequestServiceQuotaIncrease returned no request`);
-  return { report, request: toRecord(response.RequestedQuota) };
+  // no request back: a dry run held the call (AWS always returns one)
+  return { report, request: response.RequestedQuota ? toRecord(response.RequestedQuota) : null };
 }
 
 /** What happens after a request, told to the user once. */

@@ -78,9 +78,24 @@ describe("quota/deploy/teardown commands", () => {
       );
     await run("quota", "request", "--regions", "us-west-2", "--value", "3000");
     const text = out.join("\n");
-    assert.match(text, /requested 3000 Mbit\/s: request r2, status PENDING/);
+    assert.match(text, /requested 3000 Mbit\/s \(in force: 625\): request r2, status PENDING/);
     assert.match(text, /support case/);
     assert.match(text, /not guaranteed/);
+  });
+
+  test("quota request --dry-run: checks what is in force, lists the request, does not send it", async () => {
+    stub
+      .on("GetServiceQuota", json({ Quota: { QuotaCode: "L-14320ECE", Value: 625, Adjustable: true } }))
+      .on("GetAWSDefaultServiceQuota", json({ Quota: { QuotaCode: "L-14320ECE", Value: 625 } }))
+      .on("ListRequestedServiceQuotaChangeHistoryByQuota", json({ RequestedQuotas: [] }));
+    await run("quota", "request", "--regions", "us-west-2", "--value", "3000", "--dry-run");
+    const text = out.join("\n");
+    assert.match(
+      text,
+      /would call ServiceQuotas\.RequestServiceQuotaIncrease \(us-west-2\) \{"ServiceCode":"lambda","QuotaCode":"L-14320ECE","DesiredValue":3000\}/,
+    );
+    assert.ok(!stub.operations().includes("RequestServiceQuotaIncrease"));
+    assert.ok(!process.exitCode);
   });
 
   test("deploy --dry-run prints the calls it would make and changes nothing", {

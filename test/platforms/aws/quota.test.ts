@@ -118,7 +118,7 @@ describe("quota against the real Service Quotas client (stubbed transport)", () 
       QuotaCode: "L-14320ECE",
       DesiredValue: 3000,
     });
-    assert.equal(request.status, "PENDING");
+    assert.equal(request?.status, "PENDING");
   });
 
   for (const [name, value, inForce, open] of [
