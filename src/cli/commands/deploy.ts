@@ -8,6 +8,7 @@ import {
   validateNumberInRange,
   validateRegion,
 } from "../../platforms/aws/aws-input.js";
+import { estimateCost, formatCostEstimate } from "../../platforms/aws/cost-estimate.js";
 import { deployStack } from "../../platforms/aws/deploy.js";
 import { buildStackTemplate } from "../../platforms/aws/stack-template.js";
 import { awsTestHooks, openAwsSession } from "./aws-session.js";
@@ -79,6 +80,16 @@ export function registerDeployCommand(program: Command): void {
         console.log(JSON.stringify(template, null, 2));
         return;
       }
+      if (server)
+        console.error(
+          formatCostEstimate(
+            estimateCost({
+              region,
+              items: [],
+              ec2: { instanceType: server.instanceType, hours: server.ttlHours },
+            }),
+          ),
+        );
       const session = await openAwsSession(options.dryRun === true);
       const clients = session.clientsFor(region);
       try {

@@ -112,6 +112,11 @@ describe("quota/deploy/teardown commands", () => {
       "CloudFormation.UpdateStack (eu-west-1)",
     ])
       assert.ok(text.includes(`would call ${call}`), `${call} in:\n${text}`);
+    assert.match(
+      text,
+      /EC2 server\s+3\.00 hours\s+price unknown/,
+      "the server's cost is shown before anything is created",
+    );
     assert.ok(
       stub.operations().every((op) => /^(Describe|Get)/.test(op)),
       stub.operations().join(","),
