@@ -1,6 +1,7 @@
 // Runs every test/**/*.test.ts with node's built-in runner (TypeScript through tsx).
 // Files run one at a time: many tests create network namespaces and measure throughput,
 // and on a 2-core machine parallel files would disturb each other's timing.
+// No single test may run past 15 minutes: a hang fails loudly instead of stalling CI.
 import { spawnSync } from "node:child_process";
 import { readdirSync } from "node:fs";
 import { join } from "node:path";
@@ -23,7 +24,15 @@ if (files.length === 0) {
 }
 const result = spawnSync(
   process.execPath,
-  ["--import", "tsx", "--test", "--test-concurrency=1", "--test-reporter=spec", ...files],
+  [
+    "--import",
+    "tsx",
+    "--test",
+    "--test-concurrency=1",
+    "--test-timeout=900000",
+    "--test-reporter=spec",
+    ...files,
+  ],
   { stdio: "inherit" },
 );
 process.exit(result.status ?? 1);

@@ -58,6 +58,8 @@ const s3Common = {
   caPem: z.string().optional(),
   intervalMs,
   deadlineSeconds: z.number().min(1).max(900).default(300),
+  /** Idle limit of one request: no response or no body byte for this long fails (and retries) it. */
+  requestTimeoutMs: z.number().int().min(100).max(600_000).default(20_000),
 };
 
 export const s3GetEventSchema = z

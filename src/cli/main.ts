@@ -1,6 +1,7 @@
 import { Command } from "commander";
 import { registerDeployCommand } from "./commands/deploy.js";
 import { registerIperf3ServerCommand } from "./commands/iperf3-server.js";
+import { registerLabCommand } from "./commands/lab.js";
 import { registerProbeCommand } from "./commands/probe.js";
 import { registerQuotaCommand } from "./commands/quota.js";
 import { registerTeardownCommand } from "./commands/teardown.js";
@@ -14,6 +15,7 @@ export function buildProgram(): Command {
     .exitOverride();
   registerProbeCommand(program);
   registerIperf3ServerCommand(program);
+  registerLabCommand(program);
   registerQuotaCommand(program);
   registerDeployCommand(program);
   registerTeardownCommand(program);

@@ -2,6 +2,7 @@ import type { Command } from "commander";
 import type { AgentResponse } from "../../agent/agent-response.js";
 import { handleEvent } from "../../agent/handler.js";
 import { buildIperf3Event, formatIperf3Summary, type Iperf3CliOptions } from "./probe-iperf3.js";
+import { registerS3ProbeCommands } from "./probe-s3.js";
 
 /**
  * `lambda-netbench probe KIND [options]`: one probe, here, now, through the same code the
@@ -46,6 +47,7 @@ export function registerProbeCommand(program: Command): void {
       }
       printResponse(await handleEvent(event), options.json === true, formatIperf3Summary);
     });
+  registerS3ProbeCommands(probe);
 }
 
 /** Prints a probe response; a failed probe sets a non-zero exit code with its error kind. */

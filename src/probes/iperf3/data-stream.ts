@@ -5,6 +5,12 @@ import type { TransferTally } from "./transfer-tally.js";
 
 /** Bytes written per event-loop turn before yielding, so timers and the control socket keep running. */
 const BURST_BYTES = 2 * 1024 * 1024;
+/**
+ * Blocks are written in corked batches of about this size: one writev(2) and one Node write
+ * request per batch instead of per block (loopback A/B, 5 runs each: median 0.34 CPU s/GiB
+ * vs 0.44 writing block by block).
+ */
+const BATCH_BYTES = 512 * 1024;
 
 export interface DataStreamOptions {
   host: string;
@@ -44,14 +50,16 @@ export class DataStream {
   private rejected = false;
   private readonly tally: TransferTally;
   private readonly block: Buffer;
-  private readonly writesPerTurn: number;
+  private readonly batchesPerTurn: number;
+  private readonly blocksPerBatch: number;
 
   constructor(private readonly options: DataStreamOptions) {
     this.id = options.id;
     this.localSends = options.localSends;
     this.tally = options.tally;
     this.block = options.block;
-    this.writesPerTurn = Math.max(4, Math.ceil(BURST_BYTES / options.block.length));
+    this.blocksPerBatch = Math.min(64, Math.max(1, Math.floor(BATCH_BYTES / options.block.length)));
+    this.batchesPerTurn = Math.max(1, Math.ceil(BURST_BYTES / (this.blocksPerBatch * options.block.length)));
   }
 
   /** Connects and writes the cookie; resolves once the cookie is handed to the kernel. */
@@ -105,13 +113,15 @@ export class DataStream {
     const socket = this.socket;
     if (!this.sending || !socket || socket.destroyed) return;
     const limit = Math.max(socket.writableHighWaterMark, this.block.length);
-    for (let i = 0; i < this.writesPerTurn; i += 1) {
+    for (let batch = 0; batch < this.batchesPerTurn; batch += 1) {
       if (socket.writableLength >= limit) {
         // the kernel buffer is full and Node queued the rest: resume on 'drain'
         this.awaitingDrain = true;
         return;
       }
-      socket.write(this.block, this.onWritten);
+      socket.cork();
+      for (let i = 0; i < this.blocksPerBatch; i += 1) socket.write(this.block, this.onWritten);
+      socket.uncork();
       if (!this.sending) return;
     }
     // the kernel took everything at once (fast link): yield so timers and control reads run

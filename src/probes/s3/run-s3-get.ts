@@ -1,7 +1,160 @@
 import type { S3GetEvent } from "../../agent/event.js";
+import { startCpuClock } from "../cpu-clock.js";
+import { IntervalSampler, type IntervalSamples } from "../interval-sampler.js";
 import { ProbeError } from "../probe-error.js";
 import type { ProbeOutcome } from "../probe-outcome.js";
+import { bitsPerSecond } from "../probe-summary.js";
+import { startRetransmitCounter } from "../retransmits.js";
+import type { RampStep } from "./connection-ramp.js";
+import { headObject } from "./head-object.js";
+import { type LatencySummary, summarizeLatencies } from "./latency-summary.js";
+import { RangedDownload } from "./ranged-download.js";
+import { resolveObjectAddress } from "./s3-address.js";
+import { type S3CredentialProvider, S3RequestSigner } from "./s3-signer.js";
+import { createKeepAliveAgent, type RequestTarget } from "./s3-transport.js";
 
-export async function runS3GetProbe(_event: S3GetEvent): Promise<ProbeOutcome> {
-  throw new ProbeError("internal", "s3-get probe: being built (issue 3)");
+const MIB = 1_048_576;
+const GIB = 1_073_741_824;
+/** The most connections `concurrency: "auto"` may open. */
+const MAX_AUTO_CONNECTIONS = 64;
+
+export interface S3GetDetail {
+  probe: "s3-get";
+  bucket: string;
+  key: string;
+  endpoint: string;
+  objectBytes: number;
+  etag: string;
+  /** Bytes received (always the object's size: an incomplete download is an error, never a result). */
+  bytes: number;
+  /** Transfer time: from the first ranged GET to the last byte (the HEAD is not counted). */
+  seconds: number;
+  bitsPerSecond: number;
+  /** Presentation only: bitsPerSecond / 1e6. */
+  mbps: number;
+  /** CPU (user + system) of the process during the transfer. */
+  cpuSeconds: number;
+  cpuSecondsPerGib: number;
+  retries: number;
+  retransmits: number | null;
+  /** Per part: time from its request to its response headers. */
+  ttfb: LatencySummary;
+  samples: IntervalSamples;
+  concurrency: number | "auto";
+  /** Connections used: the fixed count, or the count the auto ramp settled on. */
+  connections: number;
+  rampSteps: RampStep[] | null;
+  chunkBytes: number;
+  parts: number;
+  headSeconds: number;
+}
+
+export interface S3ProbeDependencies {
+  /** Credentials; the standard AWS chain when omitted. */
+  credentials?: S3CredentialProvider;
+  /** First retry delay (doubling after); 100 ms when omitted. */
+  backoffBaseMs?: number;
+}
+
+export async function runS3GetProbe(
+  event: S3GetEvent,
+  dependencies: S3ProbeDependencies = {},
+): Promise<ProbeOutcome<S3GetDetail>> {
+  const address = resolveObjectAddress(event);
+  const chunkBytes = Math.round(event.chunkMib * MIB);
+  const maxSockets = event.concurrency === "auto" ? MAX_AUTO_CONNECTIONS : event.concurrency;
+  const target: RequestTarget = {
+    address,
+    agent: createKeepAliveAgent(address, maxSockets, event.caPem),
+    requestTimeoutMs: event.requestTimeoutMs,
+  };
+  const signer = new S3RequestSigner(event.region, dependencies.credentials);
+  const backoffBaseMs = dependencies.backoffBaseMs ?? 100;
+  const deadline = new AbortController();
+  const deadlineTimer = setTimeout(
+    () =>
+      deadline.abort(
+        new ProbeError(
+          "deadline",
+          `s3-get s3://${event.bucket}/${event.key}: deadline of ${event.deadlineSeconds} s reached before the download completed`,
+        ),
+      ),
+    event.deadlineSeconds * 1000,
+  );
+  try {
+    const headStartMs = performance.now();
+    const head = await headObject(target, signer, {
+      maxRetries: event.maxRetries,
+      backoffBaseMs,
+      signal: deadline.signal,
+    });
+    const headSeconds = (performance.now() - headStartMs) / 1000;
+
+    const countRetransmits = await startRetransmitCounter();
+    const sampler = new IntervalSampler(event.intervalMs);
+    const download = new RangedDownload({
+      target,
+      signer,
+      sizeBytes: head.sizeBytes,
+      etag: head.etag,
+      chunkBytes,
+      concurrency: event.concurrency,
+      maxAutoConnections: MAX_AUTO_CONNECTIONS,
+      maxRetries: event.maxRetries,
+      backoffBaseMs,
+      sampler,
+      signal: deadline.signal,
+      rampWindowMs: Math.max(event.intervalMs, 250),
+    });
+    const cpu = startCpuClock();
+    const startMs = performance.now();
+    sampler.start(startMs);
+    const result = await download.run();
+    const endMs = performance.now();
+    const cpuSeconds = cpu();
+    const samples = sampler.stop(endMs);
+    const seconds = (endMs - startMs) / 1000;
+    const retransmits = await countRetransmits();
+    const rate = bitsPerSecond(result.bytes, seconds);
+    const detail: S3GetDetail = {
+      probe: "s3-get",
+      bucket: event.bucket,
+      key: event.key,
+      endpoint: `${address.protocol}//${address.hostHeader}`,
+      objectBytes: head.sizeBytes,
+      etag: head.etag,
+      bytes: result.bytes,
+      seconds,
+      bitsPerSecond: rate,
+      mbps: rate / 1e6,
+      cpuSeconds,
+      cpuSecondsPerGib: result.bytes > 0 ? cpuSeconds / (result.bytes / GIB) : 0,
+      retries: result.retries,
+      retransmits,
+      ttfb: summarizeLatencies(result.ttfbSeconds),
+      samples,
+      concurrency: event.concurrency,
+      connections: result.connections,
+      rampSteps: result.rampSteps,
+      chunkBytes,
+      parts: result.parts,
+      headSeconds,
+    };
+    return {
+      summary: {
+        bytes: result.bytes,
+        seconds,
+        bitsPerSecond: rate,
+        cpuSeconds,
+        retransmits,
+        retries: result.retries,
+        direction: "download",
+        samples,
+      },
+      detail,
+    };
+  } finally {
+    clearTimeout(deadlineTimer);
+    target.agent.destroy();
+  }
 }

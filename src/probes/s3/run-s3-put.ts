@@ -1,7 +1,241 @@
 import type { S3PutEvent } from "../../agent/event.js";
+import { startCpuClock } from "../cpu-clock.js";
+import { IntervalSampler, type IntervalSamples } from "../interval-sampler.js";
 import { ProbeError } from "../probe-error.js";
 import type { ProbeOutcome } from "../probe-outcome.js";
+import { bitsPerSecond } from "../probe-summary.js";
+import { startRetransmitCounter } from "../retransmits.js";
+import { headObject } from "./head-object.js";
+import { IncompressibleData } from "./incompressible-data.js";
+import { MultipartUploadClient, type UploadedPart, withPartRetries } from "./multipart-upload.js";
+import type { S3ProbeDependencies } from "./run-s3-get.js";
+import { resolveObjectAddress } from "./s3-address.js";
+import { S3RequestSigner } from "./s3-signer.js";
+import { createKeepAliveAgent, type RequestTarget } from "./s3-transport.js";
 
-export async function runS3PutProbe(_event: S3PutEvent): Promise<ProbeOutcome> {
-  throw new ProbeError("internal", "s3-put probe: being built (issue 3)");
+const MIB = 1_048_576;
+const GIB = 1_073_741_824;
+const MAX_PARTS = 10_000;
+
+export interface S3PutDetail {
+  probe: "s3-put";
+  bucket: string;
+  key: string;
+  endpoint: string;
+  /** Object size (every byte uploaded and verified by HEAD). */
+  bytes: number;
+  /** Data phase: from the first part request to the last part's response. */
+  seconds: number;
+  bitsPerSecond: number;
+  mbps: number;
+  /** CPU (user + system) of the process during the data phase. */
+  cpuSeconds: number;
+  cpuSecondsPerGib: number;
+  retries: number;
+  retransmits: number | null;
+  samples: IntervalSamples;
+  partBytes: number;
+  parts: number;
+  concurrency: number;
+  /** Create + parts + complete + HEAD. */
+  totalSeconds: number;
+  etag: string;
+  /** The HEAD after completion saw this size and ETag. */
+  verified: { sizeBytes: number; etag: string };
+}
+
+/**
+ * Creates the test object: a multipart upload of generated incompressible data, `concurrency`
+ * parts in flight, each retried on transient failures. Verified by HEAD (size and ETag). Any
+ * failure before completion aborts the upload, so no orphaned parts stay behind to be billed.
+ */
+export async function runS3PutProbe(
+  event: S3PutEvent,
+  dependencies: S3ProbeDependencies = {},
+): Promise<ProbeOutcome<S3PutDetail>> {
+  const address = resolveObjectAddress(event);
+  const sizeBytes = Math.round(event.sizeMib * MIB);
+  const partBytes = Math.round(event.partMib * MIB);
+  const partCount = Math.ceil(sizeBytes / partBytes);
+  if (partCount > MAX_PARTS)
+    throw new ProbeError(
+      "invalid-input",
+      `partMib: ${event.sizeMib} MiB in ${event.partMib} MiB parts makes ${partCount} parts; S3 allows at most ${MAX_PARTS} (use partMib >= ${Math.ceil(event.sizeMib / MAX_PARTS)})`,
+    );
+  const target: RequestTarget = {
+    address,
+    agent: createKeepAliveAgent(address, event.concurrency, event.caPem),
+    requestTimeoutMs: event.requestTimeoutMs,
+  };
+  const signer = new S3RequestSigner(event.region, dependencies.credentials);
+  const client = new MultipartUploadClient(target, signer);
+  const backoffBaseMs = dependencies.backoffBaseMs ?? 100;
+  const deadline = new AbortController();
+  const object = `s3://${event.bucket}/${event.key}`;
+  const deadlineTimer = setTimeout(
+    () =>
+      deadline.abort(
+        new ProbeError(
+          "deadline",
+          `s3-put ${object}: deadline of ${event.deadlineSeconds} s reached before the upload completed`,
+        ),
+      ),
+    event.deadlineSeconds * 1000,
+  );
+  const onDeadline = () => {
+    for (const socket of Object.values(target.agent.sockets).flat()) socket?.destroy();
+  };
+  deadline.signal.addEventListener("abort", onDeadline, { once: true });
+  const totalStartMs = performance.now();
+  let uploadId: string | undefined;
+  try {
+    const data = new IncompressibleData(Math.min(partBytes, sizeBytes));
+    uploadId = await client.create();
+    const activeUploadId = uploadId;
+    const countRetransmits = await startRetransmitCounter();
+    const sampler = new IntervalSampler(event.intervalMs);
+    const uploaded: UploadedPart[] = [];
+    let retries = 0;
+    let nextPart = 1;
+    let failure: Error | undefined;
+    const cpu = startCpuClock();
+    const startMs = performance.now();
+    sampler.start(startMs);
+    const worker = async () => {
+      while (!failure && !deadline.signal.aborted && nextPart <= partCount) {
+        const partNumber = nextPart;
+        nextPart += 1;
+        const length = Math.min(partBytes, sizeBytes - (partNumber - 1) * partBytes);
+        const body = data.part(partNumber, length);
+        const etag = await withPartRetries(
+          `UploadPart ${partNumber} of ${object}`,
+          {
+            maxRetries: event.maxRetries,
+            backoffBaseMs,
+            signal: deadline.signal,
+            onRetry: () => {
+              retries += 1;
+            },
+          },
+          () => client.uploadPart(activeUploadId, partNumber, body, sampler),
+        );
+        uploaded.push({ partNumber, etag });
+      }
+    };
+    const workers = Array.from({ length: Math.min(event.concurrency, partCount) }, () =>
+      worker().catch((error: unknown) => {
+        failure ??= error instanceof Error ? error : new Error(String(error));
+        // stop the other parts at once: the upload is lost anyway
+        for (const socket of Object.values(target.agent.sockets).flat()) socket?.destroy();
+      }),
+    );
+    await Promise.all(workers);
+    if (deadline.signal.aborted) throw deadline.signal.reason;
+    if (failure) throw failure;
+    const endMs = performance.now();
+    const cpuSeconds = cpu();
+    const samples = sampler.stop(endMs);
+    const retransmits = await countRetransmits();
+    const seconds = (endMs - startMs) / 1000;
+
+    uploaded.sort((a, b) => a.partNumber - b.partNumber);
+    const etag = await client.complete(activeUploadId, uploaded);
+    uploadId = undefined; // completed: nothing left to abort
+    const head = await headObject(target, signer, {
+      maxRetries: event.maxRetries,
+      backoffBaseMs,
+      signal: deadline.signal,
+    });
+    if (head.sizeBytes !== sizeBytes)
+      throw new ProbeError(
+        "protocol",
+        `s3-put ${object}: HEAD after upload reports ${head.sizeBytes} bytes, expected ${sizeBytes}`,
+      );
+    if (stripQuotes(head.etag) !== stripQuotes(etag))
+      throw new ProbeError(
+        "protocol",
+        `s3-put ${object}: HEAD after upload reports ETag ${head.etag}, the upload completed as ${etag}`,
+      );
+    const rate = bitsPerSecond(sizeBytes, seconds);
+    const detail: S3PutDetail = {
+      probe: "s3-put",
+      bucket: event.bucket,
+      key: event.key,
+      endpoint: `${address.protocol}//${address.hostHeader}`,
+      bytes: sizeBytes,
+      seconds,
+      bitsPerSecond: rate,
+      mbps: rate / 1e6,
+      cpuSeconds,
+      cpuSecondsPerGib: cpuSeconds / (sizeBytes / GIB),
+      retries,
+      retransmits,
+      samples,
+      partBytes,
+      parts: partCount,
+      concurrency: event.concurrency,
+      totalSeconds: (performance.now() - totalStartMs) / 1000,
+      etag,
+      verified: { sizeBytes: head.sizeBytes, etag: head.etag },
+    };
+    return {
+      summary: {
+        bytes: sizeBytes,
+        seconds,
+        bitsPerSecond: rate,
+        cpuSeconds,
+        retransmits,
+        retries,
+        direction: "upload",
+        samples,
+      },
+      detail,
+    };
+  } catch (error) {
+    if (uploadId === undefined) throw error;
+    throw await abortAfterFailure(client, uploadId, object, error);
+  } finally {
+    clearTimeout(deadlineTimer);
+    deadline.signal.removeEventListener("abort", onDeadline);
+    target.agent.destroy();
+  }
+}
+
+/** Aborts the upload (with a few tries of its own) and says in the error whether that worked. */
+async function abortAfterFailure(
+  client: MultipartUploadClient,
+  uploadId: string,
+  object: string,
+  error: unknown,
+): Promise<ProbeError> {
+  const original =
+    error instanceof ProbeError
+      ? error
+      : new ProbeError("internal", error instanceof Error ? error.message : String(error));
+  let lastAbortError: unknown;
+  for (let attempt = 0; attempt < 3; attempt += 1) {
+    try {
+      await client.abort(uploadId);
+      return new ProbeError(
+        original.kind,
+        `${original.message}; multipart upload ${uploadId} aborted (no parts left behind)`,
+        {
+          cause: error,
+        },
+      );
+    } catch (abortError) {
+      lastAbortError = abortError;
+      await new Promise((resolve) => setTimeout(resolve, 200 * (attempt + 1)));
+    }
+  }
+  const reason = lastAbortError instanceof Error ? lastAbortError.message : String(lastAbortError);
+  return new ProbeError(
+    original.kind,
+    `${original.message}; ABORT of multipart upload ${uploadId} of ${object} FAILED (${reason}): its parts may still be stored and billed; abort it with \`aws s3api abort-multipart-upload\``,
+    { cause: error },
+  );
+}
+
+function stripQuotes(etag: string): string {
+  return etag.replace(/"/g, "");
 }

@@ -4,7 +4,6 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { ListObjectsV2Command, PutObjectCommand, S3Client } from "@aws-sdk/client-s3";
-// @ts-expect-error s3rver ships no types
 import S3rver from "s3rver";
 import { emptyBucket } from "../../../src/platforms/aws/bucket-emptying.js";
 
@@ -17,7 +16,7 @@ describe("emptyBucket on s3rver", () => {
     silent: true,
     directory,
     configureBuckets: [{ name: "lnb-empty-me" }],
-  });
+  }) as { run(): Promise<{ port: number }>; close(): Promise<void> };
   let s3: S3Client;
   before(async () => {
     const address = await server.run();

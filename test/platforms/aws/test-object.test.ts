@@ -4,7 +4,6 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { PutObjectCommand, S3Client } from "@aws-sdk/client-s3";
-// @ts-expect-error s3rver ships no types
 import S3rver from "s3rver";
 import { handleEvent } from "../../../src/agent/handler.js";
 import { ensureTestObject } from "../../../src/platforms/aws/test-object.js";
@@ -23,7 +22,7 @@ describe("ensureTestObject on s3rver", () => {
     silent: true,
     directory,
     configureBuckets: [{ name: "lnb-test-objects" }],
-  });
+  }) as { run(): Promise<{ port: number }>; close(): Promise<void> };
   let endpoint = "";
   let s3: S3Client;
   const saved = { id: process.env.AWS_ACCESS_KEY_ID, secret: process.env.AWS_SECRET_ACCESS_KEY };

@@ -1,0 +1,198 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { existsSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
+import type { Readable, Writable } from "node:stream";
+import { fileURLToPath } from "node:url";
+import type { AgentResponse } from "../../agent/agent-response.js";
+import type { InvocationFailureKind } from "../platform.js";
+import { type EnvironmentCgroup, joinCgroupScript } from "./cgroups.js";
+import { inNamespace } from "./namespaces.js";
+
+/**
+ * One environment's agent: the runtime shim (dist/platforms/local/agent-runtime.js) with the
+ * agent bundle, started inside the environment's namespace and cgroups and kept alive
+ * between invocations (a warm environment); it dies with an OOM kill, a timeout or a crash,
+ * and the next invocation starts a new one (a cold start), as on Lambda.
+ */
+
+const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..", "..");
+export const AGENT_BUNDLE = join(repoRoot, "dist", "agent", "index.mjs");
+export const AGENT_RUNTIME = join(repoRoot, "dist", "platforms", "local", "agent-runtime.js");
+
+export function checkAgentBuilt(): void {
+  for (const file of [AGENT_BUNDLE, AGENT_RUNTIME]) {
+    if (!existsSync(file)) throw new Error(`lab: ${file} is missing; run \`npm run build\` first`);
+  }
+}
+
+export interface AgentPlacement {
+  namespace: string | null;
+  cgroup: EnvironmentCgroup | null;
+  memoryMb: number;
+  functionName: string;
+}
+
+export type AgentResult =
+  | { response: AgentResponse; failure: null }
+  | { response: null; failure: { kind: InvocationFailureKind; message: string }; exit: AgentExit | null };
+
+export interface AgentExit {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stderrTail: string;
+}
+
+const STDERR_TAIL_BYTES = 4096;
+
+/** The environment variables Lambda gives a function (those the agent reads), nothing of ours. */
+export function agentEnvironment(
+  placement: AgentPlacement,
+  credentials: Record<string, string>,
+): NodeJS.ProcessEnv {
+  return {
+    PATH: process.env.PATH ?? "/usr/local/bin:/usr/bin:/bin",
+    LANG: "C.UTF-8",
+    AWS_LAMBDA_FUNCTION_NAME: placement.functionName,
+    AWS_LAMBDA_FUNCTION_VERSION: "$LATEST",
+    AWS_LAMBDA_FUNCTION_MEMORY_SIZE: `${placement.memoryMb}`,
+    ...credentials,
+  };
+}
+
+export class AgentProcess {
+  private readonly child: ChildProcess;
+  private readonly events: Writable;
+  private stderrTail = "";
+  private buffered = "";
+  private readonly pending: ((line: string) => void)[] = [];
+  private exitInfo: AgentExit | null = null;
+  private readonly exitWaiters: ((exit: AgentExit) => void)[] = [];
+
+  constructor(
+    readonly placement: AgentPlacement,
+    credentials: Record<string, string>,
+  ) {
+    checkAgentBuilt();
+    const node = [process.execPath, AGENT_RUNTIME, AGENT_BUNDLE];
+    const [file, args] = inNamespace(placement.namespace, node[0] as string, node.slice(1));
+    // join the cgroups before exec, so the agent is limited from its first instruction
+    const spawnArgs: [string, string[]] = placement.cgroup
+      ? ["sh", ["-c", `${joinCgroupScript(placement.cgroup)} && exec "$0" "$@"`, file, ...args]]
+      : [file, args];
+    this.child = spawn(spawnArgs[0], spawnArgs[1], {
+      stdio: ["pipe", "ignore", "pipe", "pipe"],
+      env: agentEnvironment(placement, credentials),
+    });
+    this.events = this.child.stdin as Writable;
+    this.events.on("error", () => undefined); // a dead child is reported through exit
+    (this.child.stderr as Readable).setEncoding("utf8").on("data", (chunk: string) => {
+      this.stderrTail = (this.stderrTail + chunk).slice(-STDERR_TAIL_BYTES);
+    });
+    const responses = this.child.stdio[3] as Readable;
+    responses.setEncoding("utf8").on("data", (chunk: string) => {
+      this.buffered += chunk;
+      let newline = this.buffered.indexOf("\n");
+      while (newline >= 0) {
+        const line = this.buffered.slice(0, newline);
+        this.buffered = this.buffered.slice(newline + 1);
+        this.pending.shift()?.(line);
+        newline = this.buffered.indexOf("\n");
+      }
+    });
+    this.child.on("exit", (code, signal) => {
+      this.exitInfo = { code, signal, stderrTail: this.stderrTail };
+      for (const waiter of this.exitWaiters.splice(0)) waiter(this.exitInfo);
+    });
+    this.child.on("error", (error) => {
+      this.stderrTail += `\n${error.message}`;
+    });
+  }
+
+  get alive(): boolean {
+    return this.exitInfo === null;
+  }
+
+  get pid(): number | undefined {
+    return this.child.pid;
+  }
+
+  /**
+   * Sends one event and waits for its response, the process's death, the timeout or the
+   * abort signal. On timeout or abort the process is killed (the environment is recycled).
+   * Death is classified by `classifyExit` (OOM vs crash).
+   */
+  async invoke(
+    event: unknown,
+    timeoutSeconds: number,
+    signal: AbortSignal | undefined,
+    classifyExit: (exit: AgentExit) => Promise<{ kind: InvocationFailureKind; message: string }>,
+  ): Promise<AgentResult> {
+    if (!this.alive) {
+      return {
+        response: null,
+        failure: { kind: "platform", message: "agent process is not running" },
+        exit: this.exitInfo,
+      };
+    }
+    let cleanup = () => {};
+    const outcome = await new Promise<
+      | { kind: "line"; line: string }
+      | { kind: "exit"; exit: AgentExit }
+      | { kind: "timeout" }
+      | { kind: "abort" }
+    >((resolveOutcome) => {
+      const timer = setTimeout(() => finish({ kind: "timeout" }), timeoutSeconds * 1000);
+      const onAbort = () => finish({ kind: "abort" });
+      const onLine = (line: string) => finish({ kind: "line", line });
+      const onExit = (exit: AgentExit) => finish({ kind: "exit", exit });
+      function finish(result: Parameters<typeof resolveOutcome>[0]) {
+        clearTimeout(timer);
+        signal?.removeEventListener("abort", onAbort);
+        resolveOutcome(result);
+      }
+      const removeWaiters = () => {
+        removeItem(this.pending, onLine);
+        removeItem(this.exitWaiters, onExit);
+      };
+      signal?.addEventListener("abort", onAbort, { once: true });
+      this.pending.push(onLine);
+      this.exitWaiters.push(onExit);
+      cleanup = removeWaiters;
+      this.events.write(`${JSON.stringify(event)}\n`);
+    });
+    cleanup();
+    if (outcome.kind === "line") {
+      const parsed = JSON.parse(outcome.line) as { response?: AgentResponse; runtimeError?: string };
+      if (parsed.response) return { response: parsed.response, failure: null };
+      return {
+        response: null,
+        failure: { kind: "function-error", message: `runtime: ${parsed.runtimeError ?? "no response"}` },
+        exit: null,
+      };
+    }
+    if (outcome.kind === "exit")
+      return { response: null, failure: await classifyExit(outcome.exit), exit: outcome.exit };
+    const exit = await this.kill();
+    if (outcome.kind === "timeout") {
+      return {
+        response: null,
+        failure: { kind: "timeout", message: `Task timed out after ${timeoutSeconds} seconds` },
+        exit,
+      };
+    }
+    return { response: null, failure: { kind: "platform", message: "invocation aborted" }, exit };
+  }
+
+  /** Kills the agent (SIGKILL, as Lambda does at a timeout) and waits for its exit. */
+  async kill(): Promise<AgentExit> {
+    if (this.exitInfo) return this.exitInfo;
+    const exited = new Promise<AgentExit>((resolveExit) => this.exitWaiters.push(resolveExit));
+    this.child.kill("SIGKILL");
+    return exited;
+  }
+}
+
+function removeItem<T>(list: T[], item: T): void {
+  const index = list.indexOf(item);
+  if (index >= 0) list.splice(index, 1);
+}

@@ -1,0 +1,71 @@
+import { spawn } from "node:child_process";
+import { closeSync, openSync } from "node:fs";
+import { inNamespace } from "./namespaces.js";
+import { runCommand } from "./run-command.js";
+import { type LabProcess, processStartTicks } from "./state-file.js";
+
+/**
+ * Server processes that outlive `lab up`: detached (own session), output to a log file,
+ * started inside the cloud namespace with nsenter (which execs, so the PID is the server's).
+ */
+export async function startDetached(
+  role: string,
+  namespace: string | null,
+  file: string,
+  args: string[],
+  logFile: string,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<LabProcess> {
+  const [command, commandArgs] = inNamespace(namespace, file, args);
+  const log = openSync(logFile, "a");
+  try {
+    const child = spawn(command, commandArgs, { detached: true, stdio: ["ignore", log, log], env });
+    const pid = child.pid;
+    if (pid === undefined) throw new Error(`lab: could not start ${role} (${file})`);
+    child.unref();
+    const startTicks = await processStartTicks(pid);
+    if (startTicks === null) throw new Error(`lab: ${role} (${file}) exited at once; see ${logFile}`);
+    return { role, pid, startTicks };
+  } finally {
+    closeSync(log);
+  }
+}
+
+/** Waits until something listens on the TCP port inside the namespace (ss), or fails after the timeout. */
+export async function waitForListener(
+  namespace: string | null,
+  port: number,
+  what: string,
+  process: LabProcess,
+  logFile: string,
+  timeoutSeconds = 15,
+): Promise<void> {
+  const deadline = Date.now() + timeoutSeconds * 1000;
+  while (Date.now() < deadline) {
+    const [file, args] = inNamespace(namespace, "ss", ["-Hltn", `sport = :${port}`]);
+    const { stdout } = await runCommand(file, args, { allowFailure: true });
+    if (stdout.trim().length > 0) return;
+    if ((await processStartTicks(process.pid)) === null) break;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`lab: ${what} is not listening on port ${port}; see ${logFile}`);
+}
+
+/** Kills a recorded process if it is still the same process, and waits until it is gone. */
+export async function stopProcess(recorded: LabProcess): Promise<void> {
+  if ((await processStartTicks(recorded.pid)) !== recorded.startTicks) return;
+  try {
+    process.kill(recorded.pid, "SIGTERM");
+  } catch {
+    return;
+  }
+  for (let i = 0; i < 30; i += 1) {
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    if ((await processStartTicks(recorded.pid)) !== recorded.startTicks) return;
+  }
+  try {
+    process.kill(recorded.pid, "SIGKILL");
+  } catch {
+    // gone meanwhile
+  }
+}

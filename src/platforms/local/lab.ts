@@ -1,0 +1,181 @@
+import { mkdir } from "node:fs/promises";
+import { createServer } from "node:net";
+import os from "node:os";
+import { join } from "node:path";
+import { unshapedReason } from "./capabilities.js";
+import { createCertificates } from "./certificates.js";
+import { removeLab, removeOrphanedLabs } from "./cleanup.js";
+import { IPERF3_SERVER_KIND, startIperf3Servers } from "./iperf3-servers.js";
+import { CLOUD_SERVICE_ADDRESS, checkLabName, cloudNamespace, DEFAULT_LAB_NAME } from "./lab-names.js";
+import { addAddress, createNamespace, listNamespaces } from "./namespaces.js";
+import { LAB_BUCKET, LAB_REGION, startObjectStore } from "./object-store.js";
+import { resolveProfile } from "./profiles.js";
+import { isSameProcess, type LabState, labDirectory, readLabState, writeLabState } from "./state-file.js";
+
+/**
+ * `lab up|down|status`: the cloud side of the lab (a namespace with the iperf3 servers and
+ * the S3 server), started detached so it outlives the command, recorded in the state file.
+ * Environments are created by the platform that uses the lab (LocalPlatform).
+ */
+
+export interface LabUpOptions {
+  labName?: string;
+  profile: string;
+  customProfiles?: unknown[];
+  /** Environments that may run at once (one iperf3 server port each). */
+  environments?: number;
+  /** "auto": shaped when the machine allows it, else unshaped with the reason. */
+  mode?: "auto" | "shaped" | "unshaped";
+}
+
+export const DEFAULT_ENVIRONMENTS = 4;
+const FIRST_IPERF3_PORT = 5201;
+const S3RVER_PORT = 4568;
+
+export async function labUp(options: LabUpOptions): Promise<LabState> {
+  const labName = options.labName ?? DEFAULT_LAB_NAME;
+  checkLabName(labName);
+  const profile = resolveProfile(options.profile, options.customProfiles);
+  const environmentCount = options.environments ?? DEFAULT_ENVIRONMENTS;
+  if (!Number.isInteger(environmentCount) || environmentCount < 1 || environmentCount > 64) {
+    throw new Error(`environments: ${environmentCount} is not allowed (allowed: integers 1-64)`);
+  }
+  const machineReason = unshapedReason();
+  const mode = options.mode ?? "auto";
+  if (mode === "shaped" && machineReason) throw new Error(`lab: cannot shape: ${machineReason}`);
+  const shaped = mode !== "unshaped" && machineReason === null;
+  const reason = shaped ? null : mode === "unshaped" ? "unshaped mode requested" : machineReason;
+
+  // a crashed run's leftovers: this lab's own, and private labs whose owner is gone
+  await removeLab(labName);
+  await removeOrphanedLabs();
+
+  const dir = labDirectory(labName);
+  await mkdir(dir, { recursive: true, mode: 0o755 });
+  const namespace = shaped ? cloudNamespace(labName) : null;
+  const host = shaped ? CLOUD_SERVICE_ADDRESS : "127.0.0.1";
+  const state: LabState = {
+    labName,
+    profile: profile.name,
+    mode: shaped ? "shaped" : "unshaped",
+    unshapedReason: reason,
+    createdAt: new Date().toISOString(),
+    dir,
+    cloudNamespace: namespace,
+    environmentCount,
+    iperf3: { host, ports: [], server: IPERF3_SERVER_KIND },
+    s3: {
+      endpoint: "",
+      region: LAB_REGION,
+      bucket: LAB_BUCKET,
+      caFile: "",
+      storeDir: join(dir, "store"),
+      nginxConfigFile: "",
+      s3ConnectionBytesPerSecond: profile.s3ConnectionBytesPerSecond,
+    },
+    processes: [],
+    user: null,
+    hostCores: os.availableParallelism(),
+  };
+  try {
+    if (namespace) {
+      await createNamespace(namespace);
+      await addAddress(namespace, "lo", `${CLOUD_SERVICE_ADDRESS}/32`);
+    }
+    // write early so a failure half-way is still cleaned up by `down` or the next `up`
+    await writeLabState(state);
+    const ports = shaped
+      ? Array.from({ length: environmentCount }, (_, i) => FIRST_IPERF3_PORT + i)
+      : await freePorts(environmentCount + 2);
+    const iperf3Ports = ports.slice(0, environmentCount);
+    const httpsPort = shaped ? 443 : (ports[environmentCount] ?? 0);
+    const s3rverPort = shaped ? S3RVER_PORT : (ports[environmentCount + 1] ?? 0);
+    const certificates = await createCertificates(dir, [host, "localhost"]);
+    state.s3.caFile = certificates.caFile;
+    state.s3.endpoint = httpsPort === 443 ? `https://${host}` : `https://${host}:${httpsPort}`;
+    const store = await startObjectStore(namespace, {
+      dir,
+      storeDir: state.s3.storeDir,
+      listenAddress: host,
+      httpsPort,
+      s3rverPort,
+      certificates,
+      connectionBytesPerSecond: profile.s3ConnectionBytesPerSecond,
+      runAsRoot: process.getuid?.() === 0,
+    });
+    state.processes.push(...store.processes);
+    state.s3.nginxConfigFile = store.nginxConfigFile;
+    await writeLabState(state);
+    state.processes.push(...(await startIperf3Servers(namespace, host, iperf3Ports, dir)));
+    state.iperf3.ports = iperf3Ports;
+    await writeLabState(state);
+    return state;
+  } catch (error) {
+    await writeLabState(state).catch(() => undefined);
+    await removeLab(labName).catch(() => undefined);
+    throw error;
+  }
+}
+
+export async function labDown(labName: string = DEFAULT_LAB_NAME): Promise<string[]> {
+  checkLabName(labName);
+  return removeLab(labName);
+}
+
+export interface LabStatus {
+  labName: string;
+  up: boolean;
+  state: LabState | null;
+  processes: { role: string; pid: number; running: boolean }[];
+  namespaces: string[];
+  problems: string[];
+}
+
+export async function labStatus(labName: string = DEFAULT_LAB_NAME): Promise<LabStatus> {
+  checkLabName(labName);
+  const state = await readLabState(labName);
+  const processes = await Promise.all(
+    (state?.processes ?? []).map(async (p) => ({
+      role: p.role,
+      pid: p.pid,
+      running: await isSameProcess(p),
+    })),
+  );
+  const namespaces =
+    process.getuid?.() === 0
+      ? (await listNamespaces().catch(() => [])).filter((ns) => ns.startsWith(`${labName}-`))
+      : [];
+  const problems = processes.filter((p) => !p.running).map((p) => `${p.role} (pid ${p.pid}) is not running`);
+  if (state?.cloudNamespace && !namespaces.includes(state.cloudNamespace)) {
+    problems.push(`namespace ${state.cloudNamespace} is missing`);
+  }
+  const up = state !== null && state.iperf3.ports.length > 0 && problems.length === 0;
+  return { labName, up, state, processes, namespaces, problems };
+}
+
+/** The lab's servers are running (so a platform can attach to it). */
+export async function runningLab(labName: string): Promise<LabState | null> {
+  const status = await labStatus(labName);
+  return status.up ? status.state : null;
+}
+
+/** Free loopback ports for the unshaped lab (the OS picks them). */
+async function freePorts(count: number): Promise<number[]> {
+  const servers = await Promise.all(
+    Array.from(
+      { length: count },
+      () =>
+        new Promise<ReturnType<typeof createServer>>((resolve, reject) => {
+          const server = createServer();
+          server.once("error", reject);
+          server.listen(0, "127.0.0.1", () => resolve(server));
+        }),
+    ),
+  );
+  const ports = servers.map((server) => {
+    const address = server.address();
+    return typeof address === "object" && address ? address.port : 0;
+  });
+  await Promise.all(servers.map((server) => new Promise((resolve) => server.close(resolve))));
+  return ports;
+}

@@ -1,0 +1,87 @@
+import type { DirectionShape } from "./profiles.js";
+import { runCommand } from "./run-command.js";
+
+/**
+ * Bandwidth shaping with tc on the egress of a veth end. This kernel has tbf and htb but no
+ * netem, fq or filters, so each direction is one tbf on the sending side's veth: the
+ * environment's end shapes the upload, the cloud's end the download. tbf's bucket
+ * (`burst`) drained at `peakrate` gives the start-of-transfer burst; `mtu` must cover a
+ * 64 KiB GSO packet or tbf would split every packet.
+ */
+
+const GSO_MTU_BYTES = 65_536;
+/** Queue in front of the shaper: 20 ms at the rate it drains at, at least 1 MiB. */
+const QUEUE_SECONDS = 0.02;
+const MIN_QUEUE_BYTES = 1_048_576;
+
+export function tbfArguments(shape: DirectionShape): string[] {
+  const drainBitsPerSecond = shape.peakBitsPerSecond ?? shape.rateBitsPerSecond;
+  const limitBytes = Math.max(MIN_QUEUE_BYTES, Math.round((drainBitsPerSecond * QUEUE_SECONDS) / 8));
+  const args = ["tbf", "rate", `${shape.rateBitsPerSecond}bit`, "burst", `${shape.bucketBytes}`];
+  if (shape.peakBitsPerSecond !== null) {
+    args.push("peakrate", `${shape.peakBitsPerSecond}bit`, "mtu", `${GSO_MTU_BYTES}`);
+  }
+  args.push("limit", `${limitBytes}`);
+  return args;
+}
+
+/** Sets (or replaces) the shaper of one veth end; a fresh bucket starts full, like a fresh environment. */
+export async function shapeEgress(namespace: string, device: string, shape: DirectionShape): Promise<void> {
+  await runCommand("tc", [
+    "-n",
+    namespace,
+    "qdisc",
+    "replace",
+    "dev",
+    device,
+    "root",
+    "handle",
+    "1:",
+    ...tbfArguments(shape),
+  ]);
+}
+
+/**
+ * Adds a fixed one-way delay under the shaper (netem as tbf's child). Fails with a clear
+ * message on kernels without netem (like the one this lab was built on).
+ */
+export async function addDelay(namespace: string, device: string, oneWayMs: number): Promise<void> {
+  const result = await runCommand(
+    "tc",
+    [
+      "-n",
+      namespace,
+      "qdisc",
+      "replace",
+      "dev",
+      device,
+      "parent",
+      "1:1",
+      "handle",
+      "10:",
+      "netem",
+      "delay",
+      `${oneWayMs}ms`,
+      "limit",
+      "100000",
+    ],
+    { allowFailure: true },
+  );
+  if (result.exitCode !== 0) {
+    throw new Error(
+      `lab: roundTripMs needs the kernel's netem qdisc, which this kernel lacks (tc: ${result.stderr.trim()}); use a profile with roundTripMs 0`,
+    );
+  }
+}
+
+export async function removeShaping(namespace: string, device: string): Promise<void> {
+  await runCommand("tc", ["-n", namespace, "qdisc", "delete", "dev", device, "root"], { allowFailure: true });
+}
+
+/** The qdisc line tc reports for a device (for status and tests). */
+export async function describeShaping(namespace: string, device: string): Promise<string> {
+  const { stdout } = await runCommand("tc", ["-n", namespace, "qdisc", "show", "dev", device], {
+    allowFailure: true,
+  });
+  return stdout.trim();
+}

@@ -1,0 +1,308 @@
+import type http from "node:http";
+import type { IntervalSampler } from "../interval-sampler.js";
+import { ProbeError } from "../probe-error.js";
+import { ConnectionRamp, type RampStep } from "./connection-ramp.js";
+import { backoffDelayMs, sleepUnlessAborted } from "./retry-backoff.js";
+import { isRetryableStatus, parseS3ErrorBody, s3ResponseError } from "./s3-errors.js";
+import { EMPTY_BODY_SHA256, type S3RequestSigner } from "./s3-signer.js";
+import { type RequestTarget, startRequest } from "./s3-transport.js";
+
+/**
+ * Downloads one object as parallel ranged GETs into a null sink: body chunks are counted and
+ * dropped, never copied or kept. Each part is requested with If-Match on the HEAD's ETag.
+ * A failed request (reset, 5xx, short body, stall) is retried with backoff for the bytes of
+ * its part still missing, so every byte is received exactly once; the download either ends
+ * with exactly the object's size or fails.
+ */
+export interface RangedDownloadOptions {
+  target: RequestTarget;
+  signer: S3RequestSigner;
+  sizeBytes: number;
+  etag: string;
+  chunkBytes: number;
+  /** A fixed number of connections, or "auto" (ConnectionRamp). */
+  concurrency: number | "auto";
+  maxAutoConnections: number;
+  maxRetries: number;
+  backoffBaseMs: number;
+  sampler: IntervalSampler;
+  /** Aborts the download (the probe's deadline); its reason is the error thrown. */
+  signal: AbortSignal;
+  /** Length of one observation window of the auto ramp. */
+  rampWindowMs: number;
+}
+
+export interface RangedDownloadResult {
+  bytes: number;
+  retries: number;
+  parts: number;
+  /** Time from sending each part's first request to its response headers, in seconds. */
+  ttfbSeconds: number[];
+  /** Connections used (the fixed count, or the count the auto ramp chose). */
+  connections: number;
+  rampSteps: RampStep[] | null;
+}
+
+interface Part {
+  start: number;
+  endInclusive: number;
+  receivedBytes: number;
+  retries: number;
+}
+
+/** One failed attempt; `retryable` says whether another try of the missing bytes may succeed. */
+class AttemptFailure extends Error {
+  constructor(
+    readonly retryable: boolean,
+    readonly error: Error,
+  ) {
+    super(error.message);
+  }
+}
+
+export class RangedDownload {
+  private readonly parts: Part[] = [];
+  private nextPart = 0;
+  private bytes = 0;
+  private retries = 0;
+  private readonly ttfbSeconds: number[] = [];
+  private readonly activeRequests = new Set<http.ClientRequest>();
+  private failure: Error | undefined;
+  private targetConnections: number;
+  private runningWorkers = 0;
+  private startedWorkers = 0;
+  private readonly ramp: ConnectionRamp | null;
+  private finish: (() => void) | undefined;
+
+  constructor(private readonly options: RangedDownloadOptions) {
+    for (let start = 0; start < options.sizeBytes; start += options.chunkBytes) {
+      const endInclusive = Math.min(options.sizeBytes, start + options.chunkBytes) - 1;
+      this.parts.push({ start, endInclusive, receivedBytes: 0, retries: 0 });
+    }
+    this.ramp =
+      options.concurrency === "auto"
+        ? new ConnectionRamp(Math.min(options.maxAutoConnections, this.parts.length))
+        : null;
+    this.targetConnections =
+      options.concurrency === "auto" ? 1 : Math.min(options.concurrency, this.parts.length);
+  }
+
+  async run(): Promise<RangedDownloadResult> {
+    const { signal } = this.options;
+    const onAbort = () =>
+      this.fail(signal.reason instanceof Error ? signal.reason : new Error(String(signal.reason)));
+    signal.addEventListener("abort", onAbort, { once: true });
+    const rampTimer = this.ramp ? setInterval(() => this.rampTick(), this.options.rampWindowMs) : undefined;
+    try {
+      if (this.parts.length > 0) {
+        const done = new Promise<void>((resolve) => {
+          this.finish = resolve;
+        });
+        this.spawnWorkers();
+        await done;
+      }
+      if (this.failure) throw this.failure;
+      // never a rate over incomplete data: every part must be whole
+      const incomplete = this.parts.find((part) => part.receivedBytes !== part.endInclusive - part.start + 1);
+      if (incomplete || this.bytes !== this.options.sizeBytes) {
+        throw new ProbeError(
+          "protocol",
+          `GET s3://${this.options.target.address.bucket}/${this.options.target.address.key}: received ${this.bytes} of ${this.options.sizeBytes} bytes`,
+        );
+      }
+      return {
+        bytes: this.bytes,
+        retries: this.retries,
+        parts: this.parts.length,
+        ttfbSeconds: this.ttfbSeconds,
+        connections: this.ramp ? this.ramp.chosenConnections : this.targetConnections,
+        rampSteps: this.ramp ? this.ramp.steps : null,
+      };
+    } finally {
+      if (rampTimer) clearInterval(rampTimer);
+      signal.removeEventListener("abort", onAbort);
+      for (const request of this.activeRequests) request.destroy();
+    }
+  }
+
+  private rampBytes = 0;
+
+  private rampTick(): void {
+    if (!this.ramp?.isGrowing) return;
+    const bytesInWindow = this.bytes - this.rampBytes;
+    this.rampBytes = this.bytes;
+    if (this.nextPart >= this.parts.length) {
+      this.ramp.stop();
+      return;
+    }
+    const bitsPerSecond = (bytesInWindow * 8) / (this.options.rampWindowMs / 1000);
+    this.targetConnections = this.ramp.observe(this.targetConnections, bitsPerSecond);
+    this.spawnWorkers();
+  }
+
+  private spawnWorkers(): void {
+    while (
+      this.startedWorkers < this.targetConnections &&
+      this.nextPart < this.parts.length &&
+      !this.failure
+    ) {
+      const id = this.startedWorkers;
+      this.startedWorkers += 1;
+      this.runningWorkers += 1;
+      this.worker(id)
+        .catch((error: unknown) => this.fail(error instanceof Error ? error : new Error(String(error))))
+        .finally(() => {
+          this.runningWorkers -= 1;
+          if (this.runningWorkers === 0) this.finish?.();
+        });
+    }
+  }
+
+  private fail(error: Error): void {
+    if (this.failure) return;
+    this.failure = error;
+    for (const request of this.activeRequests) request.destroy();
+  }
+
+  private async worker(id: number): Promise<void> {
+    // a worker beyond the target (the ramp went back) finishes its part and retires
+    while (!this.failure && id < this.targetConnections) {
+      const part = this.parts[this.nextPart];
+      if (!part) return;
+      this.nextPart += 1;
+      await this.fetchPart(part);
+    }
+  }
+
+  private async fetchPart(part: Part): Promise<void> {
+    const { address } = this.options.target;
+    for (;;) {
+      try {
+        await this.fetchMissingRange(part);
+        return;
+      } catch (error) {
+        if (this.failure) throw this.failure;
+        const attempt = error instanceof AttemptFailure ? error : new AttemptFailure(false, error as Error);
+        if (!attempt.retryable) throw attempt.error;
+        if (part.retries >= this.options.maxRetries) {
+          throw new ProbeError(
+            "retries-exhausted",
+            `GET s3://${address.bucket}/${address.key} bytes ${part.start}-${part.endInclusive}: gave up after ${part.retries} retries (${part.receivedBytes} of ${part.endInclusive - part.start + 1} bytes received); last error: ${attempt.message}`,
+            { cause: attempt.error },
+          );
+        }
+        part.retries += 1;
+        this.retries += 1;
+        await sleepUnlessAborted(
+          backoffDelayMs(part.retries, this.options.backoffBaseMs),
+          this.options.signal,
+        );
+        if (this.failure) throw this.failure;
+      }
+    }
+  }
+
+  /** One request for the bytes of `part` not received yet. Resolves when they all arrived. */
+  private async fetchMissingRange(part: Part): Promise<void> {
+    const { target, signer, etag, sampler } = this.options;
+    const { address } = target;
+    const first = part.start + part.receivedBytes;
+    const range = `bytes=${first}-${part.endInclusive}`;
+    const headers = await signer.sign(address, {
+      method: "GET",
+      headers: { range, "if-match": etag },
+      payloadSha256: EMPTY_BODY_SHA256,
+    });
+    if (this.failure) throw this.failure;
+    const isFirstAttempt = part.receivedBytes === 0 && part.retries === 0;
+    const partLength = part.endInclusive - part.start + 1;
+    await new Promise<void>((resolve, reject) => {
+      let settled = false;
+      const settle = (failure?: AttemptFailure) => {
+        if (settled) return;
+        settled = true;
+        this.activeRequests.delete(request);
+        if (failure) reject(failure);
+        else resolve();
+      };
+      const sentAtMs = performance.now();
+      const request = startRequest(target, "GET", address.path, headers);
+      this.activeRequests.add(request);
+      request.on("error", (error) => settle(new AttemptFailure(true, describeNetworkError(error, range))));
+      request.on("response", (response) => {
+        const status = response.statusCode ?? 0;
+        if (
+          status !== 206 &&
+          !(status === 200 && first === 0 && part.endInclusive === this.options.sizeBytes - 1)
+        ) {
+          readErrorBody(response, (body) => {
+            const code = parseS3ErrorBody(body).code;
+            const error =
+              status === 200
+                ? new ProbeError("protocol", `GET ${range}: the server ignored the Range header (HTTP 200)`)
+                : s3ResponseError(`GET ${range}`, address, status, body);
+            settle(new AttemptFailure(isRetryableStatus(status, code), error));
+          });
+          return;
+        }
+        if (status === 206) {
+          const contentRange = response.headers["content-range"] ?? "";
+          if (!contentRange.startsWith(`bytes ${first}-${part.endInclusive}/`)) {
+            response.destroy();
+            settle(
+              new AttemptFailure(
+                false,
+                new ProbeError("protocol", `GET ${range}: server answered Content-Range "${contentRange}"`),
+              ),
+            );
+            return;
+          }
+        }
+        if (isFirstAttempt) this.ttfbSeconds.push((performance.now() - sentAtMs) / 1000);
+        // the hot path: count and drop
+        response.on("data", (chunk: Buffer) => {
+          const length = chunk.length;
+          part.receivedBytes += length;
+          this.bytes += length;
+          sampler.add(length);
+        });
+        response.on("error", () => {
+          // reported by 'close' below with the byte count
+        });
+        response.on("close", () => {
+          if (part.receivedBytes === partLength) {
+            settle();
+            return;
+          }
+          const overrun = part.receivedBytes > partLength;
+          const missing = partLength - part.receivedBytes;
+          settle(
+            new AttemptFailure(
+              !overrun,
+              overrun
+                ? new ProbeError("protocol", `GET ${range}: received more bytes than requested`)
+                : new Error(`GET ${range}: body ended ${missing} bytes short`),
+            ),
+          );
+        });
+      });
+      request.end();
+    });
+  }
+}
+
+function readErrorBody(response: http.IncomingMessage, done: (body: Buffer) => void): void {
+  const chunks: Buffer[] = [];
+  let total = 0;
+  response.on("data", (chunk: Buffer) => {
+    if (total < 65_536) chunks.push(chunk);
+    total += chunk.length;
+  });
+  response.on("error", () => {});
+  response.on("close", () => done(Buffer.concat(chunks)));
+}
+
+function describeNetworkError(error: Error, range: string): Error {
+  const code = (error as { code?: string }).code;
+  return new Error(`GET ${range}: ${code ? `${code} ` : ""}${error.message}`, { cause: error });
+}

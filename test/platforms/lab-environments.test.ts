@@ -1,0 +1,177 @@
+import assert from "node:assert/strict";
+import { existsSync, readFileSync } from "node:fs";
+import { after, before, test } from "node:test";
+import { environmentCgroup } from "../../src/platforms/local/cgroups.js";
+import { removeLab } from "../../src/platforms/local/cleanup.js";
+import { privateLabName } from "../../src/platforms/local/lab-names.js";
+import { LocalPlatform } from "../../src/platforms/local/local-platform.js";
+import { listNamespaces } from "../../src/platforms/local/namespaces.js";
+import { ensureBuilt, isRoot, median, withBenchLock } from "./lab-helpers.js";
+
+/**
+ * Shaped environments of a private lab (lnblabp<PID>): bandwidth, CPU share, memory limit,
+ * warm/cold agents and the failure kinds, checked against real tools and kernel counters.
+ */
+const skip = isRoot() ? false : "needs root (network namespaces, tc, cgroups)";
+const labName = privateLabName();
+const x86 = process.arch === "x64" ? "x86_64" : "arm64";
+let platform: LocalPlatform;
+
+before(async () => {
+  if (skip) return;
+  ensureBuilt();
+  platform = await LocalPlatform.open({ profile: "default-625", labName, environments: 2, mode: "shaped" });
+  await platform.prepare([{ memoryMb: 1024, arch: x86 }]);
+});
+
+after(async () => {
+  if (skip) return;
+  try {
+    await platform?.dispose();
+  } finally {
+    await removeLab(labName);
+  }
+  const left = (await listNamespaces()).filter((name) => name.startsWith(labName));
+  assert.deepEqual(left, [], "namespaces left behind");
+  assert.ok(!existsSync(`/sys/fs/cgroup/cpu/${labName}`), "cpu cgroup left behind");
+  assert.ok(!existsSync(`/sys/fs/cgroup/memory/${labName}`), "memory cgroup left behind");
+});
+
+test("facts say emulated and shaped", { skip }, async () => {
+  const facts = await platform.facts();
+  assert.equal(facts.platform, "local");
+  assert.equal(facts.target, "default-625");
+  assert.equal(facts.emulated, true);
+  assert.equal(facts.unshaped, false);
+  assert.equal(facts.quotaBitsPerSecond, 625e6);
+  assert.match(String(facts.details.roundTrip), /not emulated/);
+  assert.equal(platform.maxConcurrency(), 2);
+  const endpoints = platform.endpoints();
+  assert.equal(endpoints.iperf3?.host, "198.18.0.1");
+  assert.equal(endpoints.iperf3?.ports.length, 2);
+  assert.match(endpoints.s3?.caPem ?? "", /BEGIN CERTIFICATE/);
+});
+
+test("the link is shaped both ways: burst at the peak, then the sustained rate (stock iperf3)", {
+  skip,
+}, async () => {
+  await withBenchLock(async () => {
+    const port = String(platform.endpoints().iperf3?.ports[0]);
+    for (const direction of [["-R"], []]) {
+      const run = await platform.execInEnvironment(10_240, "iperf3", [
+        "-c",
+        "198.18.0.1",
+        "-p",
+        port,
+        "-t",
+        "4",
+        "-i",
+        "0.5",
+        "-J",
+        ...direction,
+      ]);
+      assert.equal(run.exitCode, 0, run.stderr);
+      const report = JSON.parse(run.stdout) as {
+        intervals: { sum: { bits_per_second: number } }[];
+      };
+      const rates = report.intervals.map((interval) => interval.sum.bits_per_second);
+      const label = direction.length > 0 ? "download" : "upload";
+      // first second: the burst (peak 2.8 Gbit/s on the wire, so ~2.7 of TCP payload)
+      const burst = Math.max(rates[0] ?? 0, rates[1] ?? 0);
+      assert.ok(burst > 2.2e9 && burst < 2.8e9, `${label} burst ${burst} bit/s`);
+      // after ~1 s the bucket is empty: 625 Mbit/s on the wire is ~600 Mbit/s of TCP payload
+      const sustained = median(rates.slice(4));
+      assert.ok(sustained > 0.9 * 625e6 && sustained < 1.0 * 625e6, `${label} sustained ${sustained} bit/s`);
+    }
+  });
+});
+
+test("the CPU share is real: cpu-burn at 1,024 MB gets ~0.58 core", { skip }, async () => {
+  const expected = 1024 / 1769;
+  await withBenchLock(async () => {
+    // the quota is a ceiling; a busy host can only lower what we get, so take the best of 3
+    const cores: number[] = [];
+    for (let attempt = 0; attempt < 3; attempt += 1) {
+      const outcome = await platform.invoke({ memoryMb: 1024, arch: x86 }, { probe: "cpu-burn", seconds: 3 });
+      assert.equal(outcome.failure, null);
+      assert.ok(outcome.response?.ok);
+      cores.push((outcome.response.detail as { cores: number }).cores);
+      if (Math.abs((cores.at(-1) ?? 0) - expected) / expected < 0.1) break;
+    }
+    const best = Math.max(...cores);
+    assert.ok(
+      Math.abs(best - expected) / expected < 0.1,
+      `got ${cores.join(", ")} cores, expected ${expected}`,
+    );
+  });
+});
+
+test("the agent stays warm for the same memory size and starts cold for another", { skip }, async () => {
+  const first = await platform.invoke({ memoryMb: 512, arch: x86 }, { probe: "info" });
+  const second = await platform.invoke({ memoryMb: 512, arch: x86 }, { probe: "info" });
+  assert.ok(first.response?.ok && second.response?.ok);
+  assert.equal(second.response.invocation.environmentId, first.response.invocation.environmentId);
+  assert.equal(second.response.invocation.cold, false);
+  const detail = second.response.detail as { memoryLimitMb: number; cpuQuotaCores: number };
+  assert.equal(detail.memoryLimitMb, 512);
+  assert.ok(Math.abs(detail.cpuQuotaCores - 512 / 1769) < 0.001);
+});
+
+test("allocating past the memory limit is reported as out-of-memory, not a hang", { skip }, async () => {
+  const outcome = await platform.invoke(
+    { memoryMb: 256, arch: x86 },
+    { probe: "allocate", mib: 600 },
+    { timeoutSeconds: 60 },
+  );
+  assert.equal(outcome.response, null);
+  assert.equal(outcome.failure?.kind, "out-of-memory");
+  assert.ok(outcome.durationSeconds < 60);
+  // the environment recovers with a cold start
+  const next = await platform.invoke({ memoryMb: 256, arch: x86 }, { probe: "info" });
+  assert.ok(next.response?.ok);
+  assert.equal(next.response.invocation.cold, true);
+});
+
+test("an invocation past the timeout is killed and reported as timeout", { skip }, async () => {
+  const outcome = await platform.invoke(
+    { memoryMb: 1024, arch: x86 },
+    { probe: "cpu-burn", seconds: 20 },
+    { timeoutSeconds: 1 },
+  );
+  assert.equal(outcome.failure?.kind, "timeout", outcome.failure?.message);
+  assert.ok(outcome.durationSeconds < 5, `took ${outcome.durationSeconds} s`);
+});
+
+test("a crashed agent is reported as function-error", { skip }, async () => {
+  const memoryMb = 768;
+  const warm = await platform.invoke({ memoryMb, arch: x86 }, { probe: "info" });
+  assert.ok(warm.response?.ok);
+  const running = platform.invoke({ memoryMb, arch: x86 }, { probe: "cpu-burn", seconds: 10 });
+  await new Promise((resolve) => setTimeout(resolve, 1000));
+  // the agent of that environment: the only process in its cgroup
+  let killed = 0;
+  for (const index of [0, 1]) {
+    const cgroup = environmentCgroup(labName, `e${index}`);
+    const pids = readFileSync(`${cgroup.cpuDir}/cgroup.procs`, "utf8")
+      .split("\n")
+      .filter(Boolean)
+      .map(Number);
+    const quota = Number(readFileSync(`${cgroup.cpuDir}/cpu.cfs_quota_us`, "utf8"));
+    if (quota === Math.round((memoryMb / 1769) * 100_000)) {
+      for (const pid of pids) process.kill(pid, "SIGTERM");
+      killed += pids.length;
+    }
+  }
+  assert.equal(killed, 1);
+  const outcome = await running;
+  assert.equal(outcome.failure?.kind, "function-error");
+  assert.match(outcome.failure?.message ?? "", /SIGTERM/);
+});
+
+test("a variant of another architecture is refused with a clear message", { skip }, async () => {
+  const other = x86 === "x86_64" ? "arm64" : "x86_64";
+  const outcome = await platform.invoke({ memoryMb: 1024, arch: other }, { probe: "info" });
+  assert.equal(outcome.failure?.kind, "platform");
+  assert.match(outcome.failure?.message ?? "", /arch: the local lab runs only this machine's architecture/);
+  await assert.rejects(platform.prepare([{ memoryMb: 100, arch: x86 }]), /memoryMb: 100 is not allowed/);
+});

@@ -1,0 +1,120 @@
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import {
+  cloudVethName,
+  environmentLinkAddresses,
+  labOfNamespace,
+  labOwnerPid,
+  privateLabName,
+} from "../../src/platforms/local/lab-names.js";
+import {
+  builtInProfileNames,
+  directionShape,
+  environmentShape,
+  interpolateMegabitsPerSecond,
+  resolveProfile,
+} from "../../src/platforms/local/profiles.js";
+import { tbfArguments } from "../../src/platforms/local/shaping.js";
+
+test("raised-3000 follows the announcement: 625 up to 2,048 MB, then linear to 3,000 at 10,240 MB", () => {
+  const profile = resolveProfile("raised-3000");
+  const mbps = (memoryMb: number) => interpolateMegabitsPerSecond(profile.download, memoryMb);
+  assert.equal(mbps(128), 625);
+  assert.equal(mbps(1024), 625);
+  assert.equal(mbps(2048), 625);
+  assert.equal(Math.round(mbps(3072)), 922);
+  assert.equal(Math.round(mbps(5120)), 1516);
+  assert.equal(Math.round(mbps(8192)), 2406);
+  assert.equal(mbps(10_240), 3000);
+});
+
+test("default-625 is flat, with a burst of about one second at 2.8 Gbit/s", () => {
+  const profile = resolveProfile("default-625");
+  for (const memoryMb of [128, 1024, 10_240]) {
+    const shape = directionShape(profile, "download", memoryMb);
+    assert.equal(shape.rateBitsPerSecond, 625e6);
+    assert.equal(shape.peakBitsPerSecond, 2800e6);
+    // the bucket drains at (peak - sustained) for one second
+    assert.equal(shape.bucketBytes, ((2800e6 - 625e6) * 1) / 8);
+  }
+  // no burst where the sustained rate is above the peak
+  const fast = directionShape(resolveProfile("raised-3000"), "upload", 10_240);
+  assert.equal(fast.peakBitsPerSecond, null);
+  assert.ok(fast.bucketBytes >= 131_072);
+});
+
+test("CPU share is memory / 1,769 vCPU capped by the host's cores; memory limit is the memory size", () => {
+  const profile = resolveProfile("default-625");
+  const small = environmentShape(profile, 1024, 2);
+  assert.ok(Math.abs(small.cpuCores - 1024 / 1769) < 1e-9);
+  assert.equal(small.memoryLimitBytes, 1024 * 1_048_576);
+  assert.equal(environmentShape(profile, 10_240, 2).cpuCores, 2);
+  assert.throws(
+    () => environmentShape(profile, 64, 2),
+    /memoryMb: 64 is not allowed \(allowed: integers 128-10240\)/,
+  );
+});
+
+test("custom profiles are validated with the field named, and may not shadow a built-in one", () => {
+  const custom = {
+    name: "my-lab",
+    download: [
+      { memoryMb: 128, megabitsPerSecond: 100 },
+      { memoryMb: 4096, megabitsPerSecond: 1000 },
+    ],
+    upload: [{ memoryMb: 128, megabitsPerSecond: 50 }],
+  };
+  const profile = resolveProfile("my-lab", [custom]);
+  assert.equal(interpolateMegabitsPerSecond(profile.download, 2112), 550);
+  assert.equal(interpolateMegabitsPerSecond(profile.upload, 10_240), 50);
+  assert.equal(profile.burst, null);
+  assert.throws(
+    () =>
+      resolveProfile("bad", [
+        { ...custom, name: "bad", download: [{ memoryMb: 128, megabitsPerSecond: -1 }] },
+      ]),
+    /profiles\[0\]\.download\.0\.megabitsPerSecond/,
+  );
+  assert.throws(
+    () =>
+      resolveProfile("bad", [
+        {
+          ...custom,
+          name: "bad",
+          upload: [
+            { memoryMb: 2048, megabitsPerSecond: 1 },
+            { memoryMb: 1024, megabitsPerSecond: 2 },
+          ],
+        },
+      ]),
+    /sorted by memoryMb/,
+  );
+  assert.throws(() => resolveProfile("default-625", [{ ...custom, name: "default-625" }]), /built-in/);
+  assert.throws(
+    () => resolveProfile("nope"),
+    /unknown lab profile "nope" \(allowed: default-625, raised-3000\)/,
+  );
+  assert.deepEqual(builtInProfileNames(), ["default-625", "raised-3000"]);
+});
+
+test("tbf arguments: peakrate needs an mtu covering a 64 KiB GSO packet", () => {
+  const args = tbfArguments(directionShape(resolveProfile("default-625"), "download", 1024));
+  assert.deepEqual(args.slice(0, 5), ["tbf", "rate", "625000000bit", "burst", "271875000"]);
+  assert.deepEqual(args.slice(5, 9), ["peakrate", "2800000000bit", "mtu", "65536"]);
+  const plain = tbfArguments(directionShape(resolveProfile("raised-3000"), "download", 10_240));
+  assert.ok(!plain.includes("peakrate"));
+});
+
+test("lab names carry the lnblab prefix; addresses stay in 198.18.0.0/15", () => {
+  const name = privateLabName(1234);
+  assert.equal(name, "lnblabp1234");
+  assert.equal(labOwnerPid(name), 1234);
+  assert.equal(labOwnerPid("lnblab"), null);
+  assert.equal(labOfNamespace("lnblabp1234-e3"), "lnblabp1234");
+  assert.equal(labOfNamespace("lnblab-cloud"), "lnblab");
+  assert.equal(labOfNamespace("lnblabx-e3"), null);
+  assert.equal(labOfNamespace("other-e3"), null);
+  assert.ok(cloudVethName(63).length <= 15);
+  assert.deepEqual(environmentLinkAddresses(0), { cloud: "198.19.0.1", environment: "198.19.0.2" });
+  assert.deepEqual(environmentLinkAddresses(64), { cloud: "198.19.1.1", environment: "198.19.1.2" });
+});
