@@ -1,12 +1,11 @@
 import type { AwsCredentialIdentity, RequestHandler } from "@smithy/types";
-import { type AwsClients, createAwsClients } from "../../platforms/aws/aws-clients.js";
-import { resolveCredentials } from "../../platforms/aws/credentials.js";
-import { PlannedCallRecorder } from "../../platforms/aws/planned-calls.js";
+import type { AwsClients } from "../../platforms/aws/aws-clients.js";
 
 /**
  * What the AWS commands share: credentials resolved once (a clear error before any call),
  * one recorder for the whole command (so `--dry-run` lists every region's calls), clients
  * per region. Tests replace the transport and the credentials through `awsTestHooks`.
+ * The SDK is loaded only when an AWS command runs, so every other command starts fast.
  */
 export const awsTestHooks: {
   // biome-ignore lint/suspicious/noExplicitAny: the SDK clients accept any smithy request handler
@@ -16,6 +15,12 @@ export const awsTestHooks: {
 } = {};
 
 export async function openAwsSession(dryRun: boolean) {
+  const [{ createAwsClients, destroyAwsClients }, { resolveCredentials }, { PlannedCallRecorder }] =
+    await Promise.all([
+      import("../../platforms/aws/aws-clients.js"),
+      import("../../platforms/aws/credentials.js"),
+      import("../../platforms/aws/planned-calls.js"),
+    ]);
   const credentials = awsTestHooks.credentials ?? (await resolveCredentials());
   const recorder = new PlannedCallRecorder(dryRun);
   return {
@@ -29,6 +34,9 @@ export async function openAwsSession(dryRun: boolean) {
           ? { requestHandler: awsTestHooks.requestHandler, maxAttempts: 1 }
           : {}),
       });
+    },
+    release(clients: AwsClients): void {
+      destroyAwsClients(clients);
     },
     /** The `--dry-run` listing. */
     printPlan(): void {

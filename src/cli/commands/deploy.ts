@@ -1,6 +1,5 @@
 import type { Command } from "commander";
 import { buildAgentZip } from "../../platforms/aws/agent-zip.js";
-import { destroyAwsClients } from "../../platforms/aws/aws-clients.js";
 import {
   validateArchitecture,
   validateInstanceType,
@@ -9,7 +8,6 @@ import {
   validateRegion,
 } from "../../platforms/aws/aws-input.js";
 import { estimateCost, formatCostEstimate } from "../../platforms/aws/cost-estimate.js";
-import { deployStack } from "../../platforms/aws/deploy.js";
 import { buildStackTemplate } from "../../platforms/aws/stack-template.js";
 import { awsTestHooks, openAwsSession } from "./aws-session.js";
 
@@ -90,6 +88,7 @@ export function registerDeployCommand(program: Command): void {
             }),
           ),
         );
+      const { deployStack } = await import("../../platforms/aws/deploy.js");
       const session = await openAwsSession(options.dryRun === true);
       const clients = session.clientsFor(region);
       try {
@@ -115,7 +114,7 @@ export function registerDeployCommand(program: Command): void {
             `  iperf3       ${result.server.host} ports ${result.server.ports}, RSA auth (${result.server.padding ?? "not ready yet"}), terminates itself at ${result.server.expiresAt}`,
           );
       } finally {
-        destroyAwsClients(clients);
+        session.release(clients);
       }
     });
 }

@@ -1,13 +1,6 @@
 import type { Command } from "commander";
-import { destroyAwsClients } from "../../platforms/aws/aws-clients.js";
 import { validateQuotaValue, validateRegions } from "../../platforms/aws/aws-input.js";
-import {
-  getQuotaReport,
-  listQuotaRequests,
-  type QuotaReport,
-  quotaRequestNextSteps,
-  requestQuotaIncrease,
-} from "../../platforms/aws/quota.js";
+import type { QuotaReport } from "../../platforms/aws/quota.js";
 import { openAwsSession } from "./aws-session.js";
 
 interface QuotaOptions {
@@ -32,6 +25,7 @@ export function registerQuotaCommand(program: Command): void {
   withRegions(quota.command("get").description("value in force, AWS default, open and past requests")).action(
     async (options: QuotaOptions) => {
       const regions = validateRegions(options);
+      const { getQuotaReport } = await import("../../platforms/aws/quota.js");
       const session = await openAwsSession(false);
       const reports: (QuotaReport | { region: string; error: string })[] = [];
       for (const region of regions) {
@@ -42,7 +36,7 @@ export function registerQuotaCommand(program: Command): void {
           reports.push({ region, error: (error as Error).message });
           process.exitCode = 1;
         } finally {
-          destroyAwsClients(clients);
+          session.release(clients);
         }
       }
       if (options.json) console.log(JSON.stringify(reports, null, 2));
@@ -54,6 +48,7 @@ export function registerQuotaCommand(program: Command): void {
     quota.command("history").description("past and open increase requests with status and case id"),
   ).action(async (options: QuotaOptions) => {
     const regions = validateRegions(options);
+    const { listQuotaRequests } = await import("../../platforms/aws/quota.js");
     const session = await openAwsSession(false);
     const rows: Record<string, unknown>[] = [];
     for (const region of regions) {
@@ -61,7 +56,7 @@ export function registerQuotaCommand(program: Command): void {
       try {
         for (const request of await listQuotaRequests(clients.quotas)) rows.push({ region, ...request });
       } finally {
-        destroyAwsClients(clients);
+        session.release(clients);
       }
     }
     if (options.json) console.log(JSON.stringify(rows, null, 2));
@@ -93,6 +88,7 @@ export function registerQuotaCommand(program: Command): void {
   ).action(async (options: QuotaOptions) => {
     const value = validateQuotaValue(options.value ?? "");
     const regions = validateRegions(options);
+    const { requestQuotaIncrease, quotaRequestNextSteps } = await import("../../platforms/aws/quota.js");
     const session = await openAwsSession(options.dryRun === true);
     const results: Record<string, unknown>[] = [];
     for (const region of regions) {
@@ -109,7 +105,7 @@ export function registerQuotaCommand(program: Command): void {
         console.error(`lambda-netbench: ${(error as Error).message}`);
         process.exitCode = 1;
       } finally {
-        destroyAwsClients(clients);
+        session.release(clients);
       }
     }
     if (options.json) console.log(JSON.stringify(results, null, 2));

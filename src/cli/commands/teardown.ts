@@ -1,7 +1,5 @@
 import type { Command } from "commander";
-import { destroyAwsClients } from "../../platforms/aws/aws-clients.js";
 import { validateRegion } from "../../platforms/aws/aws-input.js";
-import { teardownRegion } from "../../platforms/aws/teardown.js";
 import { awsTestHooks, openAwsSession } from "./aws-session.js";
 
 /** `lambda-netbench teardown --region R`: removes everything deploy created, then verifies. */
@@ -15,6 +13,7 @@ export function registerTeardownCommand(program: Command): void {
     .option("--dry-run", "print the calls teardown would make, change nothing")
     .action(async (options: { region?: string; dryRun?: boolean }) => {
       const region = validateRegion(options.region ?? "");
+      const { teardownRegion } = await import("../../platforms/aws/teardown.js");
       const session = await openAwsSession(options.dryRun === true);
       const clients = session.clientsFor(region);
       try {
@@ -39,7 +38,7 @@ export function registerTeardownCommand(program: Command): void {
           process.exitCode = 1;
         }
       } finally {
-        destroyAwsClients(clients);
+        session.release(clients);
       }
     });
 }
