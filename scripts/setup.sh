@@ -4,7 +4,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-DEBIAN_PACKAGES=(iperf3 iproute2 nginx-light openssl curl util-linux python3-boto3 chromium fonts-dejavu-core)
+DEBIAN_PACKAGES=(iperf3 iproute2 nginx-light openssl curl util-linux python3-boto3 chromium fonts-dejavu-core unzip)
 if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null; then
   missing=()
   for pkg in "${DEBIAN_PACKAGES[@]}"; do

@@ -1,10 +1,13 @@
 import { Command } from "commander";
 import { registerCompareCommand } from "./commands/compare.js";
+import { registerDeployCommand } from "./commands/deploy.js";
 import { registerIperf3ServerCommand } from "./commands/iperf3-server.js";
 import { registerLabCommand } from "./commands/lab.js";
 import { registerProbeCommand } from "./commands/probe.js";
+import { registerQuotaCommand } from "./commands/quota.js";
 import { registerReportCommand } from "./commands/report.js";
 import { type RunCommandDeps, registerRunCommand } from "./commands/run.js";
+import { registerTeardownCommand } from "./commands/teardown.js";
 
 export function buildProgram(runDeps?: RunCommandDeps): Command {
   const program = new Command()
@@ -19,6 +22,9 @@ export function buildProgram(runDeps?: RunCommandDeps): Command {
   registerReportCommand(program);
   registerCompareCommand(program);
   registerLabCommand(program);
+  registerQuotaCommand(program);
+  registerDeployCommand(program);
+  registerTeardownCommand(program);
   return program;
 }
 

@@ -1,0 +1,120 @@
+import type { Command } from "commander";
+import { buildAgentZip } from "../../platforms/aws/agent-zip.js";
+import {
+  validateArchitecture,
+  validateInstanceType,
+  validateMemoryMb,
+  validateNumberInRange,
+  validateRegion,
+} from "../../platforms/aws/aws-input.js";
+import { estimateCost, formatCostEstimate } from "../../platforms/aws/cost-estimate.js";
+import { buildStackTemplate } from "../../platforms/aws/stack-template.js";
+import { awsTestHooks, openAwsSession } from "./aws-session.js";
+
+interface DeployCliOptions {
+  region?: string;
+  arch: string;
+  memoryMb: string;
+  timeoutSeconds: string;
+  withServer?: boolean;
+  instanceType: string;
+  ttlHours: string;
+  serverPorts: string;
+  testObjectMib: string;
+  dryRun?: boolean;
+  printTemplate?: boolean;
+}
+
+/** `lambda-netbench deploy --region R`: creates or updates the region's stack. */
+export function registerDeployCommand(program: Command): void {
+  program
+    .command("deploy")
+    .description("create or update the region's stack: bucket, agent function, optional iperf3 server")
+    .requiredOption("--region <region>", "AWS region, e.g. us-west-2")
+    .option("--arch <arch>", "function architecture: arm64 or x86_64", "arm64")
+    .option("--memory-mb <mb>", "memory of $LATEST (each measured size gets its own version)", "2048")
+    .option("--timeout-seconds <s>", "function timeout, 1-900", "900")
+    .option("--with-server", "also deploy the iperf3 server on EC2 (RSA-authenticated)")
+    .option("--instance-type <type>", "iperf3 server instance type", "c8gn.large")
+    .option("--ttl-hours <h>", "the server terminates itself after this many hours", "3")
+    .option("--server-ports <n>", "iperf3 servers on ports 5201.. (one test at a time per port)", "1")
+    .option("--test-object-mib <mib>", "size of the S3 test object the agent creates (0: none)", "1024")
+    .option("--dry-run", "print the calls deploy would make, change nothing")
+    .option("--print-template", "print the CloudFormation template and exit (no AWS call)")
+    .action(async (options: DeployCliOptions) => {
+      const region = validateRegion(options.region ?? "");
+      const arch = validateArchitecture(options.arch);
+      const memoryMb = validateMemoryMb(Number(options.memoryMb), "memory-mb");
+      const timeoutSeconds = validateNumberInRange(options.timeoutSeconds, "timeout-seconds", 1, 900, true);
+      const server = options.withServer
+        ? {
+            instanceType: validateInstanceType(options.instanceType, "instance-type"),
+            ttlHours: validateNumberInRange(options.ttlHours, "ttl-hours", 0.25, 72),
+            ports: validateNumberInRange(options.serverPorts, "server-ports", 1, 16, true),
+          }
+        : null;
+      const testObjectMib = validateNumberInRange(
+        options.testObjectMib,
+        "test-object-mib",
+        0,
+        5_242_880,
+        true,
+      );
+      const agent = buildAgentZip();
+      if (options.printTemplate) {
+        const template = buildStackTemplate({
+          agentCodeKey: `agent/${agent.sha256}.zip`,
+          arch,
+          memoryMb,
+          timeoutSeconds,
+          server: server
+            ? {
+                ...server,
+                generation: 1,
+                expiresAt: new Date(Date.now() + server.ttlHours * 3_600_000).toISOString(),
+              }
+            : null,
+        });
+        console.log(JSON.stringify(template, null, 2));
+        return;
+      }
+      if (server)
+        console.error(
+          formatCostEstimate(
+            estimateCost({
+              region,
+              items: [],
+              ec2: { instanceType: server.instanceType, hours: server.ttlHours },
+            }),
+          ),
+        );
+      const { deployStack } = await import("../../platforms/aws/deploy.js");
+      const session = await openAwsSession(options.dryRun === true);
+      const clients = session.clientsFor(region);
+      try {
+        const poll = awsTestHooks.fast ? { pollIntervalMs: 1, timeoutMs: 5_000 } : undefined;
+        const result = await deployStack(clients, {
+          arch,
+          memoryMb,
+          timeoutSeconds,
+          server,
+          agent,
+          testObjectBytes: testObjectMib > 0 ? testObjectMib * 1_048_576 : null,
+          ...(poll ? { stackPoll: poll, serverReady: poll } : {}),
+          log: (line) => console.error(line),
+        });
+        session.printPlan();
+        if (result.dryRun) return;
+        console.log(`stack lambda-netbench in ${region}: ${result.action}`);
+        console.log(`  bucket       ${result.bucket}`);
+        console.log(`  agent code   s3://${result.bucket}/${result.agentCodeKey}`);
+        if (result.testObjectKey) console.log(`  test object  ${result.testObjectKey}`);
+        if (result.server)
+          console.log(
+            `  iperf3       ${result.server.host} ports ${result.server.ports}, RSA auth (${result.server.padding ?? "not ready yet"}), terminates itself at ${result.server.expiresAt}`,
+          );
+      } finally {
+        session.release(clients);
+      }
+    });
+}

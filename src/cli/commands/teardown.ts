@@ -1,0 +1,44 @@
+import type { Command } from "commander";
+import { validateRegion } from "../../platforms/aws/aws-input.js";
+import { awsTestHooks, openAwsSession } from "./aws-session.js";
+
+/** `lambda-netbench teardown --region R`: removes everything deploy created, then verifies. */
+export function registerTeardownCommand(program: Command): void {
+  program
+    .command("teardown")
+    .description(
+      "delete the region's stack, bucket contents, versions and secrets; verify nothing tagged remains",
+    )
+    .requiredOption("--region <region>", "AWS region, e.g. us-west-2")
+    .option("--dry-run", "print the calls teardown would make, change nothing")
+    .action(async (options: { region?: string; dryRun?: boolean }) => {
+      const region = validateRegion(options.region ?? "");
+      const { teardownRegion } = await import("../../platforms/aws/teardown.js");
+      const session = await openAwsSession(options.dryRun === true);
+      const clients = session.clientsFor(region);
+      try {
+        const fast = awsTestHooks.fast
+          ? { stackPoll: { pollIntervalMs: 1, timeoutMs: 5_000 }, verify: { attempts: 2, intervalMs: 1 } }
+          : {};
+        const result = await teardownRegion(clients, { ...fast, log: (line) => console.error(line) });
+        session.printPlan();
+        if (result.dryRun) return;
+        console.log(
+          `teardown ${region}: stack ${result.stackExisted ? "deleted" : "was absent"}; ${result.deletedVersions} version(s), ${result.deletedAliases} alias(es), ${result.deletedObjectVersions} object version(s), ${result.abortedUploads} upload(s), ${result.deletedParameters.length} parameter(s) removed`,
+        );
+        if (result.terminatedInstances.length > 0)
+          console.log(
+            `terminated (AWS still lists them for a while): ${result.terminatedInstances.join(", ")}`,
+          );
+        if (result.remaining.length === 0)
+          console.log("verified: nothing tagged lambda-netbench remains in this region");
+        else {
+          console.error(`still tagged lambda-netbench (the tagging API can lag):`);
+          for (const arn of result.remaining) console.error(`  ${arn}`);
+          process.exitCode = 1;
+        }
+      } finally {
+        session.release(clients);
+      }
+    });
+}

@@ -1,0 +1,243 @@
+import { DeleteAliasCommand, DeleteFunctionCommand } from "@aws-sdk/client-lambda";
+import type { AwsCredentialIdentity, RequestHandler } from "@smithy/types";
+import type { AgentEventInput } from "../../agent/event.js";
+import type {
+  EnvironmentVariant,
+  InvocationOutcome,
+  Platform,
+  PlatformFacts,
+  ProbeEndpoints,
+} from "../platform.js";
+import { type AwsClients, createAwsClients, destroyAwsClients } from "./aws-clients.js";
+import { validateMemoryMb, validateRegion } from "./aws-input.js";
+import { type BackoffOptions, errorName } from "./backoff.js";
+import { resolveCredentials } from "./credentials.js";
+import { type PublishedVariant, publishVariants } from "./function-versions.js";
+import { fetchIperf3Auth, type Iperf3Auth } from "./iperf3-credentials.js";
+import { invokeAgent } from "./lambda-invoker.js";
+import { aliasName, functionName, stackName } from "./naming.js";
+import type { PlannedCallRecorder } from "./planned-calls.js";
+import { getQuotaReport, type QuotaReport } from "./quota.js";
+import { describeStack, type StackState } from "./stack-state.js";
+import { ensureTestObject } from "./test-object.js";
+
+export interface AwsPlatformOptions {
+  region: string;
+  /** Default: the standard AWS chain (environment, profile, role), resolved before any call. */
+  credentials?: AwsCredentialIdentity;
+  /** `--dry-run`: a recorder that holds back every call that would change something. */
+  recorder?: PlannedCallRecorder;
+  /** How many invocations at once (each runs in its own execution environment). */
+  maxConcurrency?: number;
+  /** Tests: the stubbed transport. */
+  // biome-ignore lint/suspicious/noExplicitAny: the SDK clients accept any smithy request handler
+  requestHandler?: RequestHandler<any, any>;
+  waiter?: { minDelaySeconds: number; maxDelaySeconds: number; maxWaitSeconds: number };
+  backoff?: Partial<BackoffOptions>;
+  log?: (line: string) => void;
+}
+
+/** Parses the stack's `ServerPorts` output ("5201-5204") into the port list. */
+export function parsePorts(range: string | undefined): number[] {
+  const match = /^(\d+)-(\d+)$/.exec(range ?? "");
+  if (!match) return [];
+  const ports: number[] = [];
+  for (let port = Number(match[1]); port <= Number(match[2]); port++) ports.push(port);
+  return ports;
+}
+
+/**
+ * The AWS platform: execution environments are invocations of the deployed agent function,
+ * one published version (alias) per memory size and architecture. Needs the region's stack
+ * (`lambda-netbench deploy --region R`).
+ */
+export class AwsPlatform implements Platform {
+  readonly name = "aws" as const;
+  private published = new Map<string, PublishedVariant>();
+
+  private constructor(
+    readonly target: string,
+    private readonly clients: AwsClients,
+    private readonly stack: StackState,
+    private readonly auth: Iperf3Auth | null,
+    private readonly quota: QuotaReport | null,
+    private readonly quotaError: string | null,
+    private readonly options: AwsPlatformOptions,
+  ) {}
+
+  static async open(options: AwsPlatformOptions): Promise<AwsPlatform> {
+    const region = validateRegion(options.region);
+    if (
+      options.maxConcurrency !== undefined &&
+      !(Number.isInteger(options.maxConcurrency) && options.maxConcurrency >= 1)
+    )
+      throw new Error(
+        `maxConcurrency: ${options.maxConcurrency} is not allowed (allowed: a whole number from 1)`,
+      );
+    const credentials = options.credentials ?? (await resolveCredentials());
+    const clients = createAwsClients({
+      region,
+      credentials,
+      ...(options.recorder ? { recorder: options.recorder } : {}),
+      ...(options.requestHandler ? { requestHandler: options.requestHandler } : {}),
+    });
+    try {
+      const stack = await describeStack(clients.cloudFormation);
+      if (!stack?.outputs.FunctionName || !stack.outputs.BucketName)
+        throw new Error(
+          `no usable ${stackName} stack in ${region}${stack ? ` (status ${stack.status})` : ""}: run \`lambda-netbench deploy --region ${region}\` first`,
+        );
+      const auth = stack.outputs.ServerPorts ? await fetchIperf3Auth(clients.ssm) : null;
+      let quota: QuotaReport | null = null;
+      let quotaError: string | null = null;
+      try {
+        quota = await getQuotaReport(clients.quotas, region);
+      } catch (error) {
+        quotaError = `${errorName(error)}: ${(error as Error).message}`;
+      }
+      return new AwsPlatform(region, clients, stack, auth, quota, quotaError, options);
+    } catch (error) {
+      destroyAwsClients(clients);
+      throw error;
+    }
+  }
+
+  async facts(): Promise<PlatformFacts> {
+    const outputs = this.stack.outputs;
+    return {
+      platform: "aws",
+      target: this.target,
+      emulated: false,
+      unshaped: false,
+      quotaBitsPerSecond: this.quota?.valueMbps != null ? this.quota.valueMbps * 1_000_000 : null,
+      details: {
+        functionName: outputs.FunctionName,
+        functionArchitecture: outputs.FunctionArchitecture ?? null,
+        agentCodeKey: outputs.AgentCodeKey ?? null,
+        bucket: outputs.BucketName,
+        stackStatus: this.stack.status,
+        iperf3Server: outputs.ServerPorts
+          ? {
+              instanceType: outputs.ServerInstanceType ?? null,
+              expiresAt: outputs.ServerExpiresAt ?? null,
+              authenticated: this.auth !== null,
+              padding: this.auth?.padding ?? null,
+            }
+          : null,
+        quota: this.quota
+          ? {
+              code: this.quota.quotaCode,
+              matchedBy: this.quota.matchedBy,
+              valueMbps: this.quota.valueMbps,
+              defaultMbps: this.quota.defaultMbps,
+            }
+          : { error: this.quotaError },
+        publishedVersions: [...this.published.values()].map((p) => ({ alias: p.alias, version: p.version })),
+      },
+    };
+  }
+
+  maxConcurrency(): number {
+    return this.options.maxConcurrency ?? 10;
+  }
+
+  async prepare(variants: EnvironmentVariant[]): Promise<void> {
+    for (const [index, variant] of variants.entries())
+      validateMemoryMb(variant.memoryMb, `variants[${index}].memoryMb`);
+    const codeKey = this.stack.outputs.AgentCodeKey;
+    const bucket = this.stack.outputs.BucketName as string;
+    if (!codeKey) throw new Error(`the ${stackName} stack has no AgentCodeKey output: run deploy again`);
+    const published = await publishVariants(this.clients.lambda, variants, {
+      code: { bucket, key: codeKey },
+      waiter: this.options.waiter ?? { minDelaySeconds: 1, maxDelaySeconds: 10, maxWaitSeconds: 300 },
+      ...(this.options.backoff ? { backoff: this.options.backoff } : {}),
+      ...(this.options.log ? { log: this.options.log } : {}),
+      dryRun: this.clients.recorder.dryRun,
+    });
+    for (const entry of published) this.published.set(entry.alias, entry);
+  }
+
+  endpoints(): ProbeEndpoints {
+    const outputs = this.stack.outputs;
+    const host = outputs.ServerPublicDnsName || outputs.ServerPublicIp;
+    return {
+      ...(host && this.auth
+        ? { iperf3: { host, ports: parsePorts(outputs.ServerPorts), auth: this.auth } }
+        : {}),
+      s3: { region: this.target, bucket: outputs.BucketName as string, pathStyle: false },
+    };
+  }
+
+  async ensureTestObject(bytes: number): Promise<string> {
+    return ensureTestObject(
+      this.clients.s3,
+      { bucket: this.stack.outputs.BucketName as string, region: this.target },
+      bytes,
+      (event) => invokeAgent(this.clients.lambda, "$LATEST", event, this.invokeOptions()),
+    );
+  }
+
+  async invoke(
+    variant: EnvironmentVariant,
+    event: AgentEventInput,
+    options: { signal?: AbortSignal } = {},
+  ): Promise<InvocationOutcome> {
+    const alias = aliasName(variant.memoryMb, variant.arch);
+    if (!this.published.has(alias))
+      return {
+        response: null,
+        failure: {
+          kind: "platform",
+          message: `${alias} was not prepared (call prepare() with this variant first)`,
+        },
+        startedAt: new Date().toISOString(),
+        durationSeconds: 0,
+      };
+    if (this.clients.recorder.dryRun) {
+      // recorded as a planned call; nothing runs and nothing is measured
+      await invokeAgent(this.clients.lambda, alias, event, this.invokeOptions());
+      return {
+        response: null,
+        failure: { kind: "platform", message: `dry run: Invoke of ${alias} not made` },
+        startedAt: new Date().toISOString(),
+        durationSeconds: 0,
+      };
+    }
+    return invokeAgent(this.clients.lambda, alias, event, { ...this.invokeOptions(), ...options });
+  }
+
+  private invokeOptions(): { backoff?: Partial<BackoffOptions> } {
+    return this.options.backoff ? { backoff: this.options.backoff } : {};
+  }
+
+  /** Deletes the aliases and versions this instance published, then closes the clients. */
+  async dispose(): Promise<void> {
+    try {
+      for (const entry of this.published.values()) {
+        await this.clients.lambda.send(
+          new DeleteAliasCommand({ FunctionName: functionName, Name: entry.alias }),
+        );
+        try {
+          await this.clients.lambda.send(
+            new DeleteFunctionCommand({ FunctionName: functionName, Qualifier: entry.version }),
+          );
+        } catch (error) {
+          // another alias may still point at the same version; teardown removes it later
+          if (
+            errorName(error) !== "ResourceConflictException" &&
+            errorName(error) !== "ResourceNotFoundException"
+          )
+            throw error;
+        }
+      }
+      this.published.clear();
+    } finally {
+      destroyAwsClients(this.clients);
+    }
+  }
+
+  /** Calls made so far (for --dry-run output and tests). */
+  get recorder(): PlannedCallRecorder {
+    return this.clients.recorder;
+  }
+}

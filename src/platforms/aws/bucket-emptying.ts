@@ -1,0 +1,143 @@
+import {
+  AbortMultipartUploadCommand,
+  DeleteObjectsCommand,
+  ListMultipartUploadsCommand,
+  type ListMultipartUploadsCommandOutput,
+  ListObjectsV2Command,
+  ListObjectVersionsCommand,
+  type ListObjectVersionsCommandOutput,
+  type ObjectIdentifier,
+  type S3Client,
+} from "@aws-sdk/client-s3";
+import { errorName } from "./backoff.js";
+
+export interface EmptyBucketResult {
+  /** Object versions and delete markers removed. */
+  deletedVersions: number;
+  abortedUploads: number;
+  /** False when the bucket did not exist (nothing to do). */
+  bucketExisted: boolean;
+  /** False on an S3-compatible server without ListObjectVersions (unversioned: keys only). */
+  versionsListed: boolean;
+  /** False on an S3-compatible server without ListMultipartUploads. */
+  uploadsListed: boolean;
+}
+
+/** What S3-compatible servers answer for an API they lack. */
+function isUnsupported(error: unknown): boolean {
+  return ["NotImplemented", "MethodNotAllowed"].includes(errorName(error));
+}
+
+/**
+ * Empties a bucket completely, so CloudFormation can delete it: every object version and
+ * delete marker (a versioned bucket keeps them after a plain delete), and every unfinished
+ * multipart upload (invisible to listings of objects, but billed). On S3-compatible servers
+ * lacking the version or upload listings it falls back to plain keys and says so.
+ */
+export async function emptyBucket(
+  s3: S3Client,
+  bucket: string,
+  options: { pageSize?: number } = {},
+): Promise<EmptyBucketResult> {
+  const result: EmptyBucketResult = {
+    deletedVersions: 0,
+    abortedUploads: 0,
+    bucketExisted: true,
+    versionsListed: true,
+    uploadsListed: true,
+  };
+  const deleteBatch = async (identifiers: ObjectIdentifier[]) => {
+    for (let start = 0; start < identifiers.length; start += 1000) {
+      const batch = identifiers.slice(start, start + 1000);
+      const response = await s3.send(
+        new DeleteObjectsCommand({ Bucket: bucket, Delete: { Objects: batch, Quiet: true } }),
+      );
+      if (response.Errors && response.Errors.length > 0) {
+        const first = response.Errors[0];
+        throw new Error(
+          `could not delete ${response.Errors.length} object(s) from ${bucket}, first ${first?.Key}: ${first?.Code} ${first?.Message}`,
+        );
+      }
+      result.deletedVersions += batch.length;
+    }
+  };
+  try {
+    let keyMarker: string | undefined;
+    let versionIdMarker: string | undefined;
+    do {
+      let page: ListObjectVersionsCommandOutput;
+      try {
+        page = await s3.send(
+          new ListObjectVersionsCommand({
+            Bucket: bucket,
+            KeyMarker: keyMarker,
+            VersionIdMarker: versionIdMarker,
+            MaxKeys: options.pageSize,
+          }),
+        );
+      } catch (error) {
+        if (!isUnsupported(error)) throw error;
+        result.versionsListed = false;
+        break;
+      }
+      await deleteBatch(
+        [...(page.Versions ?? []), ...(page.DeleteMarkers ?? [])].flatMap((entry) =>
+          entry.Key === undefined
+            ? []
+            : [
+                {
+                  Key: entry.Key,
+                  ...(entry.VersionId && entry.VersionId !== "null" ? { VersionId: entry.VersionId } : {}),
+                },
+              ],
+        ),
+      );
+      keyMarker = page.IsTruncated ? page.NextKeyMarker : undefined;
+      versionIdMarker = page.IsTruncated ? page.NextVersionIdMarker : undefined;
+    } while (keyMarker !== undefined);
+
+    if (!result.versionsListed) {
+      // unversioned listing: delete page by page until the listing comes back empty
+      for (;;) {
+        const page = await s3.send(new ListObjectsV2Command({ Bucket: bucket, MaxKeys: options.pageSize }));
+        const keys = (page.Contents ?? []).flatMap((entry) =>
+          entry.Key === undefined ? [] : [{ Key: entry.Key }],
+        );
+        if (keys.length === 0) break;
+        await deleteBatch(keys);
+      }
+    }
+
+    let uploadKeyMarker: string | undefined;
+    let uploadIdMarker: string | undefined;
+    do {
+      let page: ListMultipartUploadsCommandOutput;
+      try {
+        page = await s3.send(
+          new ListMultipartUploadsCommand({
+            Bucket: bucket,
+            KeyMarker: uploadKeyMarker,
+            UploadIdMarker: uploadIdMarker,
+          }),
+        );
+      } catch (error) {
+        if (!isUnsupported(error)) throw error;
+        result.uploadsListed = false;
+        break;
+      }
+      for (const upload of page.Uploads ?? []) {
+        if (!upload.Key || !upload.UploadId) continue;
+        await s3.send(
+          new AbortMultipartUploadCommand({ Bucket: bucket, Key: upload.Key, UploadId: upload.UploadId }),
+        );
+        result.abortedUploads++;
+      }
+      uploadKeyMarker = page.IsTruncated ? page.NextKeyMarker : undefined;
+      uploadIdMarker = page.IsTruncated ? page.NextUploadIdMarker : undefined;
+    } while (uploadKeyMarker !== undefined);
+  } catch (error) {
+    if (errorName(error) === "NoSuchBucket") return { ...result, bucketExisted: false };
+    throw error;
+  }
+  return result;
+}

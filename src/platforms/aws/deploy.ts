@@ -1,0 +1,202 @@
+import { CreateStackCommand, DeleteStackCommand, UpdateStackCommand } from "@aws-sdk/client-cloudformation";
+import { HeadObjectCommand, PutObjectCommand } from "@aws-sdk/client-s3";
+import { DeleteParameterCommand } from "@aws-sdk/client-ssm";
+import type { Architecture } from "../platform.js";
+import type { AwsClients } from "./aws-clients.js";
+import { errorName } from "./backoff.js";
+import { ensureIperf3Secrets, readServerStatus } from "./iperf3-credentials.js";
+import { invokeAgent } from "./lambda-invoker.js";
+import { agentCodePrefix, iperf3StatusParameter, stackName, tagKey, tagValue } from "./naming.js";
+import { describeStack, type StackState, waitForStack } from "./stack-state.js";
+import { buildStackTemplate, type StackTemplateOptions } from "./stack-template.js";
+import { ensureTestObject } from "./test-object.js";
+
+export interface DeployOptions {
+  arch: Architecture;
+  memoryMb: number;
+  timeoutSeconds: number;
+  server: { instanceType: string; ttlHours: number; ports: number } | null;
+  agent: { zip: Buffer; sha256: string };
+  /** Size of the S3 test object to create with the agent's s3-put (null: none). */
+  testObjectBytes: number | null;
+  now?: () => Date;
+  stackPoll?: { pollIntervalMs: number; timeoutMs: number };
+  serverReady?: { pollIntervalMs: number; timeoutMs: number };
+  log?: (line: string) => void;
+}
+
+export interface DeployResult {
+  action: "created" | "updated" | "unchanged";
+  bucket: string;
+  agentCodeKey: string;
+  server: { host: string; ports: string; expiresAt: string; padding: string | null } | null;
+  testObjectKey: string | null;
+  dryRun: boolean;
+}
+
+export class StackBusyError extends Error {
+  constructor(status: string) {
+    super(`stack ${stackName} is ${status}: wait until it finishes, or run \`lambda-netbench teardown\``);
+    this.name = "StackBusyError";
+  }
+}
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Decides the server's generation: the running one is kept while it has at least 30 minutes
+ * to live; otherwise (none yet, or about to terminate itself) a new generation replaces it.
+ */
+export function planServer(
+  previous: Record<string, string>,
+  server: NonNullable<DeployOptions["server"]>,
+  now: Date,
+): { generation: number; expiresAt: string; fresh: boolean } {
+  const generation = Number(previous.ServerGeneration ?? "0");
+  const expiresAt = previous.ServerExpiresAt ? Date.parse(previous.ServerExpiresAt) : Number.NaN;
+  const sameType = previous.ServerInstanceType === server.instanceType;
+  if (generation > 0 && sameType && expiresAt - now.getTime() > 30 * 60_000)
+    return { generation, expiresAt: previous.ServerExpiresAt as string, fresh: false };
+  return {
+    generation: generation + 1,
+    expiresAt: new Date(now.getTime() + server.ttlHours * 3_600_000).toISOString(),
+    fresh: true,
+  };
+}
+
+/**
+ * Creates or updates the region's stack. First pass (new stack): the bucket only, since the
+ * function's code must already be in it; then the agent zip is uploaded (named by its
+ * SHA-256, so new code means a new key and an update) and the full template applied.
+ */
+export async function deployStack(clients: AwsClients, options: DeployOptions): Promise<DeployResult> {
+  const log = options.log ?? (() => {});
+  const dryRun = clients.recorder.dryRun;
+  const poll = options.stackPoll ?? { pollIntervalMs: 10_000, timeoutMs: 45 * 60_000 };
+  const cfn = clients.cloudFormation;
+  let state: StackState | null = await describeStack(cfn);
+  if (state?.status.endsWith("_IN_PROGRESS")) throw new StackBusyError(state.status);
+  if (state?.status === "ROLLBACK_COMPLETE") {
+    // a failed creation leaves a stack that can only be deleted
+    log(`stack ${stackName} is ROLLBACK_COMPLETE (a failed creation): deleting it before creating it again`);
+    await cfn.send(new DeleteStackCommand({ StackName: stackName }));
+    if (!dryRun) await waitForStack(cfn, ["DELETE_COMPLETE"], poll);
+    state = null;
+  } else if (state && /FAILED$/.test(state.status))
+    throw new StackBusyError(`${state.status} (needs attention)`);
+
+  const serverPlan = options.server
+    ? planServer(state?.outputs ?? {}, options.server, (options.now ?? (() => new Date()))())
+    : null;
+  if (options.server && serverPlan) {
+    if (await ensureIperf3Secrets(clients.ssm))
+      log("generated the iperf3 RSA key pair and password (SSM SecureString)");
+    if (serverPlan.fresh) {
+      try {
+        await clients.ssm.send(new DeleteParameterCommand({ Name: iperf3StatusParameter }));
+      } catch (error) {
+        if (errorName(error) !== "ParameterNotFound") throw error;
+      }
+    }
+  }
+  const templateOptions = (agentCodeKey: string | null): StackTemplateOptions => ({
+    agentCodeKey,
+    arch: options.arch,
+    memoryMb: options.memoryMb,
+    timeoutSeconds: options.timeoutSeconds,
+    server:
+      options.server && serverPlan
+        ? { ...options.server, generation: serverPlan.generation, expiresAt: serverPlan.expiresAt }
+        : null,
+  });
+  const stackCall = {
+    StackName: stackName,
+    Capabilities: ["CAPABILITY_IAM" as const],
+    Tags: [{ Key: tagKey, Value: tagValue }],
+  };
+
+  let action: DeployResult["action"] = "updated";
+  if (!state) {
+    log(`creating stack ${stackName} (bucket first)`);
+    await cfn.send(
+      new CreateStackCommand({
+        ...stackCall,
+        TemplateBody: JSON.stringify(buildStackTemplate(templateOptions(null))),
+      }),
+    );
+    action = "created";
+    state = dryRun
+      ? { status: "CREATE_COMPLETE", outputs: {}, stackId: stackName }
+      : await waitForStack(cfn, ["CREATE_COMPLETE"], poll);
+  }
+  const bucket = state?.outputs.BucketName ?? "<BucketName output of the new stack>";
+  const agentCodeKey = `${agentCodePrefix}${options.agent.sha256}.zip`;
+  let uploaded = false;
+  try {
+    // a dry run of a first deploy has no bucket yet: nothing to look at
+    if (!state?.outputs.BucketName) throw Object.assign(new Error("no bucket yet"), { name: "NoSuchBucket" });
+    await clients.s3.send(new HeadObjectCommand({ Bucket: bucket, Key: agentCodeKey }));
+  } catch (error) {
+    if (!["NotFound", "NoSuchKey", "NoSuchBucket"].includes(errorName(error))) throw error;
+    log(`uploading the agent (${options.agent.zip.length} bytes) to s3://${bucket}/${agentCodeKey}`);
+    await clients.s3.send(
+      new PutObjectCommand({
+        Bucket: bucket,
+        Key: agentCodeKey,
+        Body: options.agent.zip,
+        ContentType: "application/zip",
+      }),
+    );
+    uploaded = true;
+  }
+  try {
+    await cfn.send(
+      new UpdateStackCommand({
+        ...stackCall,
+        TemplateBody: JSON.stringify(buildStackTemplate(templateOptions(agentCodeKey))),
+      }),
+    );
+    if (!dryRun) state = await waitForStack(cfn, ["UPDATE_COMPLETE"], poll);
+  } catch (error) {
+    if (
+      !(
+        errorName(error) === "ValidationError" &&
+        /No updates are to be performed/.test((error as Error).message)
+      )
+    )
+      throw error;
+    if (action !== "created" && !uploaded) action = "unchanged";
+  }
+  const outputs = state?.outputs ?? {};
+
+  let server: DeployResult["server"] = null;
+  if (options.server && !dryRun) {
+    const ready = options.serverReady ?? { pollIntervalMs: 10_000, timeoutMs: 15 * 60_000 };
+    const deadline = Date.now() + ready.timeoutMs;
+    let status = await readServerStatus(clients.ssm);
+    while (status === null && Date.now() < deadline) {
+      await sleep(ready.pollIntervalMs);
+      status = await readServerStatus(clients.ssm);
+    }
+    if (status === null) log("the iperf3 server has not reported ready yet; `deploy` again later to check");
+    server = {
+      host: outputs.ServerPublicDnsName || outputs.ServerPublicIp || "",
+      ports: outputs.ServerPorts ?? "",
+      expiresAt: outputs.ServerExpiresAt ?? "",
+      padding: status?.padding ?? null,
+    };
+  }
+
+  let testObjectKey: string | null = null;
+  if (options.testObjectBytes !== null) {
+    if (dryRun) log(`would invoke the agent's s3-put for a ${options.testObjectBytes}-byte test object`);
+    else
+      testObjectKey = await ensureTestObject(
+        clients.s3,
+        { bucket, region: clients.region },
+        options.testObjectBytes,
+        (event) => invokeAgent(clients.lambda, "$LATEST", event),
+      );
+  }
+  return { action, bucket, agentCodeKey, server, testObjectKey, dryRun };
+}

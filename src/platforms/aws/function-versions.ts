@@ -1,0 +1,194 @@
+import {
+  CreateAliasCommand,
+  DeleteAliasCommand,
+  DeleteFunctionCommand,
+  GetAliasCommand,
+  GetFunctionConfigurationCommand,
+  type LambdaClient,
+  ListAliasesCommand,
+  ListVersionsByFunctionCommand,
+  type ListVersionsByFunctionCommandOutput,
+  PublishVersionCommand,
+  UpdateAliasCommand,
+  UpdateFunctionCodeCommand,
+  UpdateFunctionConfigurationCommand,
+  waitUntilFunctionUpdatedV2,
+} from "@aws-sdk/client-lambda";
+import type { Architecture, EnvironmentVariant } from "../platform.js";
+import {
+  type BackoffOptions,
+  defaultBackoff,
+  errorName,
+  isThrottlingOrConflict,
+  withBackoff,
+} from "./backoff.js";
+import { aliasName, functionName } from "./naming.js";
+
+/**
+ * One published version per memory size and architecture, each behind an alias, so sizes
+ * run in parallel (the approach of AWS Lambda Power Tuning). $LATEST is switched step by
+ * step: update -> wait until LastUpdateStatus is Successful -> publish -> point the alias.
+ */
+export interface VersionOptions {
+  /** Where the agent zip is, to switch the architecture (a code property). */
+  code: { bucket: string; key: string };
+  waiter: { minDelaySeconds: number; maxDelaySeconds: number; maxWaitSeconds: number };
+  backoff?: Partial<BackoffOptions>;
+  log?: (line: string) => void;
+  /** Dry run: changes are held back by the recorder, so there is nothing to wait for. */
+  dryRun?: boolean;
+}
+
+export interface PublishedVariant {
+  variant: EnvironmentVariant;
+  alias: string;
+  version: string;
+}
+
+function retrying<T>(operation: () => Promise<T>, options: VersionOptions): Promise<T> {
+  return withBackoff(operation, {
+    ...defaultBackoff,
+    retryable: isThrottlingOrConflict,
+    onRetry: (error, attempt, delayMs) =>
+      options.log?.(`retry ${attempt} after ${errorName(error)} in ${delayMs} ms`),
+    ...options.backoff,
+  }).then((result) => result.value);
+}
+
+async function waitUpdated(lambda: LambdaClient, options: VersionOptions): Promise<void> {
+  if (options.dryRun) return;
+  await waitUntilFunctionUpdatedV2(
+    {
+      client: lambda,
+      minDelay: options.waiter.minDelaySeconds,
+      maxDelay: options.waiter.maxDelaySeconds,
+      maxWaitTime: options.waiter.maxWaitSeconds,
+    },
+    { FunctionName: functionName },
+  );
+}
+
+export async function publishVariants(
+  lambda: LambdaClient,
+  variants: EnvironmentVariant[],
+  options: VersionOptions,
+): Promise<PublishedVariant[]> {
+  const published: PublishedVariant[] = [];
+  const byArch = new Map<Architecture, number[]>();
+  for (const variant of variants) {
+    const sizes = byArch.get(variant.arch) ?? [];
+    if (!sizes.includes(variant.memoryMb)) sizes.push(variant.memoryMb);
+    byArch.set(variant.arch, sizes);
+  }
+  for (const [arch, sizes] of byArch) {
+    const current = await retrying(
+      () => lambda.send(new GetFunctionConfigurationCommand({ FunctionName: functionName })),
+      options,
+    );
+    if (current.Architectures?.[0] !== arch) {
+      options.log?.(`switching ${functionName} to ${arch}`);
+      await retrying(
+        () =>
+          lambda.send(
+            new UpdateFunctionCodeCommand({
+              FunctionName: functionName,
+              S3Bucket: options.code.bucket,
+              S3Key: options.code.key,
+              Architectures: [arch],
+            }),
+          ),
+        options,
+      );
+      await waitUpdated(lambda, options);
+    }
+    for (const memoryMb of sizes) {
+      await retrying(
+        () =>
+          lambda.send(
+            new UpdateFunctionConfigurationCommand({ FunctionName: functionName, MemorySize: memoryMb }),
+          ),
+        options,
+      );
+      await waitUpdated(lambda, options);
+      const version = await retrying(
+        () =>
+          lambda.send(
+            new PublishVersionCommand({
+              FunctionName: functionName,
+              Description: `lambda-netbench ${memoryMb} MB ${arch}`,
+            }),
+          ),
+        options,
+      );
+      if (options.dryRun) version.Version ??= "(new version)";
+      if (!version.Version) throw new Error(`PublishVersion returned no version for ${memoryMb} MB ${arch}`);
+      if (version.MemorySize !== undefined && version.MemorySize !== memoryMb)
+        throw new Error(
+          `published version ${version.Version} has ${version.MemorySize} MB, expected ${memoryMb} MB`,
+        );
+      const alias = aliasName(memoryMb, arch);
+      await pointAlias(lambda, alias, version.Version, options);
+      options.log?.(`${alias} -> version ${version.Version}`);
+      published.push({ variant: { memoryMb, arch }, alias, version: version.Version });
+    }
+  }
+  return published;
+}
+
+async function pointAlias(lambda: LambdaClient, alias: string, version: string, options: VersionOptions) {
+  let exists = true;
+  try {
+    await lambda.send(new GetAliasCommand({ FunctionName: functionName, Name: alias }));
+  } catch (error) {
+    if (errorName(error) !== "ResourceNotFoundException") throw error;
+    exists = false;
+  }
+  const input = { FunctionName: functionName, Name: alias, FunctionVersion: version };
+  if (exists) await retrying(() => lambda.send(new UpdateAliasCommand(input)), options);
+  else await retrying(() => lambda.send(new CreateAliasCommand(input)), options);
+}
+
+/** Deletes every alias and published version (not $LATEST). Returns how many versions went. */
+export async function deletePublishedVersions(
+  lambda: LambdaClient,
+  options: Pick<VersionOptions, "backoff" | "log"> = {},
+): Promise<{ aliases: number; versions: number; functionExisted: boolean }> {
+  const counts = { aliases: 0, versions: 0, functionExisted: true };
+  const retry = <T>(operation: () => Promise<T>) => retrying(operation, { ...options } as VersionOptions);
+  try {
+    let marker: string | undefined;
+    const aliases: string[] = [];
+    do {
+      const page = await lambda.send(new ListAliasesCommand({ FunctionName: functionName, Marker: marker }));
+      aliases.push(...(page.Aliases ?? []).flatMap((alias) => (alias.Name ? [alias.Name] : [])));
+      marker = page.NextMarker;
+    } while (marker);
+    for (const name of aliases) {
+      await retry(() => lambda.send(new DeleteAliasCommand({ FunctionName: functionName, Name: name })));
+      counts.aliases++;
+    }
+    const versions: string[] = [];
+    marker = undefined;
+    do {
+      const page: ListVersionsByFunctionCommandOutput = await lambda.send(
+        new ListVersionsByFunctionCommand({ FunctionName: functionName, Marker: marker }),
+      );
+      versions.push(
+        ...(page.Versions ?? []).flatMap((version) =>
+          version.Version && version.Version !== "$LATEST" ? [version.Version] : [],
+        ),
+      );
+      marker = page.NextMarker;
+    } while (marker);
+    for (const version of versions) {
+      await retry(() =>
+        lambda.send(new DeleteFunctionCommand({ FunctionName: functionName, Qualifier: version })),
+      );
+      counts.versions++;
+    }
+  } catch (error) {
+    if (errorName(error) === "ResourceNotFoundException") return { ...counts, functionExisted: false };
+    throw error;
+  }
+  return counts;
+}

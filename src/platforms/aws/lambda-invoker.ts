@@ -1,0 +1,51 @@
+import { InvokeCommand, type LambdaClient } from "@aws-sdk/client-lambda";
+import type { AgentEventInput } from "../../agent/event.js";
+import type { InvocationOutcome } from "../platform.js";
+import { type BackoffOptions, defaultBackoff, isThrottlingOrConflict, withBackoff } from "./backoff.js";
+import { outcomeFromInvokeError, outcomeFromInvokeResult } from "./invocation-outcome.js";
+import { functionName } from "./naming.js";
+
+/**
+ * Invokes the agent synchronously (RequestResponse) on a qualifier (an alias per memory size
+ * and architecture, or $LATEST), retrying throttling and conflicts (a function still being
+ * updated) with backoff and jitter. Never throws:
+ * every failure comes back as an outcome with its kind, with the retries counted.
+ */
+export async function invokeAgent(
+  lambda: LambdaClient,
+  qualifier: string,
+  event: AgentEventInput,
+  options: { signal?: AbortSignal; backoff?: Partial<BackoffOptions> } = {},
+): Promise<InvocationOutcome & { retries: number }> {
+  const startedAt = new Date().toISOString();
+  const startMs = performance.now();
+  const elapsed = () => (performance.now() - startMs) / 1000;
+  let retries = 0;
+  try {
+    const { value } = await withBackoff(
+      async (attempt) => {
+        retries = attempt;
+        return lambda.send(
+          new InvokeCommand({
+            FunctionName: functionName,
+            Qualifier: qualifier,
+            InvocationType: "RequestResponse",
+            Payload: Buffer.from(JSON.stringify(event)),
+          }),
+          options.signal ? { abortSignal: options.signal } : {},
+        );
+      },
+      { ...defaultBackoff, retryable: isThrottlingOrConflict, signal: options.signal, ...options.backoff },
+    );
+    return {
+      ...outcomeFromInvokeResult(
+        { statusCode: value.StatusCode, functionError: value.FunctionError, payload: value.Payload },
+        startedAt,
+        elapsed(),
+      ),
+      retries,
+    };
+  } catch (error) {
+    return { ...outcomeFromInvokeError(error, startedAt, elapsed()), retries };
+  }
+}

@@ -1,0 +1,31 @@
+/**
+ * Names shared by deploy, the platform and teardown: what the tool creates in a region and
+ * how it finds it again. Everything it creates carries the `lambda-netbench` tag.
+ */
+export const stackName = "lambda-netbench";
+export const functionName = "lambda-netbench-agent";
+export const logGroupName = `/aws/lambda/${functionName}`;
+export const tagKey = "lambda-netbench";
+export const tagValue = "managed";
+/** The agent bundle (zip) lives in the stack's bucket under this prefix; it never expires. */
+export const agentCodePrefix = "agent/";
+/** Test objects live under this prefix; the bucket's lifecycle rule expires them. */
+export const testObjectPrefix = "test-objects/";
+export const testObjectExpirationDays = 7;
+/** SSM Parameter Store names of the iperf3 server's secrets and status (per region). */
+export const parameterPath = "/lambda-netbench/";
+export const iperf3PrivateKeyParameter = "/lambda-netbench/iperf3/private-key";
+export const iperf3PasswordParameter = "/lambda-netbench/iperf3/password";
+export const iperf3StatusParameter = "/lambda-netbench/iperf3/server-status";
+export const iperf3Username = "lambda-netbench";
+export const iperf3FirstPort = 5201;
+
+/** Alias of the published version for one memory size and architecture, e.g. `m1769-arm64`. */
+export function aliasName(memoryMb: number, arch: string): string {
+  return `m${memoryMb}-${arch.replace("_", "-")}`;
+}
+
+/** Key of the test object of exactly `bytes` bytes. */
+export function testObjectKey(bytes: number): string {
+  return `${testObjectPrefix}object-${bytes}-bytes`;
+}

@@ -1,0 +1,161 @@
+import { DeleteStackCommand } from "@aws-sdk/client-cloudformation";
+import { DescribeInstancesCommand } from "@aws-sdk/client-ec2";
+import { GetResourcesCommand } from "@aws-sdk/client-resource-groups-tagging-api";
+import { DeleteParametersCommand, GetParametersByPathCommand } from "@aws-sdk/client-ssm";
+import type { AwsClients } from "./aws-clients.js";
+import { errorName } from "./backoff.js";
+import { emptyBucket } from "./bucket-emptying.js";
+import { deletePublishedVersions } from "./function-versions.js";
+import { parameterPath, stackName, tagKey } from "./naming.js";
+import { describeStack, waitForStack } from "./stack-state.js";
+
+export interface TeardownOptions {
+  stackPoll?: { pollIntervalMs: number; timeoutMs: number };
+  /** The tagging API is eventually consistent: how long to keep checking for leftovers. */
+  verify?: { attempts: number; intervalMs: number };
+  log?: (line: string) => void;
+}
+
+export interface TeardownResult {
+  stackExisted: boolean;
+  deletedVersions: number;
+  deletedAliases: number;
+  emptiedBuckets: string[];
+  deletedObjectVersions: number;
+  abortedUploads: number;
+  deletedParameters: string[];
+  /** ARNs still tagged `lambda-netbench` after the last check (empty: verified clean). */
+  remaining: string[];
+  /** Terminated EC2 instances the tagging API still lists (AWS keeps them visible for a while). */
+  terminatedInstances: string[];
+  dryRun: boolean;
+}
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/** Resources still carrying the tag, through the Resource Groups Tagging API. */
+export async function listTaggedResources(clients: AwsClients): Promise<string[]> {
+  const arns: string[] = [];
+  let token: string | undefined;
+  do {
+    const page = await clients.tagging.send(
+      new GetResourcesCommand({ TagFilters: [{ Key: tagKey }], PaginationToken: token || undefined }),
+    );
+    arns.push(
+      ...(page.ResourceTagMappingList ?? []).flatMap((mapping) =>
+        mapping.ResourceARN ? [mapping.ResourceARN] : [],
+      ),
+    );
+    token = page.PaginationToken;
+  } while (token);
+  return arns;
+}
+
+/** Of the listed ARNs, the EC2 instances that are terminated (gone, but still listed by AWS). */
+async function terminatedInstanceArns(clients: AwsClients, arns: string[]): Promise<Set<string>> {
+  const byId = new Map<string, string>();
+  for (const arn of arns) {
+    const match = /^arn:aws[\w-]*:ec2:[^:]*:\d*:instance\/(i-[0-9a-f]+)$/.exec(arn);
+    if (match) byId.set(match[1] as string, arn);
+  }
+  const terminated = new Set<string>();
+  for (const [instanceId, arn] of byId) {
+    try {
+      const response = await clients.ec2.send(new DescribeInstancesCommand({ InstanceIds: [instanceId] }));
+      const state = response.Reservations?.[0]?.Instances?.[0]?.State?.Name;
+      if (state === "terminated") terminated.add(arn);
+    } catch (error) {
+      // an instance EC2 no longer knows at all is as gone as a terminated one
+      if (errorName(error) === "InvalidInstanceID.NotFound") terminated.add(arn);
+      else throw error;
+    }
+  }
+  return terminated;
+}
+
+/**
+ * Removes everything deploy created in the region, in an order that lets each step succeed:
+ * published versions and aliases, the bucket's contents (all versions, delete markers,
+ * unfinished uploads), the stack, the SSM parameters; then checks the tagging API until
+ * nothing tagged remains. Every step tolerates "already gone", so it can run again.
+ */
+export async function teardownRegion(
+  clients: AwsClients,
+  options: TeardownOptions = {},
+): Promise<TeardownResult> {
+  const log = options.log ?? (() => {});
+  const dryRun = clients.recorder.dryRun;
+  const poll = options.stackPoll ?? { pollIntervalMs: 10_000, timeoutMs: 45 * 60_000 };
+  const result: TeardownResult = {
+    stackExisted: false,
+    deletedVersions: 0,
+    deletedAliases: 0,
+    emptiedBuckets: [],
+    deletedObjectVersions: 0,
+    abortedUploads: 0,
+    deletedParameters: [],
+    remaining: [],
+    terminatedInstances: [],
+    dryRun,
+  };
+  const state = await describeStack(clients.cloudFormation);
+  result.stackExisted = state !== null;
+
+  const versions = await deletePublishedVersions(clients.lambda, { log });
+  result.deletedVersions = versions.versions;
+  result.deletedAliases = versions.aliases;
+
+  // the stack's bucket, and any tagged bucket a failed deletion left behind
+  const buckets = new Set<string>();
+  if (state?.outputs.BucketName) buckets.add(state.outputs.BucketName);
+  for (const arn of await listTaggedResources(clients))
+    if (arn.startsWith("arn:aws:s3:::")) buckets.add(arn.slice("arn:aws:s3:::".length));
+  for (const bucket of buckets) {
+    if (dryRun) {
+      log(`would empty s3://${bucket} (all versions, delete markers, multipart uploads)`);
+      continue;
+    }
+    const emptied = await emptyBucket(clients.s3, bucket);
+    if (emptied.bucketExisted) result.emptiedBuckets.push(bucket);
+    result.deletedObjectVersions += emptied.deletedVersions;
+    result.abortedUploads += emptied.abortedUploads;
+  }
+
+  if (state) {
+    log(`deleting stack ${stackName} (${state.status})`);
+    await clients.cloudFormation.send(new DeleteStackCommand({ StackName: stackName }));
+    if (!dryRun) await waitForStack(clients.cloudFormation, ["DELETE_COMPLETE"], poll);
+  }
+
+  const names: string[] = [];
+  let token: string | undefined;
+  do {
+    const page = await clients.ssm.send(
+      new GetParametersByPathCommand({ Path: parameterPath, Recursive: true, NextToken: token }),
+    );
+    names.push(...(page.Parameters ?? []).flatMap((parameter) => (parameter.Name ? [parameter.Name] : [])));
+    token = page.NextToken;
+  } while (token);
+  for (let start = 0; start < names.length; start += 10) {
+    const batch = names.slice(start, start + 10);
+    await clients.ssm.send(new DeleteParametersCommand({ Names: batch }));
+    result.deletedParameters.push(...batch);
+  }
+
+  if (dryRun) return result;
+  const verify = options.verify ?? { attempts: 10, intervalMs: 15_000 };
+  for (let attempt = 1; attempt <= verify.attempts; attempt++) {
+    const listed = await listTaggedResources(clients);
+    const terminated = await terminatedInstanceArns(clients, listed);
+    result.terminatedInstances = listed.filter((arn) => terminated.has(arn));
+    result.remaining = listed.filter((arn) => !terminated.has(arn));
+    if (result.remaining.length === 0) break;
+    if (attempt < verify.attempts) {
+      log(
+        `${result.remaining.length} tagged resource(s) still listed; checking again (the tagging API lags)`,
+      );
+      await sleep(verify.intervalMs);
+    }
+  }
+  return result;
+}

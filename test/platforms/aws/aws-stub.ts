@@ -1,0 +1,268 @@
+// biome-ignore-all lint/suspicious/noExplicitAny: walks untyped JSON documents and raw SDK transport objects
+import { Readable } from "node:stream";
+
+/**
+ * A stub of AWS's HTTP side for the real SDK clients: it parses each signed request into
+ * service + operation + input, and answers with the status codes, headers and bodies AWS
+ * sends for those operations (JSON 1.1 with `__type`, REST-JSON with `x-amzn-errortype`,
+ * CloudFormation's query protocol with XML results and ErrorResponse documents).
+ */
+export interface StubRequest {
+  service: string;
+  operation: string;
+  /** Parsed JSON body, query-protocol parameters, or {} */
+  input: Record<string, unknown>;
+  path: string;
+  method: string;
+  headers: Record<string, string>;
+  /** Region from the endpoint host (service.region.amazonaws.com). */
+  region?: string;
+}
+export interface StubResponse {
+  statusCode: number;
+  headers: Record<string, string>;
+  body: string | Buffer;
+}
+type Responder = StubResponse | ((request: StubRequest) => StubResponse);
+
+const requestId = "c0ffee00-1111-2222-3333-444455556666";
+
+export class AwsStub {
+  readonly requests: StubRequest[] = [];
+  private readonly queues = new Map<string, Responder[]>();
+  private readonly defaults = new Map<string, Responder>();
+
+  /** Answers the next call of `operation` (queued in order; the last one repeats). */
+  on(operation: string, ...responders: Responder[]): this {
+    this.queues.set(operation, [...(this.queues.get(operation) ?? []), ...responders]);
+    return this;
+  }
+
+  operations(): string[] {
+    return this.requests.map((request) => request.operation);
+  }
+
+  readonly handler = {
+    metadata: { handlerProtocol: "http/1.1" },
+    destroy: () => {},
+    handle: async (request: any) => {
+      const parsed = parseRequest(request);
+      parsed.region = /\.([a-z]{2}(?:-[a-z]+)+-\d)\.amazonaws\.com$/.exec(request.hostname ?? "")?.[1];
+      this.requests.push(parsed);
+      const queue = this.queues.get(parsed.operation);
+      let responder: Responder | undefined;
+      if (queue && queue.length > 1) responder = queue.shift();
+      else if (queue && queue.length === 1) responder = queue[0];
+      else responder = this.defaults.get(parsed.operation);
+      if (!responder) throw new Error(`stub: no response for ${parsed.service}.${parsed.operation}`);
+      const response = typeof responder === "function" ? responder(parsed) : responder;
+      const body = Buffer.isBuffer(response.body) ? response.body : Buffer.from(response.body);
+      return {
+        response: {
+          statusCode: response.statusCode,
+          headers: {
+            "x-amzn-requestid": requestId,
+            "content-length": String(body.length),
+            ...response.headers,
+          },
+          body: Readable.from([body]),
+        },
+      };
+    },
+  };
+}
+
+function bodyText(body: unknown): string {
+  if (body === undefined || body === null) return "";
+  if (typeof body === "string") return body;
+  // not Buffer.from(body): the SDK's JSON body adapter overrides valueOf
+  if (body instanceof Uint8Array)
+    return Buffer.from(body.buffer, body.byteOffset, body.byteLength).toString("utf8");
+  return "";
+}
+
+function parseRequest(request: any): StubRequest {
+  const headers: Record<string, string> = {};
+  for (const [key, value] of Object.entries(request.headers ?? {}))
+    headers[key.toLowerCase()] = String(value);
+  const host: string = request.hostname ?? "";
+  const service = /(^|\.)s3[.-]/.test(host) ? "s3" : (host.split(".")[0] ?? "");
+  const path: string = request.path ?? "/";
+  const method: string = request.method;
+  const text = bodyText(request.body);
+  const target = headers["x-amz-target"];
+  if (target) {
+    // JSON 1.0/1.1: X-Amz-Target: Prefix.Operation
+    return {
+      service,
+      operation: target.split(".")[1] as string,
+      input: text ? JSON.parse(text) : {},
+      path,
+      method,
+      headers,
+    };
+  }
+  if (service === "cloudformation" || service === "ec2") {
+    const params = Object.fromEntries(new URLSearchParams(text));
+    return { service, operation: params.Action as string, input: params, path, method, headers };
+  }
+  if (service === "lambda") {
+    const input: Record<string, unknown> = text ? safeJson(text) : {};
+    for (const [key, value] of Object.entries(request.query ?? {})) input[key] = value;
+    return { service, operation: lambdaOperation(method, path), input, path, method, headers };
+  }
+  if (service === "s3") {
+    const query = request.query ?? {};
+    const operation =
+      method === "HEAD"
+        ? "HeadObject"
+        : method === "PUT"
+          ? "PutObject"
+          : method === "POST" && "delete" in query
+            ? "DeleteObjects"
+            : method === "GET" && "versions" in query
+              ? "ListObjectVersions"
+              : method === "GET" && "uploads" in query
+                ? "ListMultipartUploads"
+                : `${method} ${path}`;
+    return { service, operation, input: { host, ...query }, path, method, headers };
+  }
+  return { service, operation: `${method} ${path}`, input: {}, path, method, headers };
+}
+
+function safeJson(text: string): Record<string, unknown> {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return { raw: text };
+  }
+}
+
+function lambdaOperation(method: string, path: string): string {
+  const rest = path.replace(/^\/20\d\d-\d\d-\d\d\/functions\/[^/]+/, "");
+  const routes: [string, RegExp, string][] = [
+    ["GET", /^$/, "GetFunction"],
+    ["DELETE", /^$/, "DeleteFunction"],
+    ["GET", /^\/configuration$/, "GetFunctionConfiguration"],
+    ["PUT", /^\/configuration$/, "UpdateFunctionConfiguration"],
+    ["PUT", /^\/code$/, "UpdateFunctionCode"],
+    ["POST", /^\/versions$/, "PublishVersion"],
+    ["GET", /^\/versions$/, "ListVersionsByFunction"],
+    ["POST", /^\/aliases$/, "CreateAlias"],
+    ["GET", /^\/aliases$/, "ListAliases"],
+    ["GET", /^\/aliases\/[^/]+$/, "GetAlias"],
+    ["PUT", /^\/aliases\/[^/]+$/, "UpdateAlias"],
+    ["DELETE", /^\/aliases\/[^/]+$/, "DeleteAlias"],
+    ["POST", /^\/invocations$/, "Invoke"],
+  ];
+  for (const [m, pattern, name] of routes) if (m === method && pattern.test(rest)) return name;
+  return `${method} ${path}`;
+}
+
+// ---- responses as AWS sends them
+
+export function json(body: unknown, statusCode = 200, headers: Record<string, string> = {}): StubResponse {
+  return {
+    statusCode,
+    headers: { "content-type": "application/x-amz-json-1.1", ...headers },
+    body: JSON.stringify(body),
+  };
+}
+
+/** JSON 1.1 error (Service Quotas, SSM, tagging): `__type` in the body. */
+export function jsonError(type: string, message: string, statusCode = 400): StubResponse {
+  return json({ __type: type, message }, statusCode);
+}
+
+/** REST-JSON (Lambda) success. */
+export function restJson(
+  body: unknown,
+  statusCode = 200,
+  headers: Record<string, string> = {},
+): StubResponse {
+  return {
+    statusCode,
+    headers: { "content-type": "application/json", ...headers },
+    body: JSON.stringify(body),
+  };
+}
+
+/** REST-JSON (Lambda) error: `x-amzn-errortype` header plus Type/message body. */
+export function restJsonError(
+  type: string,
+  message: string,
+  statusCode: number,
+  extra: Record<string, unknown> = {},
+): StubResponse {
+  return {
+    statusCode,
+    headers: {
+      "content-type": "application/json",
+      "x-amzn-errortype": `${type}:http://internal.amazon.com/coral/com.amazonaws.awslambda/`,
+    },
+    body: JSON.stringify({ Type: "User", message, ...extra }),
+  };
+}
+
+const cfnNamespace = "http://cloudformation.amazonaws.com/doc/2010-05-15/";
+
+/** CloudFormation (query protocol) success document. */
+export function queryXml(action: string, resultXml: string): StubResponse {
+  return {
+    statusCode: 200,
+    headers: { "content-type": "text/xml" },
+    body: `<${action}Response xmlns="${cfnNamespace}">\n  <${action}Result>${resultXml}</${action}Result>\n  <ResponseMetadata><RequestId>${requestId}</RequestId></ResponseMetadata>\n</${action}Response>`,
+  };
+}
+
+export function queryError(code: string, message: string, statusCode = 400): StubResponse {
+  return {
+    statusCode,
+    headers: { "content-type": "text/xml" },
+    body: `<ErrorResponse xmlns="${cfnNamespace}">\n  <Error>\n    <Type>Sender</Type>\n    <Code>${code}</Code>\n    <Message>${message}</Message>\n  </Error>\n  <RequestId>${requestId}</RequestId>\n</ErrorResponse>`,
+  };
+}
+
+export const stackId =
+  "arn:aws:cloudformation:us-west-2:123456789012:stack/lambda-netbench/0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0";
+
+export function describeStacks(status: string, outputs: Record<string, string> = {}): StubResponse {
+  const outputXml = Object.entries(outputs)
+    .map(
+      ([key, value]) => `<member><OutputKey>${key}</OutputKey><OutputValue>${value}</OutputValue></member>`,
+    )
+    .join("");
+  return queryXml(
+    "DescribeStacks",
+    `<Stacks><member><StackName>lambda-netbench</StackName><StackId>${stackId}</StackId><CreationTime>2026-11-29T20:00:00.000Z</CreationTime><StackStatus>${status}</StackStatus><Outputs>${outputXml}</Outputs></member></Stacks>`,
+  );
+}
+
+export const stackDoesNotExist = queryError(
+  "ValidationError",
+  "Stack with id lambda-netbench does not exist",
+);
+
+export const testCredentials = {
+  accessKeyId: "AKIAIOSFODNN7EXAMPLE",
+  secretAccessKey: "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
+};
+
+const ec2Namespace = "http://ec2.amazonaws.com/doc/2016-11-15/";
+
+/** EC2 (its own query protocol): DescribeInstances with one instance in `state`. */
+export function describeInstance(instanceId: string, state: string): StubResponse {
+  return {
+    statusCode: 200,
+    headers: { "content-type": "text/xml;charset=UTF-8" },
+    body: `<?xml version="1.0" encoding="UTF-8"?>\n<DescribeInstancesResponse xmlns="${ec2Namespace}"><requestId>${requestId}</requestId><reservationSet><item><reservationId>r-0123456789abcdef0</reservationId><instancesSet><item><instanceId>${instanceId}</instanceId><instanceState><code>48</code><name>${state}</name></instanceState></item></instancesSet></item></reservationSet></DescribeInstancesResponse>`,
+  };
+}
+
+export function ec2Error(code: string, message: string): StubResponse {
+  return {
+    statusCode: 400,
+    headers: { "content-type": "text/xml;charset=UTF-8" },
+    body: `<?xml version="1.0" encoding="UTF-8"?>\n<Response><Errors><Error><Code>${code}</Code><Message>${message}</Message></Error></Errors><RequestID>${requestId}</RequestID></Response>`,
+  };
+}

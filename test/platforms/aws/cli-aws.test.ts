@@ -1,0 +1,156 @@
+import assert from "node:assert/strict";
+import { existsSync } from "node:fs";
+import { afterEach, beforeEach, describe, test } from "node:test";
+import { awsTestHooks } from "../../../src/cli/commands/aws-session.js";
+import { buildProgram } from "../../../src/cli/main.js";
+import { AwsStub, json, restJsonError, stackDoesNotExist, testCredentials } from "./aws-stub.js";
+
+/** The commands end to end: options -> SDK clients -> (stubbed) AWS -> what the user sees. */
+describe("quota/deploy/teardown commands", () => {
+  let stub: AwsStub;
+  let out: string[];
+  const originalLog = console.log;
+  const originalError = console.error;
+  beforeEach(() => {
+    stub = new AwsStub();
+    out = [];
+    awsTestHooks.requestHandler = stub.handler;
+    awsTestHooks.credentials = testCredentials;
+    awsTestHooks.fast = true;
+    console.log = (...args: unknown[]) => out.push(args.join(" "));
+    console.error = (...args: unknown[]) => out.push(args.join(" "));
+  });
+  afterEach(() => {
+    console.log = originalLog;
+    console.error = originalError;
+    delete awsTestHooks.requestHandler;
+    delete awsTestHooks.credentials;
+    delete awsTestHooks.fast;
+    process.exitCode = 0;
+  });
+  const run = (...argv: string[]) => buildProgram().parseAsync(["node", "lambda-netbench", ...argv]);
+
+  test("quota get over two regions: one row each, the value in force per region", async () => {
+    stub
+      .on("GetServiceQuota", (request) =>
+        json({
+          Quota: {
+            QuotaCode: "L-14320ECE",
+            QuotaName: "Network bandwidth per execution environment",
+            Value: request.region === "us-west-2" ? 3000 : 625,
+            Adjustable: true,
+          },
+        }),
+      )
+      .on("GetAWSDefaultServiceQuota", json({ Quota: { QuotaCode: "L-14320ECE", Value: 625 } }))
+      .on("ListRequestedServiceQuotaChangeHistoryByQuota", (request) =>
+        json({
+          RequestedQuotas:
+            request.region === "us-west-2"
+              ? [
+                  {
+                    Id: "r1",
+                    CaseId: "case-77",
+                    DesiredValue: 3000,
+                    Status: "APPROVED",
+                    Created: 1_785_000_000,
+                  },
+                ]
+              : [],
+        }),
+      );
+    await run("quota", "get", "--regions", "us-west-2,ap-northeast-1");
+    const text = out.join("\n");
+    assert.match(text, /region\s+in force \(Mbit\/s\)\s+AWS default \(Mbit\/s\)/);
+    assert.match(text, /us-west-2\s+3000\s+625\s+code L-14320ECE\s+none\s+3000 APPROVED/);
+    assert.match(text, /ap-northeast-1\s+625\s+625/);
+    assert.deepEqual([...new Set(stub.requests.map((r) => r.region))], ["us-west-2", "ap-northeast-1"]);
+  });
+
+  test("quota request prints what happens next", async () => {
+    stub
+      .on("GetServiceQuota", json({ Quota: { QuotaCode: "L-14320ECE", Value: 625, Adjustable: true } }))
+      .on("GetAWSDefaultServiceQuota", json({ Quota: { QuotaCode: "L-14320ECE", Value: 625 } }))
+      .on("ListRequestedServiceQuotaChangeHistoryByQuota", json({ RequestedQuotas: [] }))
+      .on(
+        "RequestServiceQuotaIncrease",
+        json({ RequestedQuota: { Id: "r2", DesiredValue: 3000, Status: "PENDING" } }),
+      );
+    await run("quota", "request", "--regions", "us-west-2", "--value", "3000");
+    const text = out.join("\n");
+    assert.match(text, /requested 3000 Mbit\/s \(in force: 625\): request r2, status PENDING/);
+    assert.match(text, /support case/);
+    assert.match(text, /not guaranteed/);
+  });
+
+  test("quota request --dry-run: checks what is in force, lists the request, does not send it", async () => {
+    stub
+      .on("GetServiceQuota", json({ Quota: { QuotaCode: "L-14320ECE", Value: 625, Adjustable: true } }))
+      .on("GetAWSDefaultServiceQuota", json({ Quota: { QuotaCode: "L-14320ECE", Value: 625 } }))
+      .on("ListRequestedServiceQuotaChangeHistoryByQuota", json({ RequestedQuotas: [] }));
+    await run("quota", "request", "--regions", "us-west-2", "--value", "3000", "--dry-run");
+    const text = out.join("\n");
+    assert.match(
+      text,
+      /would call ServiceQuotas\.RequestServiceQuotaIncrease \(us-west-2\) \{"ServiceCode":"lambda","QuotaCode":"L-14320ECE","DesiredValue":3000\}/,
+    );
+    assert.ok(!stub.operations().includes("RequestServiceQuotaIncrease"));
+    assert.ok(!process.exitCode);
+  });
+
+  test("deploy --dry-run prints the calls it would make and changes nothing", {
+    skip: !existsSync("dist/agent/index.mjs") && "needs `npm run build`",
+  }, async () => {
+    stub
+      .on("DescribeStacks", stackDoesNotExist)
+      .on("GetParameter", json({ Parameter: { Name: "x", Value: "y" } }));
+    await run("deploy", "--region", "eu-west-1", "--with-server", "--dry-run");
+    const text = out.join("\n");
+    for (const call of [
+      "CloudFormation.CreateStack (eu-west-1)",
+      "S3.PutObject (eu-west-1)",
+      "CloudFormation.UpdateStack (eu-west-1)",
+    ])
+      assert.ok(text.includes(`would call ${call}`), `${call} in:\n${text}`);
+    assert.match(
+      text,
+      /EC2 server\s+3\.00 hours\s+price unknown/,
+      "the server's cost is shown before anything is created",
+    );
+    assert.ok(
+      stub.operations().every((op) => /^(Describe|Get)/.test(op)),
+      stub.operations().join(","),
+    );
+  });
+
+  test("teardown of an empty region: verified, exit code 0", async () => {
+    stub
+      .on("DescribeStacks", stackDoesNotExist)
+      .on("ListAliases", restJsonError("ResourceNotFoundException", "Function not found", 404))
+      .on("GetResources", json({ ResourceTagMappingList: [] }))
+      .on("GetParametersByPath", json({ Parameters: [] }));
+    await run("teardown", "--region", "us-west-2");
+    assert.match(out.join("\n"), /verified: nothing tagged lambda-netbench remains/);
+    assert.ok(!process.exitCode);
+  });
+
+  test("teardown with something left: listed, exit code 1", async () => {
+    stub
+      .on("DescribeStacks", stackDoesNotExist)
+      .on("ListAliases", restJsonError("ResourceNotFoundException", "Function not found", 404))
+      .on(
+        "GetResources",
+        json({
+          ResourceTagMappingList: [
+            {
+              ResourceARN: "arn:aws:logs:us-west-2:123456789012:log-group:/aws/lambda/lambda-netbench-agent",
+            },
+          ],
+        }),
+      )
+      .on("GetParametersByPath", json({ Parameters: [] }));
+    await run("teardown", "--region", "us-west-2");
+    assert.match(out.join("\n"), /log-group:\/aws\/lambda\/lambda-netbench-agent/);
+    assert.equal(process.exitCode, 1);
+  });
+});

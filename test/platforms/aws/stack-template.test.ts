@@ -1,0 +1,154 @@
+// biome-ignore-all lint/suspicious/noExplicitAny: asserts on the template as plain JSON
+// biome-ignore-all lint/style/noNonNullAssertion: a missing resource fails the assertion either way
+// biome-ignore-all lint/suspicious/noTemplateCurlyInString: CloudFormation Fn::Sub placeholders
+import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
+import { describe, test } from "node:test";
+import { tagKey } from "../../../src/platforms/aws/naming.js";
+import {
+  buildStackTemplate,
+  instanceArchitecture,
+  type StackTemplateOptions,
+} from "../../../src/platforms/aws/stack-template.js";
+import { validateTemplate } from "./cfn-schema-validator.js";
+
+const full: StackTemplateOptions = {
+  agentCodeKey: "agent/abc.zip",
+  arch: "arm64",
+  memoryMb: 2048,
+  timeoutSeconds: 900,
+  server: {
+    instanceType: "c8gn.large",
+    ttlHours: 3,
+    ports: 4,
+    generation: 2,
+    expiresAt: "2026-11-30T00:00:00.000Z",
+  },
+};
+
+describe("stack template against AWS's CloudFormation resource schemas (@aws-cdk/aws-service-spec)", () => {
+  for (const [name, options] of [
+    ["bucket only (first pass)", { ...full, agentCodeKey: null, server: null }],
+    ["function, no server", { ...full, server: null }],
+    ["function and iperf3 server", full],
+    [
+      "x86_64 server type",
+      { ...full, arch: "x86_64", server: { ...full.server!, instanceType: "c7i.large" } },
+    ],
+  ] as const) {
+    test(`${name}: every resource type and property valid`, () => {
+      const template = buildStackTemplate(options as StackTemplateOptions);
+      assert.deepEqual(validateTemplate(template), []);
+    });
+  }
+
+  test("the validator rejects what CloudFormation would (it can fail)", () => {
+    const template = buildStackTemplate(full) as any;
+    template.Resources.AgentFunction.Properties.MemorySizeMb = 1;
+    template.Resources.AgentFunction.Properties.Timeout = "900";
+    delete template.Resources.AgentRole.Properties.AssumeRolePolicyDocument;
+    template.Resources.AgentLogGroup.Properties.RetentionInDays = 8;
+    template.Resources.Bucket.Properties.PublicAccessBlockConfiguration.BlockPublicAcls = "yes";
+    template.Outputs.BucketName.Value = { "Fn::GetAtt": ["Bucket", "NoSuchAttribute"] };
+    template.Resources.Extra = { Type: "AWS::Lambda::Functionn", Properties: {} };
+    template.Resources.AgentFunction.Properties.Role = { "Fn::GetAtt": ["MissingRole", "Arn"] };
+    const errors = validateTemplate(template).join("\n");
+    for (const expected of [
+      "AgentFunction.Properties: unknown property MemorySizeMb",
+      "AgentFunction.Properties.Timeout: expected integer",
+      "AgentRole.Properties: required property AssumeRolePolicyDocument missing",
+      "RetentionInDays: 8 not in",
+      "BlockPublicAcls: expected boolean",
+      "has no attribute NoSuchAttribute",
+      "unknown resource type AWS::Lambda::Functionn",
+      "unknown resource or parameter MissingRole",
+    ])
+      assert.ok(errors.includes(expected), `missing error "${expected}" in:\n${errors}`);
+  });
+
+  test("pure: same input, same template; input not modified", () => {
+    const input = structuredClone(full);
+    assert.deepEqual(buildStackTemplate(input), buildStackTemplate(input));
+    assert.deepEqual(input, full);
+  });
+
+  test("what the product requires of the resources", () => {
+    const template = buildStackTemplate(full);
+    const r = template.Resources as Record<string, { Type: string; Properties: any }>;
+    // function: nodejs22.x, zip from the bucket, no VPC
+    const fn = r.AgentFunction!.Properties;
+    assert.equal(fn.Runtime, "nodejs22.x");
+    assert.equal(fn.Handler, "index.handler");
+    assert.deepEqual(fn.Code, { S3Bucket: { Ref: "Bucket" }, S3Key: "agent/abc.zip" });
+    assert.equal(fn.VpcConfig, undefined);
+    assert.deepEqual(fn.Architectures, ["arm64"]);
+    // least privilege: object actions on the test-object prefix of this bucket, its own log group
+    const statements = r.AgentRole!.Properties.Policies[0].PolicyDocument.Statement;
+    assert.deepEqual(statements[0].Action, ["s3:GetObject", "s3:PutObject", "s3:AbortMultipartUpload"]);
+    assert.deepEqual(statements[0].Resource, { "Fn::Sub": "${Bucket.Arn}/test-objects/*" });
+    assert.deepEqual(statements[1].Resource, { "Fn::Sub": "${AgentLogGroup.Arn}" });
+    assert.equal(r.AgentRole!.Properties.ManagedPolicyArns, undefined);
+    // bucket: public access blocked, encrypted, test objects expire
+    const bucket = r.Bucket!.Properties;
+    assert.ok(Object.values(bucket.PublicAccessBlockConfiguration).every((v) => v === true));
+    assert.equal(
+      bucket.BucketEncryption.ServerSideEncryptionConfiguration[0].ServerSideEncryptionByDefault.SSEAlgorithm,
+      "AES256",
+    );
+    assert.equal(bucket.LifecycleConfiguration.Rules[0].Prefix, "test-objects/");
+    assert.ok(bucket.LifecycleConfiguration.Rules[0].ExpirationInDays > 0);
+    // server: only the iperf3 ports, no SSH, no key pair, terminates itself, RSA auth
+    const sg = r.ServerSecurityGroup!.Properties.SecurityGroupIngress;
+    assert.equal(sg.length, 1);
+    assert.deepEqual([sg[0].IpProtocol, sg[0].FromPort, sg[0].ToPort], ["tcp", 5201, 5204]);
+    const instance = r.Iperf3Server2!.Properties;
+    assert.equal(instance.KeyName, undefined);
+    assert.equal(instance.InstanceInitiatedShutdownBehavior, "terminate");
+    assert.equal(instance.InstanceType, "c8gn.large");
+    assert.equal(
+      template.Parameters.ServerImageId!.Default,
+      "/aws/service/ami-amazon-linux-latest/al2023-ami-kernel-default-arm64",
+    );
+    const userData: string = instance.UserData["Fn::Base64"]["Fn::Sub"];
+    assert.match(userData, /shutdown -h \+180\n/);
+    assert.ok(
+      userData.indexOf("shutdown -h") < userData.indexOf("dnf install"),
+      "TTL armed before anything can fail",
+    );
+    assert.match(
+      userData,
+      /--rsa-private-key-path \/etc\/lambda-netbench\/iperf3-private.pem --authorized-users-path/,
+    );
+    assert.ok(
+      r.ServerRole!.Properties.ManagedPolicyArns[0]["Fn::Sub"].endsWith("AmazonSSMManagedInstanceCore"),
+    );
+    // every taggable resource carries the tag
+    for (const [id, resource] of Object.entries(r))
+      if (!["AWS::S3::BucketPolicy", "AWS::IAM::InstanceProfile"].includes(resource.Type))
+        assert.ok(
+          resource.Properties.Tags?.some((t: { Key: string }) => t.Key === tagKey),
+          `${id} is tagged`,
+        );
+  });
+
+  test("user data is valid bash once CloudFormation substitutes it", () => {
+    const template = buildStackTemplate(full) as any;
+    const script = (
+      template.Resources.Iperf3Server2.Properties.UserData["Fn::Base64"]["Fn::Sub"] as string
+    ).replaceAll("${AWS::Region}", "us-west-2");
+    assert.ok(
+      !/\$\{(?!AWS::)/.test(template.Resources.Iperf3Server2.Properties.UserData["Fn::Base64"]["Fn::Sub"]),
+      "only ${AWS::...} placeholders: bash variables must not look like Fn::Sub references",
+    );
+    const check = spawnSync("bash", ["-n"], { input: script });
+    assert.equal(check.status, 0, check.stderr.toString());
+  });
+
+  test("instance architecture from the type", () => {
+    assert.equal(instanceArchitecture("c8gn.large"), "arm64");
+    assert.equal(instanceArchitecture("m7g.xlarge"), "arm64");
+    assert.equal(instanceArchitecture("t4g.micro"), "arm64");
+    assert.equal(instanceArchitecture("c7i.large"), "x86_64");
+    assert.equal(instanceArchitecture("g5.xlarge"), "x86_64");
+  });
+});
