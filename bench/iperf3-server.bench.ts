@@ -1,24 +1,21 @@
 /**
  * Stock iperf3 client against the stock server vs against our TypeScript server, on an unshaped
  * veth between two namespaces: Mbit/s and the server process's CPU seconds per GiB it moved
- * (utime + stime from /proc/PID/stat). 3 alternating rounds, medians. Runs under
- * `flock /tmp/lnb-bench.lock` so no other measurement shares the machine.
+ * (utime + stime from /proc/PID/stat). 3 alternating rounds, medians. Takes the machine-wide
+ * bench lock (test/helpers/bench-lock.ts; an outer `flock /tmp/lnb-bench.lock` counts) so no other
+ * measurement shares the machine.
  *   npm run bench -- iperf3-server        (as root; builds first)
  */
-import { type ChildProcess, execFileSync, spawn, spawnSync } from "node:child_process";
+import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { cpus } from "node:os";
-import { runStockClient } from "../test/probes/iperf3-stock-client.js";
-import { createNetnsPair, type NetnsPair } from "../test/probes/netns-pair.js";
+import { acquireBenchLock } from "../test/helpers/bench-lock.js";
+import { createNetnsPair, type NetnsPair } from "../test/helpers/netns-pair.js";
+import { spawnOurServer } from "../test/probes/iperf3-support/our-server.js";
+import { runStockClient } from "../test/probes/iperf3-support/stock-client.js";
 
-const LOCK = "/tmp/lnb-bench.lock";
-if (process.env.LNB_BENCH_LOCKED !== "1") {
-  const result = spawnSync("flock", [LOCK, process.execPath, "--import", "tsx", process.argv[1] as string], {
-    stdio: "inherit",
-    env: { ...process.env, LNB_BENCH_LOCKED: "1" },
-  });
-  process.exit(result.status ?? 1);
-}
+/** How long the bench waits for the machine-wide lock before it measures unlocked (with a warning). */
+const LOCK_WAIT_SECONDS = 1_800;
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
@@ -39,15 +36,6 @@ function median(values: number[]): number {
   return sorted[Math.floor(sorted.length / 2)] as number;
 }
 
-async function waitForListener(ns: string, port: number): Promise<void> {
-  for (let i = 0; i < 100; i += 1) {
-    const out = execFileSync("ip", ["netns", "exec", ns, "ss", "-Htln", `sport = :${port}`]).toString();
-    if (out.trim()) return;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  throw new Error(`nothing listens on ${port} in ${ns}`);
-}
-
 interface Sample {
   mbitPerSecond: number;
   cpuSecondsPerGib: number;
@@ -55,34 +43,20 @@ interface Sample {
 
 async function main(): Promise<void> {
   execFileSync("npm", ["run", "build"], { stdio: "pipe" });
+  const lock = await acquireBenchLock(LOCK_WAIT_SECONDS);
   let pair: NetnsPair | undefined;
   const children: ChildProcess[] = [];
   try {
     pair = createNetnsPair("lnbs");
-    const ours = spawn(
-      "ip",
-      [
-        "netns",
-        "exec",
-        pair.serverNs,
-        process.execPath,
-        "bin/lambda-netbench.js",
-        "iperf3-server",
-        "--port",
-        String(OUR_PORT),
-        "--bind",
-        pair.serverAddress,
-      ],
-      { stdio: "ignore" },
-    );
+    const ours = spawnOurServer(pair, OUR_PORT, "ignore");
     const stock = spawn(
       "ip",
       ["netns", "exec", pair.serverNs, "iperf3", "-s", "-p", String(STOCK_PORT), "-B", pair.serverAddress],
       { stdio: "ignore" },
     );
     children.push(ours, stock);
-    await waitForListener(pair.serverNs, OUR_PORT);
-    await waitForListener(pair.serverNs, STOCK_PORT);
+    await pair.waitForListener(pair.serverNs, OUR_PORT);
+    await pair.waitForListener(pair.serverNs, STOCK_PORT);
     const servers = [
       { name: "stock iperf3 3.12 -s", port: STOCK_PORT, pid: stock.pid as number },
       { name: "ours (TypeScript)", port: OUR_PORT, pid: ours.pid as number },
@@ -147,6 +121,7 @@ async function main(): Promise<void> {
   } finally {
     for (const child of children) if (child.exitCode === null) child.kill("SIGKILL");
     pair?.remove();
+    lock.release();
   }
 }
 

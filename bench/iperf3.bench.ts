@@ -1,5 +1,5 @@
 /**
- * `flock /tmp/lnb-bench.lock npm run bench -- iperf3`: our iperf3 client vs the stock
+ * `npm run bench -- iperf3` (takes the machine-wide bench lock itself): our iperf3 client vs the stock
  * iperf3 3.12 client against the stock server, on an unshaped veth pair between two network
  * namespaces: -P 1 and -P 4, normal and reverse, then our client with its process limited
  * to 0.58 of one core (cgroup v1 cpu quota, what Lambda gives at 1,024 MB).
@@ -7,20 +7,23 @@
  */
 import { mkdirSync, rmdirSync, writeFileSync } from "node:fs";
 import os from "node:os";
+import { acquireBenchLock } from "../test/helpers/bench-lock.js";
+import { createNetnsPair } from "../test/helpers/netns-pair.js";
 import {
   type ClientRun,
   type ClientRunOptions,
+  measureStockClient,
   median,
   runOurClient,
-  runStockClient,
 } from "../test/probes/iperf3-support/client-process.js";
-import { createNetnsPair } from "../test/probes/iperf3-support/netns-pair.js";
 import { startStockServer } from "../test/probes/iperf3-support/stock-server.js";
 
 const ROUNDS = Number(process.env.LNB_BENCH_ROUNDS ?? 3);
 const TIME_SECONDS = Number(process.env.LNB_BENCH_SECONDS ?? 5);
 const CPU_QUOTA_US = 58_000;
 const CPU_PERIOD_US = 100_000;
+/** How long the bench waits for the machine-wide lock before it measures unlocked (with a warning). */
+const LOCK_WAIT_SECONDS = 1_800;
 
 interface Row {
   client: string;
@@ -41,8 +44,9 @@ function mbit(run: ClientRun, reverse: boolean): number {
 }
 
 async function main(): Promise<void> {
-  const pair = createNetnsPair(`lnbc${process.pid}`);
-  const server = await startStockServer({ port: 5201, command: [...pair.exec(pair.nsB), "iperf3"] });
+  const lock = await acquireBenchLock(LOCK_WAIT_SECONDS);
+  const pair = createNetnsPair("lnbc");
+  const server = await startStockServer({ port: 5201, command: [...pair.exec(pair.serverNs), "iperf3"] });
   const cgroup = `/sys/fs/cgroup/cpu/lnbc${process.pid}bench`;
   const rows: Row[] = [];
   try {
@@ -51,55 +55,43 @@ async function main(): Promise<void> {
     writeFileSync(`${cgroup}/cpu.cfs_quota_us`, String(CPU_QUOTA_US));
     const base = (parallel: number, reverse: boolean, prefix: string[]): ClientRunOptions => ({
       prefix,
-      host: pair.addressB,
+      host: pair.serverAddress,
       port: server.port,
       timeSeconds: TIME_SECONDS,
       parallel,
       reverse,
       timeoutMs: 60_000,
     });
-    const inNamespace = pair.exec(pair.nsA);
+    const inNamespace = pair.exec(pair.clientNs);
     // the client's PID joins the cgroup before it execs, so the whole run is limited
     const limited = ["sh", "-c", `echo $$ > ${cgroup}/cgroup.procs && exec "$@"`, "sh", ...inNamespace];
-    for (const parallel of [1, 4]) {
-      for (const reverse of [false, true]) {
-        const ours: Row = {
-          client: "ours",
-          parallel,
-          direction: reverse ? "receive" : "send",
-          limit: "none",
-          runs: [],
-        };
-        const stock: Row = { ...ours, client: "stock iperf3 3.12", runs: [] };
-        for (let round = 0; round < ROUNDS; round += 1) {
-          ours.runs.push(await runOurClient(base(parallel, reverse, inNamespace)));
-          stock.runs.push(await runStockClient(base(parallel, reverse, inNamespace)));
+    for (const [limit, prefix] of [
+      ["none", inNamespace],
+      ["0.58 core", limited],
+    ] as const) {
+      for (const parallel of [1, 4]) {
+        for (const reverse of [false, true]) {
+          const ours: Row = {
+            client: "ours",
+            parallel,
+            direction: reverse ? "receive" : "send",
+            limit,
+            runs: [],
+          };
+          const stock: Row = { ...ours, client: "stock iperf3 3.12", runs: [] };
+          for (let round = 0; round < ROUNDS; round += 1) {
+            ours.runs.push(await runOurClient(base(parallel, reverse, prefix)));
+            stock.runs.push(await measureStockClient(base(parallel, reverse, prefix)));
+          }
+          rows.push(ours, stock);
+          report(rows.slice(-2));
         }
-        rows.push(ours, stock);
-        report(rows.slice(-2));
-      }
-    }
-    for (const parallel of [1, 4]) {
-      for (const reverse of [false, true]) {
-        const ours: Row = {
-          client: "ours",
-          parallel,
-          direction: reverse ? "receive" : "send",
-          limit: "0.58 core",
-          runs: [],
-        };
-        const stock: Row = { ...ours, client: "stock iperf3 3.12", runs: [] };
-        for (let round = 0; round < ROUNDS; round += 1) {
-          ours.runs.push(await runOurClient(base(parallel, reverse, limited)));
-          stock.runs.push(await runStockClient(base(parallel, reverse, limited)));
-        }
-        rows.push(ours, stock);
-        report(rows.slice(-2));
       }
     }
   } finally {
     await server.stop();
-    pair.destroy();
+    pair.remove();
+    lock.release();
     try {
       rmdirSync(cgroup);
     } catch {

@@ -1,7 +1,7 @@
 /**
  * s3-get against the study's client on real kernel-shaped links (issue 3, Performance).
  *
- * Two network namespaces joined by a veth (198.18.3.0/30), nginx (Debian nginx-light) serving a
+ * Two network namespaces joined by a veth (test/helpers/netns-pair.ts, 198.18.3.0/30), nginx (Debian nginx-light) serving a
  * 1 GiB object over HTTPS with a throwaway CA in the server namespace, tbf on the egress of both
  * veth ends at 625 and 3,000 Mbit/s and unshaped. Alternating, RUNS times each: the stock iperf3
  * (-P 4 -t 5 -R, the link's ceiling), our `probe s3-get` at concurrency 10 and 1 (16 MiB parts),
@@ -13,7 +13,8 @@
  * CPU per GiB counts the transfer only: ours from the probe's cpuSeconds, the SDK's and
  * boto3's from process CPU time measured around the download inside the process.
  *
- * Run: flock /tmp/lnb-bench.lock npm run bench -- s3-get  (root; LNB_BENCH_RUNS=3 by default).
+ * Run: npm run bench -- s3-get  (root; LNB_BENCH_RUNS=3 by default). It takes the machine-wide
+ * bench lock itself (an outer `flock /tmp/lnb-bench.lock` counts as taken).
  * LNB_BENCH_HOLD=1 sets the lab up and keeps it until SIGTERM, for profiling by hand.
  * The 1 GiB object is cached in /tmp/lnb3-bench-object-1gib.bin between runs.
  */
@@ -32,6 +33,8 @@ import {
 } from "node:fs";
 import os from "node:os";
 import { join } from "node:path";
+import { acquireBenchLock } from "../test/helpers/bench-lock.js";
+import { createNetnsPair, type NetnsPair } from "../test/helpers/netns-pair.js";
 import { createTestTls } from "../test/helpers/tls-ca.js";
 
 const RUNS = Number(process.env.LNB_BENCH_RUNS ?? 3);
@@ -43,12 +46,10 @@ const OBJECT_CACHE = "/tmp/lnb3-bench-object-1gib.bin";
 const CPU_LIMIT_CORES = 0.58;
 const GIB = 1_073_741_824;
 const DEBIAN_PYTHON = "/usr/bin/python3";
+/** How long the bench waits for the machine-wide lock before it measures unlocked (with a warning). */
+const LOCK_WAIT_SECONDS = 1_800;
 
 const pid = process.pid;
-const nsServer = `lnb3-${pid}-srv`;
-const nsClient = `lnb3-${pid}-cli`;
-const vethServer = `lnb3s${pid}`.slice(0, 15);
-const vethClient = `lnb3c${pid}`.slice(0, 15);
 const serverIp = "198.18.3.1";
 const clientIp = "198.18.3.2";
 const workDir = `/tmp/lnb3-bench-${pid}`;
@@ -76,70 +77,25 @@ const servers: ChildProcess[] = [];
 function run(command: string, args: string[]): string {
   return execFileSync(command, args, { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
 }
-function inNs(ns: string, command: string[]): string[] {
-  return ["ip", "netns", "exec", ns, ...command];
+/** The shaped link between the server and client namespaces, once main() has set it up. */
+let pair: NetnsPair | undefined;
+function lab(): NetnsPair {
+  if (!pair) throw new Error("the namespace pair is not set up");
+  return pair;
 }
-
-function setUpLink(): void {
-  run("ip", ["netns", "add", nsServer]);
-  run("ip", ["netns", "add", nsClient]);
-  run("ip", [
-    "link",
-    "add",
-    vethServer,
-    "netns",
-    nsServer,
-    "type",
-    "veth",
-    "peer",
-    "name",
-    vethClient,
-    "netns",
-    nsClient,
-  ]);
-  for (const [ns, dev, ip] of [
-    [nsServer, vethServer, serverIp],
-    [nsClient, vethClient, clientIp],
-  ] as const) {
-    run("ip", ["-n", ns, "addr", "add", `${ip}/30`, "dev", dev]);
-    run("ip", ["-n", ns, "link", "set", dev, "up"]);
-    run("ip", ["-n", ns, "link", "set", "lo", "up"]);
-  }
+function inNs(ns: string, command: string[]): string[] {
+  return [...lab().exec(ns), ...command];
 }
 
 /** tbf on the egress of both ends: the server's end shapes the download, the client's the upload. */
 function shape(rateMbit: number | null): void {
-  for (const [ns, dev] of [
-    [nsServer, vethServer],
-    [nsClient, vethClient],
-  ] as const) {
-    try {
-      run("ip", ["netns", "exec", ns, "tc", "qdisc", "del", "dev", dev, "root"]);
-    } catch {
-      // nothing to delete
-    }
-    if (rateMbit === null) continue;
-    const bytesPerSecond = (rateMbit * 1e6) / 8;
-    const burstBytes = Math.max(65_536, Math.round(bytesPerSecond * 0.004));
-    run("ip", [
-      "netns",
-      "exec",
-      ns,
-      "tc",
-      "qdisc",
-      "add",
-      "dev",
-      dev,
-      "root",
-      "tbf",
-      "rate",
-      `${rateMbit}mbit`,
-      "burst",
-      String(burstBytes),
-      "latency",
-      "25ms",
-    ]);
+  if (rateMbit === null) {
+    lab().shape(null);
+    return;
   }
+  const bytesPerSecond = (rateMbit * 1e6) / 8;
+  const burstBytes = Math.max(65_536, Math.round(bytesPerSecond * 0.004));
+  lab().shape(rateMbit, { burst: String(burstBytes), latency: "25ms" });
 }
 
 function ensureObject(): void {
@@ -186,21 +142,13 @@ http {
   );
   const nginx = spawn(
     "ip",
-    inNs(nsServer, ["nginx", "-c", conf, "-p", prefix, "-g", "daemon off;"]).slice(1),
+    inNs(lab().serverNs, ["nginx", "-c", conf, "-p", prefix, "-g", "daemon off;"]).slice(1),
     {
       stdio: "ignore",
     },
   );
   servers.push(nginx);
-  await waitForListen(nsServer, nginxPort);
-}
-
-async function waitForListen(ns: string, port: number): Promise<void> {
-  for (let i = 0; i < 100; i += 1) {
-    if (run("ip", ["netns", "exec", ns, "ss", "-Hltn", `sport = :${port}`]).trim() !== "") return;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  throw new Error(`nothing listens on port ${port} in ${ns}`);
+  await lab().waitForListener(lab().serverNs, nginxPort);
 }
 
 function makeCpuCgroup(): void {
@@ -216,7 +164,7 @@ function runClient(
   env: NodeJS.ProcessEnv = s3Env,
   timeoutMs = 180_000,
 ): Promise<Record<string, unknown>> {
-  const inner = inNs(nsClient, command);
+  const inner = inNs(lab().clientNs, command);
   const argv = limited
     ? ["sh", "-c", `echo $$ > ${cgroupDir}/cgroup.procs && exec "$@"`, "sh", ...inner]
     : inner;
@@ -249,11 +197,15 @@ function runClient(
 const ca = () => join(workDir, "tls", "ca.pem");
 
 async function measureIperf3(link: string): Promise<void> {
-  const server = spawn("ip", inNs(nsServer, ["iperf3", "-s", "-1", "-B", serverIp, "-p", "5201"]).slice(1), {
-    stdio: "ignore",
-  });
+  const server = spawn(
+    "ip",
+    inNs(lab().serverNs, ["iperf3", "-s", "-1", "-B", serverIp, "-p", "5201"]).slice(1),
+    {
+      stdio: "ignore",
+    },
+  );
   servers.push(server);
-  await waitForListen(nsServer, 5201);
+  await lab().waitForListener(lab().serverNs, 5201);
   const result = await runClient(
     ["iperf3", "-c", serverIp, "-p", "5201", "-P", "4", "-t", "5", "-R", "-J"],
     false,
@@ -349,7 +301,7 @@ async function measureS3rver(certPath: string, keyPath: string): Promise<void> {
   mkdirSync(directory, { recursive: true });
   const server = spawn(
     "ip",
-    inNs(nsServer, [
+    inNs(lab().serverNs, [
       process.execPath,
       "--import",
       "tsx",
@@ -363,7 +315,7 @@ async function measureS3rver(certPath: string, keyPath: string): Promise<void> {
     { stdio: "ignore" },
   );
   servers.push(server);
-  await waitForListen(nsServer, s3rverPort);
+  await lab().waitForListener(lab().serverNs, s3rverPort);
   const s3rverEndpoint = `https://${serverIp}:${s3rverPort}`;
   const common = [
     "--endpoint",
@@ -445,13 +397,7 @@ function printTable(): void {
 
 function cleanUp(): void {
   for (const server of servers) if (server.exitCode === null && server.pid) server.kill("SIGTERM");
-  for (const ns of [nsServer, nsClient]) {
-    try {
-      run("ip", ["netns", "del", ns]);
-    } catch {
-      // already gone
-    }
-  }
+  pair?.remove();
   try {
     if (existsSync(cgroupDir)) rmdirSync(cgroupDir);
   } catch {
@@ -469,10 +415,11 @@ async function main(): Promise<void> {
     cleanUp();
     process.exit(130);
   });
+  const lock = await acquireBenchLock(LOCK_WAIT_SECONDS);
   try {
     ensureObject();
     mkdirSync(workDir, { recursive: true });
-    setUpLink();
+    pair = createNetnsPair("lnb3", { serverAddress: serverIp, clientAddress: clientIp });
     const tls = createTestTls([serverIp]);
     execFileSync("mv", [tls.dir, join(workDir, "tls")]);
     const certPath = join(workDir, "tls", "server.pem");
@@ -483,7 +430,7 @@ async function main(): Promise<void> {
       // for profiling by hand: keep the lab up until interrupted
       shape(LINKS[0] ?? null);
       console.log(
-        `lab up: ip netns exec ${nsClient} ...; endpoint ${endpoint}; CA ${ca()}; cgroup ${cgroupDir}`,
+        `lab up: ip netns exec ${lab().clientNs} ...; endpoint ${endpoint}; CA ${ca()}; cgroup ${cgroupDir}`,
       );
       await new Promise<void>((resolve) => process.once("SIGTERM", () => resolve()));
       return;
@@ -515,6 +462,7 @@ async function main(): Promise<void> {
   } finally {
     printTable();
     cleanUp();
+    lock.release();
   }
 }
 

@@ -1,14 +1,14 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { acquireBenchLock } from "./iperf3-support/bench-lock.js";
+import { acquireBenchLock } from "../helpers/bench-lock.js";
+import { createNetnsPair } from "../helpers/netns-pair.js";
 import {
   type ClientRun,
   type ClientRunOptions,
+  measureStockClient,
   median,
   runOurClient,
-  runStockClient,
 } from "./iperf3-support/client-process.js";
-import { createNetnsPair } from "./iperf3-support/netns-pair.js";
 import { startStockServer } from "./iperf3-support/stock-server.js";
 
 /**
@@ -20,13 +20,14 @@ import { startStockServer } from "./iperf3-support/stock-server.js";
  */
 test("our client's sum_sent rate on a 500 Mbit/s tbf link is within 2 % of the stock client's", async () => {
   const lock = await acquireBenchLock(120);
-  const pair = createNetnsPair(`lnbc${process.pid}`, { aEgressMbit: 500 });
+  const pair = createNetnsPair("lnbc");
   try {
-    const server = await startStockServer({ port: 5201, command: [...pair.exec(pair.nsB), "iperf3"] });
+    pair.shape(500, { sides: "client", burst: "256kb" });
+    const server = await startStockServer({ port: 5201, command: [...pair.exec(pair.serverNs), "iperf3"] });
     try {
       const runOptions: ClientRunOptions = {
-        prefix: pair.exec(pair.nsA),
-        host: pair.addressB,
+        prefix: pair.exec(pair.clientNs),
+        host: pair.serverAddress,
         port: server.port,
         timeSeconds: 5,
         parallel: 1,
@@ -37,13 +38,13 @@ test("our client's sum_sent rate on a 500 Mbit/s tbf link is within 2 % of the s
       const stock: ClientRun[] = [];
       for (let round = 0; round < 3; round += 1) {
         ours.push(await runOurClient(runOptions));
-        stock.push(await runStockClient(runOptions));
+        stock.push(await measureStockClient(runOptions));
       }
       const oursMbit = median(ours.map((run) => run.bitsPerSecondSent)) / 1e6;
       const stockMbit = median(stock.map((run) => run.bitsPerSecondSent)) / 1e6;
       const rates = (runs: ClientRun[]) => runs.map((r) => (r.bitsPerSecondSent / 1e6).toFixed(1)).join("/");
       const detail = `ours ${rates(ours)} Mbit/s, stock ${rates(stock)} Mbit/s`;
-      const lockNote = lock.held ? "bench lock held" : "bench lock busy: measured without it";
+      const lockNote = lock.locked ? "bench lock held" : "bench lock busy: measured without it";
       console.log(`accuracy on tbf 500 Mbit/s (${lockNote}): ${detail}`);
       // the link is really shaped: both near 500 Mbit/s
       assert.ok(stockMbit > 400 && stockMbit < 560, `stock median ${stockMbit} Mbit/s (${detail})`);
@@ -55,7 +56,7 @@ test("our client's sum_sent rate on a 500 Mbit/s tbf link is within 2 % of the s
       await server.stop();
     }
   } finally {
-    pair.destroy();
+    pair.remove();
     lock.release();
   }
 });

@@ -8,6 +8,7 @@ import { after, before, describe, test } from "node:test";
 import { authPlaintext } from "../../src/probes/iperf3/auth-token.js";
 import { type Iperf3ClientOptions, runIperf3Client } from "../../src/probes/iperf3/client.js";
 import { isProbeError } from "../../src/probes/probe-error.js";
+import { loopbackClientOptions } from "./iperf3-support/client-options.js";
 import { type StockServer, startStockServer } from "./iperf3-support/stock-server.js";
 
 /** RSA authentication against the stock 3.12 server (PKCS#1 v1.5 only on 3.12). */
@@ -40,20 +41,7 @@ after(async () => {
 });
 
 function options(auth: Iperf3ClientOptions["auth"]): Iperf3ClientOptions {
-  return {
-    host: "127.0.0.1",
-    port: server.port,
-    timeSeconds: 1,
-    parallel: 1,
-    reverse: false,
-    bidir: false,
-    omitSeconds: 0,
-    blockBytes: 131_072,
-    byteLimit: 0,
-    connectTimeoutMs: 2_000,
-    reportIntervalSeconds: 1,
-    auth,
-  };
+  return loopbackClientOptions(server.port, { auth });
 }
 
 describe("iperf3 RSA authentication against stock iperf3 3.12", () => {

@@ -4,6 +4,7 @@ import { describe, test } from "node:test";
 import { type Iperf3ClientOptions, runIperf3Client } from "../../src/probes/iperf3/client.js";
 import { encodeJson } from "../../src/probes/iperf3/protocol.js";
 import { isProbeError, type ProbeErrorKind } from "../../src/probes/probe-error.js";
+import { loopbackClientOptions } from "./iperf3-support/client-options.js";
 import {
   acceptParameters,
   type FakeServer,
@@ -13,21 +14,8 @@ import {
 
 /** Our client against fake servers that misbehave: clear errors, bounded time, bounded memory. */
 function options(port: number, overrides: Partial<Iperf3ClientOptions> = {}): Iperf3ClientOptions {
-  return {
-    host: "127.0.0.1",
-    port,
-    timeSeconds: 1,
-    parallel: 1,
-    reverse: false,
-    bidir: false,
-    omitSeconds: 0,
-    blockBytes: 131_072,
-    byteLimit: 0,
-    connectTimeoutMs: 500,
-    reportIntervalSeconds: 1,
-    deadlineMarginSeconds: 1,
-    ...overrides,
-  };
+  // short connect timeout and deadline margin: a misbehaving server must fail fast
+  return loopbackClientOptions(port, { connectTimeoutMs: 500, deadlineMarginSeconds: 1, ...overrides });
 }
 
 /** Runs the client, expects a ProbeError of `kind` matching `message`, and returns the elapsed seconds. */

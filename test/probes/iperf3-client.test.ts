@@ -5,6 +5,7 @@ import { buildIperf3Event, formatIperf3Summary } from "../../src/cli/commands/pr
 import { type Iperf3ClientOptions, runIperf3Client } from "../../src/probes/iperf3/client.js";
 import type { Iperf3JsonReport } from "../../src/probes/iperf3/json-report.js";
 import { isProbeError } from "../../src/probes/probe-error.js";
+import { loopbackClientOptions } from "./iperf3-support/client-options.js";
 import { freePort, type StockServer, startStockServer } from "./iperf3-support/stock-server.js";
 
 /** Our client against the stock iperf3 3.12 server on loopback. */
@@ -17,20 +18,7 @@ after(async () => {
 });
 
 function options(overrides: Partial<Iperf3ClientOptions> = {}): Iperf3ClientOptions {
-  return {
-    host: "127.0.0.1",
-    port: server.port,
-    timeSeconds: 1,
-    parallel: 1,
-    reverse: false,
-    bidir: false,
-    omitSeconds: 0,
-    blockBytes: 131_072,
-    byteLimit: 0,
-    connectTimeoutMs: 2_000,
-    reportIntervalSeconds: 1,
-    ...overrides,
-  };
+  return loopbackClientOptions(server.port, overrides);
 }
 
 /** sum_received comes from the other side and may lag or lead by what was in flight. */

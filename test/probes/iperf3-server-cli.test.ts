@@ -1,18 +1,13 @@
 import assert from "node:assert/strict";
 import { execFile, spawn } from "node:child_process";
 import { test } from "node:test";
-import { runStockClient } from "./iperf3-stock-client.js";
-
-const ENTRY = "test/probes/iperf3-server-cli-entry.ts";
+import { cliArgv } from "../helpers/cli-process.js";
+import { runStockClient } from "./iperf3-support/stock-client.js";
 
 function cli(args: string[]): Promise<{ code: number | null; stderr: string }> {
   return new Promise((resolve) => {
-    execFile(
-      process.execPath,
-      ["--import", "tsx", ENTRY, ...args],
-      { timeout: 30_000 },
-      (error, _out, stderr) =>
-        resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stderr }),
+    execFile(process.execPath, cliArgv(args), { timeout: 30_000 }, (error, _out, stderr) =>
+      resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stderr }),
     );
   });
 }
@@ -20,7 +15,7 @@ function cli(args: string[]): Promise<{ code: number | null; stderr: string }> {
 test("iperf3-server --one-off on port 0: logs its port, serves one test, logs it and exits 0", async () => {
   const child = spawn(
     process.execPath,
-    ["--import", "tsx", ENTRY, "iperf3-server", "--port", "0", "--bind", "127.0.0.1", "--one-off"],
+    cliArgv(["iperf3-server", "--port", "0", "--bind", "127.0.0.1", "--one-off"]),
     {
       stdio: ["ignore", "ignore", "pipe"],
     },

@@ -6,7 +6,7 @@ import { dirname, join } from "node:path";
 import { after, before, test } from "node:test";
 import { type Iperf3Server, startIperf3Server } from "../../src/probes/iperf3/server.js";
 import { passwordHash } from "../../src/probes/iperf3/server-auth.js";
-import { jsonFrame, RawPeer, runStockClient, TCP_PARAMS } from "./iperf3-stock-client.js";
+import { jsonFrame, RawPeer, runStockClient, TCP_PARAMS } from "./iperf3-support/stock-client.js";
 
 // Hostile and broken clients: after each, the server must still serve a stock client.
 let server: Iperf3Server;

@@ -1,9 +1,10 @@
 import assert from "node:assert/strict";
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import { after, before, test } from "node:test";
-import { acquireBenchLock, type BenchLock } from "./bench-lock.js";
-import { runStockClient } from "./iperf3-stock-client.js";
-import { createNetnsPair, type NetnsPair } from "./netns-pair.js";
+import { acquireBenchLock, type BenchLock } from "../helpers/bench-lock.js";
+import { createNetnsPair, type NetnsPair } from "../helpers/netns-pair.js";
+import { spawnOurServer } from "./iperf3-support/our-server.js";
+import { runStockClient } from "./iperf3-support/stock-client.js";
 
 // Our server (through the CLI, inside a namespace) behind a 500 Mbit/s tbf link, against the
 // stock server on the same link: the stock client must measure the same goodput from both.
@@ -23,46 +24,11 @@ function median(values: number[]): number {
   return sorted[Math.floor(sorted.length / 2)] as number;
 }
 
-function waitForListener(ns: string, port: number): Promise<void> {
-  const deadline = Date.now() + 10_000;
-  return new Promise((resolve, reject) => {
-    const poll = () => {
-      const listening = execFileSync("ip", [
-        "netns",
-        "exec",
-        ns,
-        "ss",
-        "-Htln",
-        `sport = :${port}`,
-      ]).toString();
-      if (listening.trim().length > 0) resolve();
-      else if (Date.now() > deadline) reject(new Error(`nothing listens on port ${port} in ${ns}`));
-      else setTimeout(poll, 100);
-    };
-    poll();
-  });
-}
-
 before(async () => {
   execFileSync("npm", ["run", "build"], { stdio: "pipe", timeout: 180_000 });
   pair = createNetnsPair("lnbs");
   pair.shape(RATE_MBIT);
-  ours = spawn(
-    "ip",
-    [
-      "netns",
-      "exec",
-      pair.serverNs,
-      process.execPath,
-      "bin/lambda-netbench.js",
-      "iperf3-server",
-      "--port",
-      String(OUR_PORT),
-      "--bind",
-      pair.serverAddress,
-    ],
-    { stdio: ["ignore", "ignore", "pipe"] },
-  );
+  ours = spawnOurServer(pair, OUR_PORT, ["ignore", "ignore", "pipe"]);
   ours.stderr?.on("data", (chunk: Buffer) => {
     oursLog += chunk.toString();
   });
@@ -71,8 +37,8 @@ before(async () => {
     ["netns", "exec", pair.serverNs, "iperf3", "-s", "-p", String(STOCK_PORT), "-B", pair.serverAddress],
     { stdio: "ignore" },
   );
-  await waitForListener(pair.serverNs, OUR_PORT);
-  await waitForListener(pair.serverNs, STOCK_PORT);
+  await pair.waitForListener(pair.serverNs, OUR_PORT);
+  await pair.waitForListener(pair.serverNs, STOCK_PORT);
   lock = await acquireBenchLock(300);
 });
 

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import { type Iperf3Server, startIperf3Server } from "../../src/probes/iperf3/server.js";
-import { runStockClient, type StockReport, type StockSum } from "./iperf3-stock-client.js";
+import { runStockClient, type StockReport, type StockSum } from "./iperf3-support/stock-client.js";
 
 // The stock Debian iperf3 3.12 client against our server, in-process on loopback (port 0).
 let server: Iperf3Server;

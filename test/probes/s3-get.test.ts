@@ -5,22 +5,25 @@ import { promisify } from "node:util";
 import { isProbeError } from "../../src/probes/probe-error.js";
 import { runS3GetProbe } from "../../src/probes/s3/run-s3-get.js";
 import { runS3PutProbe } from "../../src/probes/s3/run-s3-put.js";
-import { type FaultProxy, startFaultProxy } from "../helpers/fault-proxy.js";
+import { cliArgv } from "../helpers/cli-process.js";
+import type { FaultProxy } from "../helpers/fault-proxy.js";
 import { getEvent, putEvent, testDependencies } from "../helpers/s3-events.js";
-import { S3RVER_CREDENTIALS, type S3rverInstance, startS3rver } from "../helpers/s3rver-instance.js";
-import { createTestTls, type TestTls } from "../helpers/tls-ca.js";
+import { type S3TestServers, startS3TestServers } from "../helpers/s3-servers.js";
+import { S3RVER_CREDENTIALS, type S3rverInstance } from "../helpers/s3rver-instance.js";
+import type { TestTls } from "../helpers/tls-ca.js";
 
 // s3rver over HTTPS (a CA made by openssl for this test), the object created by our own s3-put
 const MIB = 1_048_576;
 const OBJECT_MIB = 7.5;
+let servers: S3TestServers | undefined;
 let tls: TestTls;
 let server: S3rverInstance;
 let proxy: FaultProxy;
 let plain: S3rverInstance;
 
 before(async () => {
-  tls = createTestTls();
-  server = await startS3rver({ buckets: ["lnb-get"], tls });
+  servers = await startS3TestServers("lnb-get");
+  ({ tls, server, plain, proxy } = servers);
   const put = await runS3PutProbe(
     putEvent({
       endpoint: server.endpoint,
@@ -34,8 +37,7 @@ before(async () => {
     testDependencies,
   );
   assert.equal(put.detail.bytes, OBJECT_MIB * MIB);
-  // a plain-HTTP server behind the fault proxy, for the answers s3rver cannot give itself
-  plain = await startS3rver({ buckets: ["lnb-get"] });
+  // the plain-HTTP server behind the fault proxy serves "k"
   await runS3PutProbe(
     putEvent({
       endpoint: plain.endpoint,
@@ -47,14 +49,10 @@ before(async () => {
     }),
     testDependencies,
   );
-  proxy = await startFaultProxy(plain.endpoint);
 });
 
 after(async () => {
-  await proxy?.close();
-  await plain?.close();
-  await server?.close();
-  tls?.remove();
+  await servers?.close();
 });
 
 const tlsGet = (fields: Record<string, unknown>) =>
@@ -195,10 +193,7 @@ test("the CLI prints one JSON object with bytes, seconds, mbps, cpuSeconds, retr
   // asynchronous: the server runs in this process
   const result = await promisify(execFile)(
     process.execPath,
-    [
-      "--import",
-      "tsx",
-      "test/helpers/run-cli.ts",
+    cliArgv([
       "probe",
       "s3-get",
       "--endpoint",
@@ -215,7 +210,7 @@ test("the CLI prints one JSON object with bytes, seconds, mbps, cpuSeconds, retr
       "--chunk-mib",
       "2",
       "--json",
-    ],
+    ]),
     {
       env: {
         ...process.env,
@@ -236,19 +231,7 @@ test("the CLI prints one JSON object with bytes, seconds, mbps, cpuSeconds, retr
 test("the CLI refuses a bad --concurrency before any request", () => {
   const result = spawnSync(
     process.execPath,
-    [
-      "--import",
-      "tsx",
-      "test/helpers/run-cli.ts",
-      "probe",
-      "s3-get",
-      "--bucket",
-      "b-b",
-      "--key",
-      "k",
-      "--concurrency",
-      "0",
-    ],
+    cliArgv(["probe", "s3-get", "--bucket", "b-b", "--key", "k", "--concurrency", "0"]),
     { encoding: "utf8", timeout: 30_000 },
   );
   assert.notEqual(result.status, 0);

@@ -6,29 +6,26 @@ import { isProbeError } from "../../src/probes/probe-error.js";
 import { IncompressibleData } from "../../src/probes/s3/incompressible-data.js";
 import { runS3GetProbe } from "../../src/probes/s3/run-s3-get.js";
 import { runS3PutProbe } from "../../src/probes/s3/run-s3-put.js";
-import { type FaultProxy, startFaultProxy } from "../helpers/fault-proxy.js";
+import type { FaultProxy } from "../helpers/fault-proxy.js";
 import { getEvent, putEvent, testDependencies } from "../helpers/s3-events.js";
-import { type S3rverInstance, startS3rver } from "../helpers/s3rver-instance.js";
-import { createTestTls, type TestTls } from "../helpers/tls-ca.js";
+import { type S3TestServers, startS3TestServers } from "../helpers/s3-servers.js";
+import type { S3rverInstance } from "../helpers/s3rver-instance.js";
+import type { TestTls } from "../helpers/tls-ca.js";
 
 const MIB = 1_048_576;
+let servers: S3TestServers | undefined;
 let tls: TestTls;
 let server: S3rverInstance;
 let plain: S3rverInstance;
 let proxy: FaultProxy;
 
 before(async () => {
-  tls = createTestTls();
-  server = await startS3rver({ buckets: ["lnb-put"], tls });
-  plain = await startS3rver({ buckets: ["lnb-put"] });
-  proxy = await startFaultProxy(plain.endpoint);
+  servers = await startS3TestServers("lnb-put");
+  ({ tls, server, plain, proxy } = servers);
 });
 
 after(async () => {
-  await proxy?.close();
-  await plain?.close();
-  await server?.close();
-  tls?.remove();
+  await servers?.close();
 });
 
 test("s3-put creates the object by multipart upload over HTTPS and verifies it with HEAD", async () => {

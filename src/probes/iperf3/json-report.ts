@@ -6,15 +6,19 @@ import type { PeerResults } from "./results-document.js";
  * own sends, socket buffer sizes, MSS) are left out, as the C client does on a platform
  * without TCP_INFO.
  */
-export interface JsonInterval {
+/** What every interval and every `end` entry reports: a span (seconds) and the bytes moved in it. */
+interface JsonSpan {
   socket?: number;
   start: number;
   end: number;
   seconds: number;
   bytes: number;
   bits_per_second: number;
-  omitted: boolean;
   sender: boolean;
+}
+
+export interface JsonInterval extends JsonSpan {
+  omitted: boolean;
 }
 
 export interface JsonIntervalEntry {
@@ -23,20 +27,13 @@ export interface JsonIntervalEntry {
   sum_bidir_reverse?: Omit<JsonInterval, "socket">;
 }
 
-export interface JsonEndSide {
-  socket?: number;
-  start: number;
-  end: number;
-  seconds: number;
-  bytes: number;
-  bits_per_second: number;
+export interface JsonEndSide extends JsonSpan {
   retransmits?: number;
   max_snd_cwnd?: number;
   max_snd_wnd?: number;
   max_rtt?: number;
   min_rtt?: number;
   mean_rtt?: number;
-  sender: boolean;
 }
 
 export interface Iperf3JsonReport {

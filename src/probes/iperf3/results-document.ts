@@ -30,19 +30,27 @@ export interface LocalStreamReport {
   seconds: number;
 }
 
-export function buildClientResults(input: {
-  cpuPercent: { total: number; user: number; system: number };
-  /** -1 when we only receive (reverse), 0 otherwise: Node has no per-stream TCP_INFO. */
+/** The fields of a results document, already sanitised by the side that sends it. */
+export interface ResultsDocumentFields {
+  cpuUtilTotal: number;
+  cpuUtilUser: number;
+  cpuUtilSystem: number;
   senderHasRetransmits: number;
-  streams: LocalStreamReport[];
-}): Record<string, unknown> {
-  const finite = (value: number) => (Number.isFinite(value) ? value : 0);
+  streams: { id: number; bytes: number; endTimeSeconds: number }[];
+}
+
+/**
+ * The results JSON each side sends at EXCHANGE_RESULTS (protocol doc 4.1), in the one shape
+ * both our client and our server use. Node has no TCP_INFO, so every per-stream retransmit count
+ * is -1; TCP has no jitter, errors or packets, so those are 0.
+ */
+export function buildResultsDocument(fields: ResultsDocumentFields): Record<string, unknown> {
   return {
-    cpu_util_total: finite(input.cpuPercent.total),
-    cpu_util_user: finite(input.cpuPercent.user),
-    cpu_util_system: finite(input.cpuPercent.system),
-    sender_has_retransmits: input.senderHasRetransmits,
-    streams: input.streams.map((stream) => ({
+    cpu_util_total: fields.cpuUtilTotal,
+    cpu_util_user: fields.cpuUtilUser,
+    cpu_util_system: fields.cpuUtilSystem,
+    sender_has_retransmits: fields.senderHasRetransmits,
+    streams: fields.streams.map((stream) => ({
       id: stream.id,
       bytes: stream.bytes,
       retransmits: -1,
@@ -52,9 +60,29 @@ export function buildClientResults(input: {
       packets: 0,
       omitted_packets: 0,
       start_time: 0,
-      end_time: finite(stream.seconds),
+      end_time: stream.endTimeSeconds,
     })),
   };
+}
+
+export function buildClientResults(input: {
+  cpuPercent: { total: number; user: number; system: number };
+  /** -1 when we only receive (reverse), 0 otherwise: Node has no per-stream TCP_INFO. */
+  senderHasRetransmits: number;
+  streams: LocalStreamReport[];
+}): Record<string, unknown> {
+  const finite = (value: number) => (Number.isFinite(value) ? value : 0);
+  return buildResultsDocument({
+    cpuUtilTotal: finite(input.cpuPercent.total),
+    cpuUtilUser: finite(input.cpuPercent.user),
+    cpuUtilSystem: finite(input.cpuPercent.system),
+    senderHasRetransmits: input.senderHasRetransmits,
+    streams: input.streams.map((stream) => ({
+      id: stream.id,
+      bytes: stream.bytes,
+      endTimeSeconds: finite(stream.seconds),
+    })),
+  });
 }
 
 /** Validates the server's results document; anything malformed is a protocol error. */

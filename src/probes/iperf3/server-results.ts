@@ -1,3 +1,5 @@
+import { buildResultsDocument } from "./results-document.js";
+
 /** One stream as the server reports it in its results document (protocol doc 4.1). */
 export interface StreamTotals {
   id: number;
@@ -30,24 +32,17 @@ export function buildServerResults(input: ServerResultsInput): Record<string, un
   const user = percent(input.cpuUserMicros);
   const system = percent(input.cpuSystemMicros);
   const endTime = finite(input.durationSeconds);
-  const document: Record<string, unknown> = {
-    cpu_util_total: user + system,
-    cpu_util_user: user,
-    cpu_util_system: system,
-    sender_has_retransmits: input.streams.some((stream) => stream.sends) ? 0 : -1,
+  const document = buildResultsDocument({
+    cpuUtilTotal: user + system,
+    cpuUtilUser: user,
+    cpuUtilSystem: system,
+    senderHasRetransmits: input.streams.some((stream) => stream.sends) ? 0 : -1,
     streams: input.streams.map((stream) => ({
       id: stream.id,
       bytes: finite(stream.bytes),
-      retransmits: -1,
-      jitter: 0,
-      errors: 0,
-      omitted_errors: 0,
-      packets: 0,
-      omitted_packets: 0,
-      start_time: 0,
-      end_time: endTime,
+      endTimeSeconds: endTime,
     })),
-  };
+  });
   if (input.serverOutputText !== undefined) document.server_output_text = input.serverOutputText;
   return document;
 }

@@ -3,7 +3,6 @@ import { startCpuClock } from "../cpu-clock.js";
 import { IntervalSampler, type IntervalSamples } from "../interval-sampler.js";
 import { ProbeError } from "../probe-error.js";
 import type { ProbeOutcome } from "../probe-outcome.js";
-import { bitsPerSecond } from "../probe-summary.js";
 import { startRetransmitCounter } from "../retransmits.js";
 import type { RampStep } from "./connection-ramp.js";
 import { headObject } from "./head-object.js";
@@ -12,9 +11,9 @@ import { RangedDownload } from "./ranged-download.js";
 import { resolveObjectAddress } from "./s3-address.js";
 import { type S3CredentialProvider, S3RequestSigner } from "./s3-signer.js";
 import { createKeepAliveAgent, type RequestTarget } from "./s3-transport.js";
+import { transferFigures } from "./transfer-figures.js";
 
 const MIB = 1_048_576;
-const GIB = 1_073_741_824;
 /** The most connections `concurrency: "auto"` may open. */
 const MAX_AUTO_CONNECTIONS = 64;
 
@@ -124,7 +123,15 @@ export async function runS3GetProbe(
     const samples = sampler.stop(endMs);
     const seconds = (endMs - startMs) / 1000;
     const retransmits = await countRetransmits();
-    const rate = bitsPerSecond(result.bytes, seconds);
+    const { summary, rates } = transferFigures({
+      bytes: result.bytes,
+      seconds,
+      cpuSeconds,
+      retransmits,
+      retries: result.retries,
+      direction: "download",
+      samples,
+    });
     const detail: S3GetDetail = {
       probe: "s3-get",
       bucket: event.bucket,
@@ -134,10 +141,10 @@ export async function runS3GetProbe(
       etag: head.etag,
       bytes: result.bytes,
       seconds,
-      bitsPerSecond: rate,
-      mbps: rate / 1e6,
+      bitsPerSecond: rates.bitsPerSecond,
+      mbps: rates.mbps,
       cpuSeconds,
-      cpuSecondsPerGib: result.bytes > 0 ? cpuSeconds / (result.bytes / GIB) : 0,
+      cpuSecondsPerGib: rates.cpuSecondsPerGib,
       cpuUserSeconds: cpuSplit.user / 1e6,
       cpuSystemSeconds: cpuSplit.system / 1e6,
       retries: result.retries,
@@ -151,19 +158,7 @@ export async function runS3GetProbe(
       parts: result.parts,
       headSeconds,
     };
-    return {
-      summary: {
-        bytes: result.bytes,
-        seconds,
-        bitsPerSecond: rate,
-        cpuSeconds,
-        retransmits,
-        retries: result.retries,
-        direction: "download",
-        samples,
-      },
-      detail,
-    };
+    return { summary, detail };
   } finally {
     clearTimeout(deadlineTimer);
     deadline.signal.removeEventListener("abort", onDeadline);

@@ -3,7 +3,6 @@ import { startCpuClock } from "../cpu-clock.js";
 import { IntervalSampler, type IntervalSamples } from "../interval-sampler.js";
 import { ProbeError } from "../probe-error.js";
 import type { ProbeOutcome } from "../probe-outcome.js";
-import { bitsPerSecond } from "../probe-summary.js";
 import { startRetransmitCounter } from "../retransmits.js";
 import { headObject } from "./head-object.js";
 import { IncompressibleData } from "./incompressible-data.js";
@@ -12,9 +11,9 @@ import type { S3ProbeDependencies } from "./run-s3-get.js";
 import { resolveObjectAddress } from "./s3-address.js";
 import { S3RequestSigner } from "./s3-signer.js";
 import { createKeepAliveAgent, type RequestTarget } from "./s3-transport.js";
+import { transferFigures } from "./transfer-figures.js";
 
 const MIB = 1_048_576;
-const GIB = 1_073_741_824;
 const MAX_PARTS = 10_000;
 
 export interface S3PutDetail {
@@ -156,7 +155,15 @@ export async function runS3PutProbe(
         "protocol",
         `s3-put ${object}: HEAD after upload reports ETag ${head.etag}, the upload completed as ${etag}`,
       );
-    const rate = bitsPerSecond(sizeBytes, seconds);
+    const { summary, rates } = transferFigures({
+      bytes: sizeBytes,
+      seconds,
+      cpuSeconds,
+      retransmits,
+      retries,
+      direction: "upload",
+      samples,
+    });
     const detail: S3PutDetail = {
       probe: "s3-put",
       bucket: event.bucket,
@@ -164,10 +171,10 @@ export async function runS3PutProbe(
       endpoint: `${address.protocol}//${address.hostHeader}`,
       bytes: sizeBytes,
       seconds,
-      bitsPerSecond: rate,
-      mbps: rate / 1e6,
+      bitsPerSecond: rates.bitsPerSecond,
+      mbps: rates.mbps,
       cpuSeconds,
-      cpuSecondsPerGib: cpuSeconds / (sizeBytes / GIB),
+      cpuSecondsPerGib: rates.cpuSecondsPerGib,
       retries,
       retransmits,
       samples,
@@ -178,19 +185,7 @@ export async function runS3PutProbe(
       etag,
       verified: { sizeBytes: head.sizeBytes, etag: head.etag },
     };
-    return {
-      summary: {
-        bytes: sizeBytes,
-        seconds,
-        bitsPerSecond: rate,
-        cpuSeconds,
-        retransmits,
-        retries,
-        direction: "upload",
-        samples,
-      },
-      detail,
-    };
+    return { summary, detail };
   } catch (error) {
     if (uploadId === undefined) throw error;
     throw await abortAfterFailure(client, uploadId, object, error);

@@ -1,7 +1,8 @@
 import { spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
+import { stockClientArgs } from "./stock-client.js";
 
-const cliEntry = fileURLToPath(new URL("./cli-entry.ts", import.meta.url));
+const cliEntry = fileURLToPath(new URL("../../helpers/run-cli.ts", import.meta.url));
 const repoRoot = fileURLToPath(new URL("../../../", import.meta.url));
 
 export interface ClientRun {
@@ -15,7 +16,7 @@ export interface ClientRun {
 }
 
 export interface ClientRunOptions {
-  /** Command prefix, e.g. ["flock", "/tmp/lnb-bench.lock", "ip", "netns", "exec", NS]. */
+  /** Command prefix, e.g. ["ip", "netns", "exec", NS]. */
   prefix: string[];
   host: string;
   port: number;
@@ -53,21 +54,17 @@ export function runOurClient(options: ClientRunOptions): Promise<ClientRun> {
   });
 }
 
-/** The stock iperf3 3.12 client with -J. */
-export function runStockClient(options: ClientRunOptions): Promise<ClientRun> {
+/** The stock iperf3 3.12 client with -J, measured like ours (rates, CPU seconds). */
+export function measureStockClient(options: ClientRunOptions): Promise<ClientRun> {
   const args = [
     ...options.prefix,
-    "iperf3",
-    "-c",
-    options.host,
-    "-p",
-    String(options.port),
-    "-t",
-    String(options.timeSeconds),
-    "-P",
-    String(options.parallel),
-    ...(options.reverse ? ["-R"] : []),
-    "-J",
+    ...stockClientArgs(options.host, options.port, [
+      "-t",
+      String(options.timeSeconds),
+      "-P",
+      String(options.parallel),
+      ...(options.reverse ? ["-R"] : []),
+    ]),
   ];
   return runJson(args, options.timeoutMs).then((document) => {
     if (typeof document.error === "string") throw new Error(`stock iperf3: ${document.error}`);

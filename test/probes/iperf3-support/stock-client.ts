@@ -19,6 +19,11 @@ export interface StockReport {
   };
 }
 
+/** The stock client's command line: `iperf3 -c HOST -p PORT -J ARGS...`. */
+export function stockClientArgs(host: string, port: number, args: string[]): string[] {
+  return ["iperf3", "-c", host, "-p", String(port), "-J", ...args];
+}
+
 /** Runs the Debian iperf3 client with -J (in a namespace when `netns` is set) and parses its output. */
 export function runStockClient(
   host: string,
@@ -26,12 +31,14 @@ export function runStockClient(
   args: string[],
   options: { netns?: string; timeoutMs?: number; env?: Record<string, string> } = {},
 ): Promise<StockReport> {
-  const command = options.netns ? "ip" : "iperf3";
-  const prefix = options.netns ? ["netns", "exec", options.netns, "iperf3"] : [];
+  const [command, ...rest] = [
+    ...(options.netns ? ["ip", "netns", "exec", options.netns] : []),
+    ...stockClientArgs(host, port, args),
+  ];
   return new Promise((resolve, reject) => {
     execFile(
-      command,
-      [...prefix, "-c", host, "-p", String(port), "-J", ...args],
+      command as string,
+      rest,
       {
         timeout: options.timeoutMs ?? 60_000,
         maxBuffer: 16 * 1024 * 1024,
