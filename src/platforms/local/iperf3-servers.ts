@@ -6,8 +6,9 @@ import type { LabProcess } from "./state-file.js";
  * The cloud side's iperf3 servers: one per environment that may run at once (an iperf3
  * server runs one test at a time). Which server program runs is decided here, in one place:
  * ours (`lambda-netbench iperf3-server`, the default the issue asks for) or the stock iperf3
- * 3.12 (measured here: ours receives ~1.1-1.4 Gbit/s where stock receives 2.85, so an upload
- * above ~1 Gbit/s (raised-3000 at large sizes) needs the stock server to be true).
+ * 3.12 (measured here, uploading into a raised-3000 10,240 MB environment: ours received
+ * 2.5-2.7 Gbit/s where stock received 2.87, and only 1.1-1.4 on a loaded host; so uploads
+ * near 3 Gbit/s need the stock server to be true until ours is faster).
  */
 export type Iperf3ServerKind = "ours" | "stock";
 export const DEFAULT_IPERF3_SERVER: Iperf3ServerKind = "ours";
