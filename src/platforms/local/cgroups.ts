@@ -73,6 +73,20 @@ export async function oomKillCount(cgroup: EnvironmentCgroup): Promise<number> {
   return Number(failcnt.trim()) || 0;
 }
 
+/**
+ * The cloud side's CPU group: a sibling of the environments under the lab's directory, so
+ * the servers (iperf3, nginx, s3rver) get the same weight as an environment instead of
+ * being starved by the environments' high cpu.shares. On AWS the servers are other machines;
+ * here they must at least not lose the CPU race to the client they serve. No quota.
+ */
+export async function cloudCpuCgroup(labName: string): Promise<string | null> {
+  if (!cgroupV1Available()) return null;
+  const dir = join(CGROUP_ROOT, "cpu", labName, "cloud");
+  await mkdir(dir, { recursive: true });
+  await writeFile(join(dirname(dir), "cpu.shares"), `${ENVIRONMENT_CPU_SHARES}`);
+  return dir;
+}
+
 /** Shell snippet that moves the shell into the cgroups, for `sh -c '...; exec CMD'`. */
 export function joinCgroupScript(cgroup: EnvironmentCgroup): string {
   return `echo $$ > '${cgroup.cpuDir}/cgroup.procs' && echo $$ > '${cgroup.memoryDir}/cgroup.procs'`;

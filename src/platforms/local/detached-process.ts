@@ -1,12 +1,15 @@
 import { spawn } from "node:child_process";
 import { closeSync, openSync } from "node:fs";
+import { cloudCpuCgroup } from "./cgroups.js";
+import { labOfNamespace } from "./lab-names.js";
 import { inNamespace } from "./namespaces.js";
 import { runCommand } from "./run-command.js";
 import { type LabProcess, processStartTicks } from "./state-file.js";
 
 /**
  * Server processes that outlive `lab up`: detached (own session), output to a log file,
- * started inside the cloud namespace with nsenter (which execs, so the PID is the server's).
+ * started inside the cloud namespace with nsenter (which execs, so the PID is the server's),
+ * and in the lab's cloud CPU group before it execs, so every process it forks is there too.
  */
 export async function startDetached(
   role: string,
@@ -16,7 +19,13 @@ export async function startDetached(
   logFile: string,
   env: NodeJS.ProcessEnv = process.env,
 ): Promise<LabProcess> {
-  const [command, commandArgs] = inNamespace(namespace, file, args);
+  const [nsCommand, nsArgs] = inNamespace(namespace, file, args);
+  const labName = namespace === null ? null : labOfNamespace(namespace);
+  const cpuDir = labName === null ? null : await cloudCpuCgroup(labName);
+  const [command, commandArgs]: [string, string[]] =
+    cpuDir === null
+      ? [nsCommand, nsArgs]
+      : ["sh", ["-c", `echo $$ > '${cpuDir}/cgroup.procs' && exec "$@"`, "sh", nsCommand, ...nsArgs]];
   const log = openSync(logFile, "a");
   try {
     const child = spawn(command, commandArgs, { detached: true, stdio: ["ignore", log, log], env });
