@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { iperf3EventSchema, s3GetEventSchema, s3PutEventSchema } from "../agent/event.js";
 
 /**
  * The experiment matrix a user writes (YAML or JSON): targets x memory sizes x architectures x
@@ -30,6 +31,11 @@ export const targetSchema = z.discriminatedUnion("platform", [
     .strict(),
 ]);
 
+// Probe parameters the agent's event also carries keep the event's limits: one definition each.
+const iperf3Event = iperf3EventSchema.shape;
+const s3GetEvent = s3GetEventSchema.shape;
+const s3PutEvent = s3PutEventSchema.shape;
+
 const probeCommon = {
   /** Overrides the plan's repetitions for this probe (e.g. 1 for single-stream S3). */
   repetitions: repetitions.optional(),
@@ -41,7 +47,7 @@ export const iperf3ProbeSchema = z
   .object({
     kind: z.literal("iperf3"),
     timeSeconds: z.number().min(1).max(600).default(10),
-    parallel: z.number().int().min(1).max(128).default(4),
+    parallel: iperf3Event.parallel.unwrap().default(4),
     /** upload = environment sends (iperf3 default); download = -R; bidir = --bidir. */
     direction: z.enum(["upload", "download", "bidir"]).default("upload"),
     omitSeconds: z.number().min(0).max(60).default(0),
@@ -54,8 +60,8 @@ export const s3GetProbeSchema = z
     kind: z.literal("s3-get"),
     /** Size of the test object, MiB (the study: 1,024 MiB = 1 GiB). */
     objectMib: z.number().int().min(1).max(5_242_880).default(1_024),
-    concurrency: z.union([z.number().int().min(1).max(64), z.literal("auto")]).default(10),
-    chunkMib: z.number().min(1).max(5_120).default(16),
+    concurrency: s3GetEvent.concurrency,
+    chunkMib: s3GetEvent.chunkMib,
     ...probeCommon,
   })
   .strict();
@@ -64,8 +70,8 @@ export const s3PutProbeSchema = z
   .object({
     kind: z.literal("s3-put"),
     sizeMib: z.number().int().min(1).max(5_242_880).default(1_024),
-    partMib: z.number().min(5).max(5_120).default(64),
-    concurrency: z.number().int().min(1).max(64).default(8),
+    partMib: s3PutEvent.partMib,
+    concurrency: s3PutEvent.concurrency,
     ...probeCommon,
   })
   .strict();

@@ -2,30 +2,24 @@ import { buildCharts } from "./charts/chart-specs.js";
 import { renderSvg, svgToPng } from "./charts/render-chart.js";
 import type { ReportFormat } from "./report-format.js";
 
-export const svgFormat: ReportFormat = {
-  name: "svg",
-  description: "each chart as an SVG file",
-  async render(model) {
-    const charts = buildCharts(model);
-    return Promise.all(
-      charts.map(async (chart) => ({
-        fileName: `charts/${chart.name}.svg`,
-        content: await renderSvg(chart),
-      })),
-    );
-  },
-};
+/** Each chart as its own file: SVG as rendered, PNG rasterised from that SVG. */
+function chartFileFormat(extension: "svg" | "png"): ReportFormat {
+  return {
+    name: extension,
+    description: `each chart as ${extension === "svg" ? "an SVG" : "a PNG"} file`,
+    async render(model) {
+      return Promise.all(
+        buildCharts(model).map(async (chart) => {
+          const svg = await renderSvg(chart);
+          return {
+            fileName: `charts/${chart.name}.${extension}`,
+            content: extension === "svg" ? svg : svgToPng(svg),
+          };
+        }),
+      );
+    },
+  };
+}
 
-export const pngFormat: ReportFormat = {
-  name: "png",
-  description: "each chart as a PNG file",
-  async render(model) {
-    const charts = buildCharts(model);
-    return Promise.all(
-      charts.map(async (chart) => ({
-        fileName: `charts/${chart.name}.png`,
-        content: svgToPng(await renderSvg(chart)),
-      })),
-    );
-  },
-};
+export const svgFormat: ReportFormat = chartFileFormat("svg");
+export const pngFormat: ReportFormat = chartFileFormat("png");

@@ -15,6 +15,11 @@ export interface Column {
 
 const mbit = (bps: number | null | undefined) => (bps === null || bps === undefined ? null : bps / 1e6);
 
+/** A right-aligned Mbit/s column of one rate in bits per second. */
+function mbpsColumn(header: string, pick: (cell: CellStatistics) => number | null | undefined): Column {
+  return { header, text: (c) => formatMbps(pick(c)), raw: (c) => mbit(pick(c)), align: "right" };
+}
+
 export const summaryColumns: Column[] = [
   { header: "Target", text: (c) => c.target, raw: (c) => c.target, align: "left" },
   { header: "Probe", text: (c) => c.probeLabel, raw: (c) => c.probeLabel, align: "left" },
@@ -26,42 +31,22 @@ export const summaryColumns: Column[] = [
     raw: (c) => c.average?.n ?? 0,
     align: "right",
   },
-  {
-    header: "Median (Mbit/s)",
-    text: (c) => formatMbps(c.average?.median),
-    raw: (c) => mbit(c.average?.median),
-    align: "right",
-  },
+  mbpsColumn("Median (Mbit/s)", (c) => c.average?.median),
   {
     header: "Min-max (Mbit/s)",
     text: (c) => (c.average ? `${formatMbps(c.average.min)}-${formatMbps(c.average.max)}` : "–"),
     raw: (c) => (c.average ? `${mbit(c.average.min)}-${mbit(c.average.max)}` : null),
     align: "right",
   },
-  {
-    header: "IQR (Mbit/s)",
-    text: (c) => formatMbps(c.average?.iqr),
-    raw: (c) => mbit(c.average?.iqr),
-    align: "right",
-  },
+  mbpsColumn("IQR (Mbit/s)", (c) => c.average?.iqr),
   {
     header: "CV (%)",
     text: (c) => (c.average?.cv === null || c.average === null ? "–" : formatNumber(c.average.cv * 100, 1)),
     raw: (c) => (c.average?.cv === null || c.average === null ? null : c.average.cv * 100),
     align: "right",
   },
-  {
-    header: "Burst 1st s (Mbit/s)",
-    text: (c) => formatMbps(c.burst?.median),
-    raw: (c) => mbit(c.burst?.median),
-    align: "right",
-  },
-  {
-    header: "Sustained (Mbit/s)",
-    text: (c) => formatMbps(c.sustained?.median),
-    raw: (c) => mbit(c.sustained?.median),
-    align: "right",
-  },
+  mbpsColumn("Burst 1st s (Mbit/s)", (c) => c.burst?.median),
+  mbpsColumn("Sustained (Mbit/s)", (c) => c.sustained?.median),
   {
     header: "Quota (%)",
     text: (c) => formatPercent(c.quotaPercent),

@@ -68,28 +68,15 @@ export function createAwsClients(options: AwsClientOptions): AwsClients {
     ssm: new SSMClient(common),
     tagging: new ResourceGroupsTaggingAPIClient(common),
   };
-  for (const client of [
-    clients.cloudFormation,
-    clients.ec2,
-    clients.lambda,
-    clients.quotas,
-    clients.s3,
-    clients.ssm,
-    clients.tagging,
-  ])
-    recorder.attach(client, options.region);
+  for (const client of sdkClients(clients)) recorder.attach(client, options.region);
   return clients;
 }
 
 export function destroyAwsClients(clients: AwsClients): void {
-  for (const client of [
-    clients.cloudFormation,
-    clients.ec2,
-    clients.lambda,
-    clients.quotas,
-    clients.s3,
-    clients.ssm,
-    clients.tagging,
-  ])
-    client.destroy();
+  for (const client of sdkClients(clients)) client.destroy();
+}
+
+function sdkClients(clients: AwsClients) {
+  const { cloudFormation, ec2, lambda, quotas, s3, ssm, tagging } = clients;
+  return [cloudFormation, ec2, lambda, quotas, s3, ssm, tagging];
 }
