@@ -110,7 +110,6 @@ export type S3GetEvent = z.output<typeof s3GetEventSchema>;
 export type S3PutEvent = z.output<typeof s3PutEventSchema>;
 export type InfoEvent = z.output<typeof infoEventSchema>;
 export type ProbeKind = AgentEvent["probe"];
-export const probeKinds = ["iperf3", "s3-get", "s3-put", "info", "cpu-burn", "allocate"] as const;
 
 /** One line per problem: `field: what is wrong (allowed: ...)`. */
 export function describeIssues(error: z.ZodError): string {

@@ -15,7 +15,6 @@ export class IntervalSampler {
   private readonly intervalMs: number;
   private readonly closed: number[] = [];
   private current = 0;
-  private startedAtMs = 0;
   private lastCloseMs = 0;
   private timer: NodeJS.Timeout | undefined;
 
@@ -25,7 +24,6 @@ export class IntervalSampler {
   }
 
   start(nowMs = performance.now()): void {
-    this.startedAtMs = nowMs;
     this.lastCloseMs = nowMs;
     this.timer = setInterval(() => this.closeDueIntervals(performance.now()), this.intervalMs);
     this.timer.unref();
@@ -54,9 +52,5 @@ export class IntervalSampler {
       this.current = 0;
       this.lastCloseMs += this.intervalMs;
     }
-  }
-
-  elapsedSeconds(nowMs = performance.now()): number {
-    return (nowMs - this.startedAtMs) / 1000;
   }
 }

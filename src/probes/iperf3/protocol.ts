@@ -108,11 +108,6 @@ export class ControlReader {
     );
   }
 
-  /** Bytes already received and not yet read. */
-  get available(): number {
-    return this.buffered;
-  }
-
   readExact(bytes: number, acceptShort = false): Promise<Buffer> {
     if (this.waiter) return Promise.reject(new Error("ControlReader: concurrent reads"));
     if (this.buffered >= bytes) return Promise.resolve(this.take(bytes));
