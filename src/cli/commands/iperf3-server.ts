@@ -1,5 +1,6 @@
 import { readFileSync } from "node:fs";
 import { type Command, InvalidArgumentError } from "commander";
+import { readFlowCapFile } from "../../probes/iperf3/flow-cap-file.js";
 import { startIperf3Server } from "../../probes/iperf3/server.js";
 import { parseAuthorizedUsers, type ServerAuth } from "../../probes/iperf3/server-auth.js";
 
@@ -10,6 +11,8 @@ interface Iperf3ServerCliOptions {
   authorizedUsersPath?: string;
   timeSkewThreshold: number;
   oneOff?: boolean;
+  flowCap?: number;
+  flowCapFile?: string;
 }
 
 function integerIn(name: string, min: number, max: number) {
@@ -20,6 +23,27 @@ function integerIn(name: string, min: number, max: number) {
     }
     return parsed;
   };
+}
+
+function positiveNumber(name: string) {
+  return (value: string): number => {
+    const parsed = Number(value);
+    if (!Number.isFinite(parsed) || parsed <= 0 || parsed > 100_000) {
+      throw new InvalidArgumentError(`${name} must be a number of Mbit/s in (0, 100000]`);
+    }
+    return parsed;
+  };
+}
+
+/** The per-flow cap to apply at the start of a test: the file's (re-read each test), else the flag's. */
+function flowCapSource(options: Iperf3ServerCliOptions): (() => number | null) | undefined {
+  const { flowCap, flowCapFile } = options;
+  if (flowCap !== undefined && flowCapFile !== undefined) {
+    throw new Error("--flow-cap and --flow-cap-file are alternatives; give one");
+  }
+  if (flowCapFile !== undefined) return () => readFlowCapFile(flowCapFile);
+  if (flowCap !== undefined) return () => flowCap * 1e6;
+  return undefined;
 }
 
 /**
@@ -46,6 +70,15 @@ export function registerIperf3ServerCommand(program: Command): void {
       10,
     )
     .option("-1, --one-off", "serve one test, then exit")
+    .option(
+      "--flow-cap <Mbit/s>",
+      "pace every data stream to at most this payload rate (emulates a per-flow cap)",
+      positiveNumber("--flow-cap"),
+    )
+    .option(
+      "--flow-cap-file <path>",
+      'read the per-flow cap at each test start from a JSON file {"flowBitsPerSecond": N|null} (the lab\'s)',
+    )
     .action(async (options: Iperf3ServerCliOptions) => {
       await runIperf3Server(options);
     });
@@ -70,6 +103,7 @@ function loadAuth(options: Iperf3ServerCliOptions): ServerAuth | undefined {
 
 async function runIperf3Server(options: Iperf3ServerCliOptions): Promise<void> {
   const auth = loadAuth(options);
+  const flowCapBitsPerSecond = flowCapSource(options);
   const log = (line: string) => process.stderr.write(`${new Date().toISOString()} iperf3-server: ${line}\n`);
   let stopping = false;
   let resolveStopped: () => void = () => {};
@@ -80,6 +114,7 @@ async function runIperf3Server(options: Iperf3ServerCliOptions): Promise<void> {
     port: options.port,
     ...(options.bind ? { host: options.bind } : {}),
     ...(auth ? { auth } : {}),
+    ...(flowCapBitsPerSecond ? { flowCapBitsPerSecond } : {}),
     log,
     onTestEnd: () => {
       if (options.oneOff) stop("one test served (--one-off)");

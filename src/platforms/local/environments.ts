@@ -13,7 +13,7 @@ import {
 } from "./lab-names.js";
 import { addDefaultRoute, createNamespace, createVethPair, deleteNamespace } from "./namespaces.js";
 import type { EnvironmentShape } from "./profiles.js";
-import { addDelay, shapeEgress } from "./shaping.js";
+import { addDelay, capFlowsWithFq, shapeEgress } from "./shaping.js";
 import type { LabState } from "./state-file.js";
 
 /**
@@ -70,6 +70,26 @@ export async function configureEnvironment(
     await configureCgroup(environment.cgroup, shape.cpuCores, shape.memoryLimitBytes);
   }
   environment.shape = shape;
+}
+
+/**
+ * The per-flow cap in the kernel, both directions, where it has sch_fq (under tbf; not where a
+ * netem delay already is tbf's child). True when applied; false on kernels without fq, where the
+ * lab's servers alone enforce it.
+ */
+export async function capEnvironmentFlows(
+  state: LabState,
+  environment: LabEnvironment,
+  maxrateBitsPerSecond: number,
+): Promise<boolean> {
+  if (!environment.namespace || !state.cloudNamespace) return false;
+  const upload = await capFlowsWithFq(environment.namespace, ENVIRONMENT_VETH_NAME, maxrateBitsPerSecond);
+  const download = await capFlowsWithFq(
+    state.cloudNamespace,
+    cloudVethName(environment.index),
+    maxrateBitsPerSecond,
+  );
+  return upload && download;
 }
 
 /** Removes the namespace (and with it both veth ends and their qdiscs) and the cgroup. */

@@ -1,3 +1,5 @@
+import { join } from "node:path";
+import { writeFlowCapFile } from "../../probes/iperf3/flow-cap-file.js";
 import { startDetached, waitForListener } from "./detached-process.js";
 import { CLI_ENTRY } from "./dist-paths.js";
 import type { LabProcess } from "./state-file.js";
@@ -19,9 +21,43 @@ export function iperf3ServerDescription(kind: Iperf3ServerKind): string {
     : "stock iperf3 3.12 (iperf3 -s)";
 }
 
-export function iperf3ServerCommand(kind: Iperf3ServerKind, host: string, port: number): [string, string[]] {
+/** Which server a lab runs, from the description its state records. */
+export function iperf3ServerKindOf(description: string): Iperf3ServerKind {
+  return description === iperf3ServerDescription("stock") ? "stock" : "ours";
+}
+
+/** Where a lab's servers read the per-flow cap of the profile in use (ours only: stock cannot pace). */
+export function flowCapFilePath(labDir: string): string {
+  return join(labDir, "flow-cap.json");
+}
+
+/**
+ * Tells the lab's iperf3 servers the profile's per-flow cap (payload bits per second, null for
+ * none); they read it at each test start. The stock server cannot pace streams, so a cap with it
+ * is refused rather than silently not applied.
+ */
+export function setIperf3FlowCap(
+  kind: Iperf3ServerKind,
+  labDir: string,
+  flowBitsPerSecond: number | null,
+): void {
+  if (kind === "stock" && flowBitsPerSecond !== null) {
+    throw new Error(
+      "flowMegabitsPerSecond: the stock iperf3 server cannot cap each stream; use the lab's own server (--iperf3-server ours) or a profile without a per-flow cap",
+    );
+  }
+  writeFlowCapFile(flowCapFilePath(labDir), flowBitsPerSecond);
+}
+
+export function iperf3ServerCommand(
+  kind: Iperf3ServerKind,
+  host: string,
+  port: number,
+  labDir?: string,
+): [string, string[]] {
   if (kind === "stock") return ["iperf3", ["--server", "--bind", host, "--port", `${port}`]];
-  return [process.execPath, [CLI_ENTRY, "iperf3-server", "--bind", host, "--port", `${port}`]];
+  const flowCap = labDir ? ["--flow-cap-file", flowCapFilePath(labDir)] : [];
+  return [process.execPath, [CLI_ENTRY, "iperf3-server", "--bind", host, "--port", `${port}`, ...flowCap]];
 }
 
 export async function startIperf3Servers(
@@ -33,7 +69,7 @@ export async function startIperf3Servers(
 ): Promise<LabProcess[]> {
   const started: LabProcess[] = [];
   for (const port of ports) {
-    const [file, args] = iperf3ServerCommand(kind, host, port);
+    const [file, args] = iperf3ServerCommand(kind, host, port, logDir);
     const logFile = `${logDir}/iperf3-${port}.log`;
     const server = await startDetached(`iperf3-server:${port}`, namespace, file, args, logFile);
     started.push(server);

@@ -10,12 +10,13 @@ import {
   DEFAULT_IPERF3_SERVER,
   type Iperf3ServerKind,
   iperf3ServerDescription,
+  setIperf3FlowCap,
   startIperf3Servers,
 } from "./iperf3-servers.js";
 import { CLOUD_SERVICE_ADDRESS, checkLabName, cloudNamespace, DEFAULT_LAB_NAME } from "./lab-names.js";
 import { addAddress, createNamespace, listNamespaces } from "./namespaces.js";
 import { LAB_BUCKET, LAB_REGION, startObjectStore } from "./object-store.js";
-import { resolveProfile } from "./profiles.js";
+import { flowCapBitsPerSecond, resolveProfile, s3RequestBytesPerSecond } from "./profiles.js";
 import { isSameProcess, type LabState, labDirectory, readLabState, writeLabState } from "./state-file.js";
 
 /**
@@ -84,7 +85,7 @@ export async function labUp(options: LabUpOptions): Promise<LabState> {
       caFile: "",
       storeDir: join(dir, "store"),
       nginxConfigFile: "",
-      s3ConnectionBytesPerSecond: profile.s3ConnectionBytesPerSecond,
+      s3ConnectionBytesPerSecond: s3RequestBytesPerSecond(profile),
     },
     processes: [],
     user: null,
@@ -113,12 +114,13 @@ export async function labUp(options: LabUpOptions): Promise<LabState> {
       httpsPort,
       s3rverPort,
       certificates,
-      connectionBytesPerSecond: profile.s3ConnectionBytesPerSecond,
+      connectionBytesPerSecond: s3RequestBytesPerSecond(profile),
       runAsRoot: process.getuid?.() === 0,
     });
     state.processes.push(...store.processes);
     state.s3.nginxConfigFile = store.nginxConfigFile;
     await writeLabState(state);
+    setIperf3FlowCap(iperf3Server, dir, flowCapBitsPerSecond(profile));
     state.processes.push(...(await startIperf3Servers(iperf3Server, namespace, host, iperf3Ports, dir)));
     state.iperf3.ports = iperf3Ports;
     await writeLabState(state);

@@ -14,11 +14,13 @@ import { type AgentExit, AgentProcess } from "./agent-process.js";
 import { joinCgroupScript, oomKillCount } from "./cgroups.js";
 import { checkBuilt } from "./dist-paths.js";
 import {
+  capEnvironmentFlows,
   configureEnvironment,
   createEnvironment,
   type LabEnvironment,
   removeEnvironment,
 } from "./environments.js";
+import { iperf3ServerKindOf, setIperf3FlowCap } from "./iperf3-servers.js";
 import { type LabUpOptions, labDown, labUp, runningLab } from "./lab.js";
 import { DEFAULT_LAB_NAME, environmentNamespace } from "./lab-names.js";
 import { deleteNamespace, inNamespace } from "./namespaces.js";
@@ -27,8 +29,11 @@ import {
   checkMemoryMb,
   type EnvironmentShape,
   environmentShape,
+  flowCapBitsPerSecond,
+  flowCapWireBitsPerSecond,
   type LabProfile,
   resolveProfile,
+  s3RequestBytesPerSecond,
 } from "./profiles.js";
 import { type CommandResult, runCommand } from "./run-command.js";
 import { type LabState, processStartTicks, writeLabState } from "./state-file.js";
@@ -110,9 +115,10 @@ export class LocalPlatform implements Platform {
     }
     const startTicks = (await processStartTicks(process.pid)) ?? 0;
     state.user = { pid: process.pid, startTicks };
-    if (state.s3.s3ConnectionBytesPerSecond !== profile.s3ConnectionBytesPerSecond) {
-      await setS3ConnectionCap(state, profile.s3ConnectionBytesPerSecond);
+    if (state.s3.s3ConnectionBytesPerSecond !== s3RequestBytesPerSecond(profile)) {
+      await setS3ConnectionCap(state, s3RequestBytesPerSecond(profile));
     }
+    setIperf3FlowCap(iperf3ServerKindOf(state.iperf3.server), state.dir, flowCapBitsPerSecond(profile));
     state.profile = profile.name;
     await writeLabState(state);
     // environments of an earlier user that crashed: ours now, so remove them
@@ -152,7 +158,13 @@ export class LocalPlatform implements Platform {
         profile: this.profile,
         shaping: unshaped
           ? "none: loopback, no bandwidth, CPU or memory limits (results labelled unshaped)"
-          : "tc tbf on the egress of each veth end (environment end = upload, cloud end = download); rates are on the wire (Ethernet frames), so TCP payload rates are about 4% lower",
+          : this.profile.payload
+            ? "tc tbf on the egress of each veth end (environment end = upload, cloud end = download); the profile's rates are TCP payload, so the shaper (which counts Ethernet frames) is set 4.6% above them (1,514/1,448)"
+            : "tc tbf on the egress of each veth end (environment end = upload, cloud end = download); rates are on the wire (Ethernet frames), so TCP payload rates are about 4% lower",
+        flowCap:
+          this.profile.flowMegabitsPerSecond === null
+            ? "none"
+            : `${this.profile.flowMegabitsPerSecond} Mbit/s per TCP connection: the lab's iperf3 server paces each stream, nginx limit_rate each S3 request${this.fqFlowCap === true ? ", sch_fq maxrate on both veth ends" : this.fqFlowCap === false ? " (no sch_fq maxrate: this kernel has no fq)" : ", plus sch_fq maxrate where the kernel has fq"}`,
         roundTrip:
           this.profile.roundTripMs > 0
             ? `${this.profile.roundTripMs} ms (netem)`
@@ -204,6 +216,16 @@ export class LocalPlatform implements Platform {
       );
     }
   }
+
+  /** sch_fq maxrate per flow where the kernel has fq (never under a netem delay); see capEnvironmentFlows. */
+  private async capFlowsInKernel(environment: LabEnvironment): Promise<void> {
+    const maxrate = flowCapWireBitsPerSecond(this.profile);
+    if (maxrate === null || this.profile.roundTripMs > 0 || this.state.mode !== "shaped") return;
+    this.fqFlowCap = await capEnvironmentFlows(this.state, environment, maxrate);
+  }
+
+  /** Whether sch_fq also enforces the per-flow cap (null until an environment was shaped). */
+  private fqFlowCap: boolean | null = null;
 
   shapeFor(memoryMb: number): EnvironmentShape {
     return environmentShape(this.profile, memoryMb, this.state.hostCores);
@@ -395,6 +417,7 @@ export class LocalPlatform implements Platform {
         this.shapeFor(memoryMb),
         this.profile.roundTripMs,
       );
+      await this.capFlowsInKernel(slot.environment);
     }
     if (!startAgent) return null;
     if (!slot.agent?.alive) {

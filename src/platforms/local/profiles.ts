@@ -34,22 +34,45 @@ export const labProfileSchema = z
       .string()
       .regex(/^[a-z0-9][a-z0-9-]{0,62}$/, "lowercase letters, digits and '-', at most 63 characters"),
     description: z.string().default(""),
+    /** Where the numbers come from and how they were fitted (shown in run facts). */
+    source: z.string().default(""),
     /** Cloud -> environment (what a GET or iperf3 -R measures). */
     download: bandwidthCurveSchema,
     /** Environment -> cloud. */
     upload: bandwidthCurveSchema,
-    /** Token-bucket burst at the start of a transfer; null for none. */
+    /**
+     * Token-bucket burst at the start of a transfer; null for none. The bucket is given either
+     * as `seconds` (how long a transfer runs at the peak rate, so its size depends on the
+     * sustained rate) or as `bytes` (one size at every memory: what a fitted profile states).
+     */
     burst: z
       .object({
         peakMegabitsPerSecond: z.number().positive().max(100_000),
         /** How long a transfer runs at the peak rate before the bucket is empty. */
-        seconds: z.number().min(0).max(60),
+        seconds: z.number().min(0).max(60).optional(),
+        /** Bucket size in bytes (in the profile's units: payload when `payload` is true). */
+        bytes: z.number().int().min(0).max(10_000_000_000).optional(),
       })
       .strict()
+      .refine((burst) => (burst.seconds === undefined) !== (burst.bytes === undefined), {
+        message: "give exactly one of seconds or bytes",
+      })
       .nullable()
       .default(null),
     /** Per-request rate cap of the lab's S3 server (S3 serves ~90 MB/s per connection); null for none. */
     s3ConnectionBytesPerSecond: z.number().int().positive().nullable().default(null),
+    /**
+     * Per-flow cap: each TCP connection to the cloud side gets at most this much (the lab's
+     * iperf3 server paces each stream, nginx caps each S3 request, sch_fq `maxrate` where the
+     * kernel has fq); null for none.
+     */
+    flowMegabitsPerSecond: z.number().positive().max(100_000).nullable().default(null),
+    /**
+     * True when the rates (curves, burst peak and bytes, flow cap) are TCP payload, as a quota
+     * that counts payload would be: the shaper, which counts Ethernet frames, then adds the
+     * frame overhead. False: the rates are on the wire (payload ~4.4% below them).
+     */
+    payload: z.boolean().default(false),
     /**
      * Round-trip delay to the cloud side. Needs the kernel's netem qdisc; the lab refuses a
      * non-zero value on a kernel without it rather than silently ignoring it.
@@ -128,11 +151,11 @@ export function interpolateMegabitsPerSecond(
 
 /** What one direction of an environment's link gets: the shaper's parameters. */
 export interface DirectionShape {
-  /** Sustained rate on the wire (tc counts Ethernet frames), bits per second. */
+  /** Sustained rate on the wire (tc counts Ethernet frames), bits per second; a payload profile's rate x 1.0456. */
   rateBitsPerSecond: number;
   /** Peak rate while the bucket lasts, or null when there is no burst above the sustained rate. */
   peakBitsPerSecond: number | null;
-  /** Token bucket size: (peak - sustained) x burst seconds, so the burst lasts that long. */
+  /** Token bucket size, wire bytes: the profile's burst bytes, or (peak - sustained) x burst seconds. */
   bucketBytes: number;
 }
 
@@ -149,19 +172,66 @@ export interface EnvironmentShape {
 const MIN_BUCKET_SECONDS = 0.004;
 const MIN_BUCKET_BYTES = 131_072;
 
+/**
+ * Wire bytes per payload byte of a full-sized TCP segment on the lab's veths (MTU 1500): tc
+ * counts the Ethernet frame (14 + 1,500 bytes, GSO packets per segment), TCP carries 1,448 of
+ * them (1,500 - 20 IP - 20 TCP - 12 timestamp option). 1,514 / 1,448 = 1.0456: payload is 4.4%
+ * below the wire rate, as measured (600 of 625, 2,870 of 3,000).
+ */
+export const FRAME_BYTES_PER_SEGMENT = 1_514;
+export const PAYLOAD_BYTES_PER_SEGMENT = 1_448;
+export const WIRE_BYTES_PER_PAYLOAD_BYTE = FRAME_BYTES_PER_SEGMENT / PAYLOAD_BYTES_PER_SEGMENT;
+
+/** Factor from the profile's rates to what tc counts (1 for wire-rate profiles). */
+export function wireFactor(profile: LabProfile): number {
+  return profile.payload ? WIRE_BYTES_PER_PAYLOAD_BYTE : 1;
+}
+
 export function directionShape(
   profile: LabProfile,
   direction: "download" | "upload",
   memoryMb: number,
 ): DirectionShape {
-  const rateBitsPerSecond = Math.round(interpolateMegabitsPerSecond(profile[direction], memoryMb) * 1e6);
+  const factor = wireFactor(profile);
+  const rateBitsPerSecond = Math.round(
+    interpolateMegabitsPerSecond(profile[direction], memoryMb) * 1e6 * factor,
+  );
   const minimumBucket = Math.max(MIN_BUCKET_BYTES, Math.round((rateBitsPerSecond * MIN_BUCKET_SECONDS) / 8));
-  const peak = profile.burst ? Math.round(profile.burst.peakMegabitsPerSecond * 1e6) : 0;
-  if (!profile.burst || peak <= rateBitsPerSecond || profile.burst.seconds === 0) {
+  const burst = profile.burst;
+  const peak = burst ? Math.round(burst.peakMegabitsPerSecond * 1e6 * factor) : 0;
+  const burstBytes = !burst
+    ? 0
+    : burst.bytes !== undefined
+      ? Math.round(burst.bytes * factor)
+      : Math.round(((peak - rateBitsPerSecond) * (burst.seconds ?? 0)) / 8);
+  if (!burst || peak <= rateBitsPerSecond || burstBytes <= 0) {
     return { rateBitsPerSecond, peakBitsPerSecond: null, bucketBytes: minimumBucket };
   }
-  const bucketBytes = Math.round(((peak - rateBitsPerSecond) * profile.burst.seconds) / 8);
-  return { rateBitsPerSecond, peakBitsPerSecond: peak, bucketBytes: Math.max(minimumBucket, bucketBytes) };
+  return { rateBitsPerSecond, peakBitsPerSecond: peak, bucketBytes: Math.max(minimumBucket, burstBytes) };
+}
+
+/** The per-flow cap in TCP payload bits per second (what a pacing application counts), or null. */
+export function flowCapBitsPerSecond(profile: LabProfile): number | null {
+  if (profile.flowMegabitsPerSecond === null) return null;
+  const wirePerFlow = profile.flowMegabitsPerSecond * 1e6 * wireFactor(profile);
+  return Math.round(wirePerFlow / WIRE_BYTES_PER_PAYLOAD_BYTE);
+}
+
+/** The per-flow cap as tc counts it (frames; sch_fq `maxrate`), or null. */
+export function flowCapWireBitsPerSecond(profile: LabProfile): number | null {
+  if (profile.flowMegabitsPerSecond === null) return null;
+  return Math.round(profile.flowMegabitsPerSecond * 1e6 * wireFactor(profile));
+}
+
+/**
+ * What the lab's S3 (nginx `limit_rate`) allows one request: S3's own per-connection rate and
+ * the per-flow cap, whichever is lower, in bytes per second; null for no cap.
+ */
+export function s3RequestBytesPerSecond(profile: LabProfile): number | null {
+  const flowBits = flowCapBitsPerSecond(profile);
+  const caps = [profile.s3ConnectionBytesPerSecond, flowBits === null ? null : Math.floor(flowBits / 8)];
+  const present = caps.filter((cap): cap is number => cap !== null);
+  return present.length === 0 ? null : Math.min(...present);
 }
 
 export function environmentShape(profile: LabProfile, memoryMb: number, hostCores: number): EnvironmentShape {

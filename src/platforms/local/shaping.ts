@@ -85,3 +85,41 @@ export async function describeShaping(namespace: string, device: string): Promis
   });
   return stdout.trim();
 }
+
+/** Whether this kernel has sch_fq: learnt from the first attempt, so a missing fq costs one tc call. */
+let fqAvailable: boolean | undefined;
+
+/**
+ * Caps each flow through a shaped veth end with sch_fq's `maxrate` (fq as tbf's child), where
+ * the kernel has fq. Returns false where it does not (this build machine): the lab's own
+ * servers then carry the per-flow cap alone (iperf3 paces each stream, nginx each request).
+ * `maxrateBitsPerSecond` is on the wire, as fq counts it.
+ */
+export async function capFlowsWithFq(
+  namespace: string,
+  device: string,
+  maxrateBitsPerSecond: number,
+): Promise<boolean> {
+  if (fqAvailable === false) return false;
+  const result = await runCommand(
+    "tc",
+    [
+      "-n",
+      namespace,
+      "qdisc",
+      "replace",
+      "dev",
+      device,
+      "parent",
+      "1:1",
+      "handle",
+      "20:",
+      "fq",
+      "maxrate",
+      `${Math.round(maxrateBitsPerSecond)}bit`,
+    ],
+    { allowFailure: true },
+  );
+  fqAvailable = result.exitCode === 0;
+  return fqAvailable;
+}

@@ -45,6 +45,8 @@ export interface SessionOptions {
   auth?: ServerAuth;
   log: (line: string) => void;
   timeouts: ServerTimeouts;
+  /** Per-flow cap on every data stream, payload bits per second (the lab's flow cap); null for none. */
+  flowCapBitsPerSecond?: number | null;
 }
 
 /**
@@ -94,7 +96,15 @@ export class ServerSession {
     const sends = params.reverse || (params.bidirectional && index >= params.parallel);
     if (params.noDelay) socket.setNoDelay(true);
     this.streams.push(
-      new DataStream(streamId(index), socket, sends, this.block, this.budget, params.bandwidthBitsPerSecond),
+      new DataStream(
+        streamId(index),
+        socket,
+        sends,
+        this.block,
+        this.budget,
+        params.bandwidthBitsPerSecond,
+        this.options.flowCapBitsPerSecond ?? null,
+      ),
     );
     if (this.streams.length === expected) this.onStreamsReady?.();
   }

@@ -1,4 +1,5 @@
 import type { Socket } from "node:net";
+import { FlowPacer } from "./flow-pacer.js";
 import { countReceivedBytes } from "./server-receive.js";
 
 /**
@@ -52,6 +53,9 @@ export class DataStream {
   private failure: string | undefined;
   /** Sent-to-kernel count taken at TEST_END. */
   private frozenSent: number | undefined;
+  /** The server's per-flow cap (the lab's `flowMegabitsPerSecond`); null for none. */
+  private readonly flowPacer: FlowPacer | null;
+  private readPauseTimer: NodeJS.Timeout | undefined;
 
   constructor(
     readonly id: number,
@@ -61,7 +65,9 @@ export class DataStream {
     private readonly block: Buffer,
     private readonly budget: SendBudget,
     private readonly bandwidthBitsPerSecond: number,
+    flowCapBitsPerSecond: number | null = null,
   ) {
+    this.flowPacer = flowCapBitsPerSecond ? new FlowPacer(flowCapBitsPerSecond) : null;
     if (sends) {
       // the client writes nothing on a stream we send on; reading notices its close
       socket.on("data", () => {});
@@ -115,6 +121,7 @@ export class DataStream {
 
   destroy(): void {
     this.sending = false;
+    clearTimeout(this.readPauseTimer);
     this.socket.destroy();
   }
 
@@ -128,7 +135,21 @@ export class DataStream {
   private readonly onReceived = (bytes: number): void => {
     this.rawReceivedBytes += bytes;
     if (this.counting) this.receivedBytes += bytes;
+    if (this.flowPacer) this.paceReading(this.flowPacer.take(bytes));
   };
+
+  /**
+   * Per-flow cap on a receive stream: stop reading until the bucket has refilled. The kernel's
+   * receive buffer fills and the advertised window closes, so the sender slows to the cap.
+   */
+  private paceReading(waitMs: number): void {
+    if (waitMs <= 0 || this.readPauseTimer !== undefined || this.socket.destroyed) return;
+    this.socket.pause();
+    this.readPauseTimer = setTimeout(() => {
+      this.readPauseTimer = undefined;
+      if (!this.socket.destroyed) this.socket.resume();
+    }, Math.ceil(waitMs));
+  }
 
   private readonly onDrain = (): void => {
     if (this.sending) this.schedulePump();
@@ -151,6 +172,8 @@ export class DataStream {
         return;
       }
       if (this.bandwidthBitsPerSecond > 0 && this.waitForPace()) return;
+      if (this.flowPacer && this.waitForFlowCap(this.flowPacer)) return;
+      this.flowPacer?.take(block.length);
       this.attemptedBytes += block.length;
       this.budget.bytesSent += block.length;
       this.budget.blocksSent += 1;
@@ -158,6 +181,21 @@ export class DataStream {
     }
     this.schedulePump();
   };
+
+  /** Per-flow cap on a send stream: true when the next write must wait for the bucket. */
+  private waitForFlowCap(pacer: FlowPacer): boolean {
+    const waitMs = pacer.waitMs();
+    if (waitMs <= 0) return false;
+    this.pumpScheduled = true;
+    setTimeout(
+      () => {
+        this.pumpScheduled = false;
+        if (this.sending) this.schedulePump();
+      },
+      Math.max(1, Math.ceil(waitMs)),
+    );
+    return true;
+  }
 
   /** Application pacing (`bandwidth` per stream): true when the next write must wait. */
   private waitForPace(): boolean {

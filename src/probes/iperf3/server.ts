@@ -15,6 +15,11 @@ export interface Iperf3ServerOptions {
   timeouts?: Partial<ServerTimeouts>;
   /** Called after each test (or refused attempt) once its sockets are closed. */
   onTestEnd?: () => void;
+  /**
+   * Per-flow cap, payload bits per second, asked at the start of each test (the lab changes it
+   * with the profile without restarting the server); null or omitted for none.
+   */
+  flowCapBitsPerSecond?: () => number | null;
 }
 
 export interface Iperf3Server {
@@ -41,6 +46,16 @@ export async function startIperf3Server(options: Iperf3ServerOptions): Promise<I
   let sessionDone: Promise<void> = Promise.resolve();
   let pending = 0;
   let closing = false;
+
+  /** An unreadable cap must not take the server down: the test runs uncapped and the log says why. */
+  const currentFlowCap = (): number | null => {
+    try {
+      return options.flowCapBitsPerSecond?.() ?? null;
+    } catch (error) {
+      log(`per-flow cap unavailable, running uncapped: ${(error as Error).message}`);
+      return null;
+    }
+  };
 
   const listener = createServer({ noDelay: false }, (socket) => {
     sockets.add(socket);
@@ -72,6 +87,7 @@ export async function startIperf3Server(options: Iperf3ServerOptions): Promise<I
           const current = new ServerSession(socket, cookie, {
             log,
             timeouts,
+            flowCapBitsPerSecond: currentFlowCap(),
             ...(options.auth ? { auth: options.auth } : {}),
           });
           session = current;
