@@ -85,6 +85,54 @@ export const probeSpecSchema = z.discriminatedUnion("kind", [
   infoProbeSchema,
 ]);
 
+/**
+ * A stream count, or a list of them: a list is a streams axis (like memory), one probe per
+ * count, in the order given. Distinct values only, so each count is one cell.
+ */
+function countOrList<T extends z.ZodType>(single: T) {
+  return z.union([
+    single,
+    z
+      .array(single)
+      .min(1, "at least one value")
+      .refine((values) => new Set(values).size === values.length, "values must be distinct"),
+  ]);
+}
+
+/** What a plan file may write for a probe: iperf3 `parallel` and s3-get `concurrency` also take a list. */
+const probeEntrySchema = z.discriminatedUnion("kind", [
+  iperf3ProbeSchema.extend({ parallel: countOrList(iperf3Event.parallel.unwrap()).default(4) }),
+  s3GetProbeSchema.extend({ concurrency: countOrList(s3GetEvent.concurrency.unwrap()).default(10) }),
+  s3PutProbeSchema,
+  infoProbeSchema,
+]);
+type ProbeEntry = z.output<typeof probeEntrySchema>;
+
+/**
+ * One probe per value of a streams list; a single value stays the very same probe, so the cell
+ * ids of plans without lists never change. A label gets the count appended, so the cells of a
+ * sweep stay apart in reports.
+ */
+export function expandStreamLists(entries: ProbeEntry[]): ProbeSpec[] {
+  return entries.flatMap((entry): ProbeSpec[] => {
+    if (entry.kind === "iperf3" && Array.isArray(entry.parallel)) {
+      return entry.parallel.map((parallel) => ({
+        ...entry,
+        parallel,
+        ...(entry.label ? { label: `${entry.label} -P ${parallel}` } : {}),
+      }));
+    }
+    if (entry.kind === "s3-get" && Array.isArray(entry.concurrency)) {
+      return entry.concurrency.map((concurrency) => ({
+        ...entry,
+        concurrency,
+        ...(entry.label ? { label: `${entry.label} conc ${concurrency}` } : {}),
+      }));
+    }
+    return [entry as ProbeSpec];
+  });
+}
+
 export const planSchema = z
   .object({
     /** Names the run directory: runs/<date>-<name>. */
@@ -102,7 +150,8 @@ export const planSchema = z
       .min(1)
       .refine((archs) => new Set(archs).size === archs.length, "architectures must be distinct")
       .default(["arm64"]),
-    probes: z.array(probeSpecSchema).min(1, "at least one probe"),
+    /** iperf3 `parallel` and s3-get `concurrency` may be lists: a streams axis (see expandStreamLists). */
+    probes: z.array(probeEntrySchema).min(1, "at least one probe").transform(expandStreamLists),
     repetitions: repetitions.default(3),
     /** One untimed invocation per environment variant before measuring, so no measurement is cold. */
     warmup: z.boolean().default(true),
