@@ -2,17 +2,25 @@ import type { PlanInput } from "./plan-schema.js";
 
 /**
  * Built-in plans. `quick` is the embedded default (about two minutes on the lab, every probe
- * kind); `seed` is the published study exactly (seed-study.md); `full` adds what the study
- * could not tell: download and bidirectional iperf3, S3 upload, x86_64 vs arm64.
+ * kind); `seed` is the published study exactly (seed-study.md), on the lab on the profiles fitted
+ * to its two regions; `full` adds what the study could not tell: download and bidirectional
+ * iperf3, S3 upload, x86_64 vs arm64; `streams` sweeps 1-16 parallel connections at 10,240 MB to
+ * find a per-flow cap (docs/lab.md, docs/aws.md).
  */
 const labTargets: PlanInput["targets"] = [
   { platform: "local", profile: "default-625" },
   { platform: "local", profile: "raised-3000" },
 ];
 
+/** The study's two regions as fitted lab profiles: Oregon raised to 3,000, Tokyo at the default 625. */
+const seedTargets: PlanInput["targets"] = [
+  { platform: "local", profile: "seed-oregon-2026" },
+  { platform: "local", profile: "seed-tokyo-2026" },
+];
+
 const seed: PlanInput = {
   name: "seed",
-  targets: labTargets,
+  targets: seedTargets,
   memoryMb: [1_024, 2_048, 3_072, 5_120, 8_192, 10_240],
   architectures: ["arm64"],
   repetitions: 3,
@@ -27,6 +35,7 @@ const seed: PlanInput = {
 const full: PlanInput = {
   ...seed,
   name: "full",
+  targets: labTargets,
   architectures: ["arm64", "x86_64"],
   probes: [
     ...seed.probes,
@@ -54,7 +63,21 @@ const quick: PlanInput = {
   ],
 };
 
-export const presets = { quick, seed, full } as const satisfies Record<string, PlanInput>;
+const streams: PlanInput = {
+  name: "streams",
+  // the lab's fitted Oregon profile has a 600 Mbit/s per-flow cap to find; on AWS use --regions
+  targets: [{ platform: "local", profile: "seed-oregon-2026" }],
+  memoryMb: [10_240],
+  architectures: ["arm64"],
+  repetitions: 3,
+  warmup: true,
+  probes: [
+    { kind: "iperf3", timeSeconds: 10, parallel: [1, 2, 4, 8, 16], direction: "upload" },
+    { kind: "s3-get", objectMib: 1_024, concurrency: [1, 2, 4, 8, 16], chunkMib: 16 },
+  ],
+};
+
+export const presets = { quick, seed, full, streams } as const satisfies Record<string, PlanInput>;
 export type PresetName = keyof typeof presets;
 export const presetNames = Object.keys(presets) as PresetName[];
 

@@ -55,7 +55,7 @@ test("presets: seed is the study exactly, quick and full cover every probe kind"
   assert.deepEqual(seed.memoryMb, [1024, 2048, 3072, 5120, 8192, 10240]);
   assert.deepEqual(
     seed.targets.map((t) => (t.platform === "local" ? t.profile : t.region)),
-    ["default-625", "raised-3000"],
+    ["seed-oregon-2026", "seed-tokyo-2026"],
   );
   const cells = expandPlan(seed);
   assert.equal(cells.length, 2 * 6 * 3);
@@ -83,6 +83,49 @@ test("presets: seed is the study exactly, quick and full cover every probe kind"
   assert.ok(full.probes.some((p) => p.kind === "iperf3" && p.direction === "bidir"));
 });
 
+test("parallel and concurrency lists are a streams axis; single values keep their cell ids", () => {
+  const sweep = validatePlan({
+    ...minimal,
+    probes: [
+      { kind: "iperf3", parallel: [1, 4, 16], label: "up" },
+      { kind: "s3-get", concurrency: [2, 10] },
+    ],
+  });
+  assert.deepEqual(
+    sweep.probes.map((p) => (p.kind === "iperf3" ? p.parallel : p.kind === "s3-get" ? p.concurrency : null)),
+    [1, 4, 16, 2, 10],
+  );
+  assert.deepEqual(
+    sweep.probes.map((p) => p.label),
+    ["up -P 1", "up -P 4", "up -P 16", undefined, undefined],
+  );
+  const swept = expandPlan(sweep).map((c) => c.id);
+  const singles = [1, 4, 16].map(
+    (parallel) =>
+      expandPlan(validatePlan({ ...minimal, probes: [{ kind: "iperf3", parallel, label: "other" }] }))[0]?.id,
+  );
+  assert.deepEqual(swept.slice(0, 3), singles);
+  // a plan without lists is unchanged: the same ids as before lists existed
+  assert.equal(
+    expandPlan(validatePlan(minimal))[0]?.id,
+    cellId(minimal.targets[0] as never, 1024, expandPlan(validatePlan(minimal))[0]?.arch ?? "x86_64", {
+      kind: "iperf3",
+      timeSeconds: 10,
+      parallel: 4,
+      direction: "upload",
+      omitSeconds: 0,
+    }),
+  );
+  assert.match(
+    problems({ ...minimal, probes: [{ kind: "iperf3", parallel: [2, 2] }] }),
+    /probes\.0\.parallel/,
+  );
+  assert.match(problems({ ...minimal, probes: [{ kind: "iperf3", parallel: [] }] }), /probes\.0\.parallel/);
+  const streams = validatePlan(presets.streams);
+  assert.deepEqual(streams.memoryMb, [10_240]);
+  assert.equal(expandPlan(streams).length, 10);
+});
+
 test("--regions swaps the targets for AWS regions; unknown presets are named", async () => {
   const plan = await loadPlan({ preset: "seed", regions: ["us-west-2", "ap-northeast-1"] });
   assert.deepEqual(plan.targets, [
@@ -91,7 +134,7 @@ test("--regions swaps the targets for AWS regions; unknown presets are named", a
   ]);
   await assert.rejects(
     loadPlan({ preset: "huge" }),
-    /--preset: unknown preset "huge" \(allowed: quick, seed, full\)/,
+    /--preset: unknown preset "huge" \(allowed: quick, seed, full, streams\)/,
   );
   await assert.rejects(loadPlan({ regions: ["nowhere"] }), /targets\.0\.region/);
   assert.equal((await loadPlan({})).name, "quick", "no source: the quick preset");

@@ -4,6 +4,7 @@ import { PlanError } from "../../plan/expand-plan.js";
 import { loadPlan } from "../../plan/load-plan.js";
 import { targetName } from "../../plan/plan-schema.js";
 import { presetNames } from "../../plan/presets.js";
+import { writeStreamsSection } from "../../report/streams-section.js";
 import { renderTerminal } from "../../report/terminal-format.js";
 import { loadReportModel, writeReport } from "../../report/write-report.js";
 import { type OpenPlatform, runPlan } from "../../runner/run-plan.js";
@@ -144,6 +145,7 @@ export async function runCommand(options: RunCommandOptions, deps: RunCommandDep
     const model = await loadReportModel(result.dir);
     process.stdout.write(renderTerminal(model));
     const written = await writeReport(model, runReportFormats, result.dir);
+    written.push(...(await printStreamsSection(result.dir)));
     console.log(`\nRun directory: ${result.dir}\nReport: ${written.join(", ")}`);
     return 0;
   } catch (error) {
@@ -158,6 +160,13 @@ export async function runCommand(options: RunCommandOptions, deps: RunCommandDep
     process.off("SIGINT", onSigint);
     process.off("SIGTERM", onSigint);
   }
+}
+
+/** A streams sweep's per-flow cap fit, after the summary (and in streams.md). */
+async function printStreamsSection(runDir: string): Promise<string[]> {
+  const streams = await writeStreamsSection(runDir);
+  if (streams.text) process.stdout.write(`\n${streams.text}`);
+  return streams.written;
 }
 
 async function confirmAws(

@@ -1,0 +1,75 @@
+import { stableHash } from "../plan/cell.js";
+import { type FlowCapFit, fitFlowCap } from "./flow-cap-fit.js";
+import type { ResultRecord } from "./result-record.js";
+
+/**
+ * The streams sweeps of a run: the same probe on the same target, architecture and memory size
+ * at two or more stream counts (iperf3 `parallel`, s3-get `concurrency`), each with its per-flow
+ * cap fit. Pure.
+ */
+export interface StreamsSweep {
+  target: string;
+  arch: string;
+  memoryMb: number;
+  probe: string;
+  /** The probe label without its stream count, e.g. "iperf3 upload -t 10s". */
+  description: string;
+  points: Array<{ streams: number; bitsPerSecond: number[] }>;
+  fit: FlowCapFit;
+}
+
+/** The parameter that counts streams, per probe kind. */
+const streamsParameter: Record<string, string> = { iperf3: "parallel", "s3-get": "concurrency" };
+
+export function streamsSweeps(records: readonly ResultRecord[]): StreamsSweep[] {
+  const groups = new Map<
+    string,
+    { sweep: Omit<StreamsSweep, "fit" | "points">; byStreams: Map<number, number[]> }
+  >();
+  for (const record of records) {
+    const name = streamsParameter[record.probe];
+    if (!name || record.warmup || !record.ok || record.bitsPerSecond === null) continue;
+    const streams = record.parameters[name];
+    if (typeof streams !== "number") continue; // "auto" concurrency is not a point of the axis
+    const { [name]: _streams, ...rest } = record.parameters;
+    const key = stableHash({
+      t: record.target,
+      p: record.platform,
+      a: record.arch,
+      m: record.memoryMb,
+      k: record.probe,
+      rest,
+    });
+    let group = groups.get(key);
+    if (!group) {
+      group = {
+        sweep: {
+          target: record.target,
+          arch: record.arch,
+          memoryMb: record.memoryMb,
+          probe: record.probe,
+          description: describeRest(record.probe, rest),
+        },
+        byStreams: new Map(),
+      };
+      groups.set(key, group);
+    }
+    const rates = group.byStreams.get(streams) ?? [];
+    rates.push(record.bitsPerSecond);
+    group.byStreams.set(streams, rates);
+  }
+  const sweeps: StreamsSweep[] = [];
+  for (const { sweep, byStreams } of groups.values()) {
+    if (byStreams.size < 2) continue;
+    const points = [...byStreams.entries()]
+      .map(([streams, bitsPerSecond]) => ({ streams, bitsPerSecond }))
+      .sort((a, b) => a.streams - b.streams);
+    sweeps.push({ ...sweep, points, fit: fitFlowCap(points) });
+  }
+  return sweeps;
+}
+
+function describeRest(probe: string, rest: Record<string, unknown>): string {
+  if (probe === "iperf3") return `iperf3 ${String(rest.direction)} -t ${String(rest.timeSeconds)}s`;
+  return `s3-get ${String(rest.objectMib)} MiB chunk ${String(rest.chunkMib)} MiB`;
+}

@@ -1,0 +1,97 @@
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { fitFlowCap } from "../../src/results/flow-cap-fit.js";
+import type { ResultRecord } from "../../src/results/result-record.js";
+import { streamsSweeps } from "../../src/results/streams-sweeps.js";
+
+const M = 1e6;
+
+test("a per-flow cap of 600 under a 3,000 quota is recovered from 1-16 streams, with its spread", () => {
+  // hand-made: 1, 2, 4 streams at ~600 each; 8 and 16 at the quota
+  const fit = fitFlowCap([
+    { streams: 1, bitsPerSecond: [598 * M, 601 * M, 604 * M] },
+    { streams: 2, bitsPerSecond: [1_196 * M, 1_200 * M, 1_210 * M] },
+    { streams: 4, bitsPerSecond: [2_380 * M, 2_402 * M, 2_410 * M] },
+    { streams: 8, bitsPerSecond: [2_990 * M, 3_001 * M, 2_985 * M] },
+    { streams: 16, bitsPerSecond: [2_996 * M, 2_970 * M, 3_003 * M] },
+  ]);
+  assert.equal(fit.verdict, "cap");
+  assert.deepEqual(fit.flowLimitedStreams, [1, 2, 4]);
+  // least squares through the origin: (1x601 + 2x1,200 + 4x2,402) / (1 + 4 + 16) = 12,609 / 21 = 600.43
+  assert.ok(Math.abs((fit.flowBitsPerSecond ?? 0) / M - 600.429) < 0.01, String(fit.flowBitsPerSecond));
+  assert.equal(fit.spread?.n, 9);
+  assert.equal(Math.round((fit.spread?.min ?? 0) / M), 595); // 2,380 / 4
+  assert.equal(Math.round((fit.spread?.max ?? 0) / M), 605); // 1,210 / 2
+  assert.equal(Math.round(fit.plateauBitsPerSecond / M), 2_993); // median of 2,990 and 2,996;
+  assert.match(
+    fit.summary,
+    /per-flow cap: 600 Mbit\/s detected from 1, 2, 4 stream\(s\), per stream 595-605 \(n=9\)/,
+  );
+});
+
+test("no cap: one stream already reaches the plateau, so none is seen (with the lower bound it implies)", () => {
+  const fit = fitFlowCap([
+    { streams: 1, bitsPerSecond: [2_950 * M, 2_900 * M] },
+    { streams: 2, bitsPerSecond: [3_000 * M] },
+    { streams: 4, bitsPerSecond: [2_990 * M] },
+    { streams: 16, bitsPerSecond: [3_010 * M] },
+  ]);
+  assert.equal(fit.verdict, "none-seen");
+  assert.equal(fit.flowBitsPerSecond, null);
+  assert.match(fit.summary, /^per-flow cap: none seen \(1 stream already reaches the plateau/);
+  assert.ok((fit.atLeastBitsPerSecond ?? 0) > 2_900 * M);
+});
+
+test("growth that is not proportional to the streams is inconclusive, not a cap", () => {
+  // CPU-limited client: 1 stream 1,500, 2 streams 1,900, 4+ at 3,000
+  const fit = fitFlowCap([
+    { streams: 1, bitsPerSecond: [1_500 * M] },
+    { streams: 2, bitsPerSecond: [1_900 * M] },
+    { streams: 4, bitsPerSecond: [3_000 * M] },
+    { streams: 8, bitsPerSecond: [3_000 * M] },
+  ]);
+  assert.equal(fit.verdict, "inconclusive");
+  assert.equal(fit.flowBitsPerSecond, null);
+  assert.equal(fitFlowCap([{ streams: 4, bitsPerSecond: [1e9] }]).verdict, "inconclusive");
+});
+
+function record(
+  probe: string,
+  parameters: Record<string, unknown>,
+  bitsPerSecond: number,
+  memoryMb = 10_240,
+) {
+  return {
+    probe,
+    parameters,
+    bitsPerSecond,
+    memoryMb,
+    target: "seed-oregon-2026",
+    platform: "local",
+    arch: "x86_64",
+    warmup: false,
+    ok: true,
+  } as unknown as ResultRecord;
+}
+
+test("sweeps are grouped by everything but the stream count; single counts and 'auto' are not sweeps", () => {
+  const base = { kind: "iperf3", direction: "upload", timeSeconds: 10, omitSeconds: 0 };
+  const records = [
+    record("iperf3", { ...base, parallel: 1 }, 600 * M),
+    record("iperf3", { ...base, parallel: 2 }, 1_200 * M),
+    record("iperf3", { ...base, parallel: 8 }, 3_000 * M),
+    record("iperf3", { ...base, parallel: 16 }, 3_000 * M),
+    record("iperf3", { ...base, direction: "download", parallel: 4 }, 2_400 * M),
+    record("s3-get", { kind: "s3-get", objectMib: 1024, chunkMib: 16, concurrency: "auto" }, 3_000 * M),
+    record("s3-get", { kind: "s3-get", objectMib: 1024, chunkMib: 16, concurrency: 10 }, 3_000 * M),
+  ];
+  const sweeps = streamsSweeps(records);
+  assert.equal(sweeps.length, 1);
+  assert.equal(sweeps[0]?.description, "iperf3 upload -t 10s");
+  assert.deepEqual(
+    sweeps[0]?.points.map((p) => p.streams),
+    [1, 2, 8, 16],
+  );
+  assert.equal(sweeps[0]?.fit.verdict, "cap");
+  assert.equal(Math.round((sweeps[0]?.fit.flowBitsPerSecond ?? 0) / M), 600);
+});
