@@ -1,0 +1,72 @@
+import assert from "node:assert/strict";
+import { mkdtemp, readdir, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, before, test } from "node:test";
+import { validatePlan } from "../../src/plan/load-plan.js";
+import { privateLabName } from "../../src/platforms/local/lab-names.js";
+import { LocalPlatform } from "../../src/platforms/local/local-platform.js";
+import { readRecords } from "../../src/results/run-directory.js";
+import { streamsSweeps } from "../../src/results/streams-sweeps.js";
+import { runPlan } from "../../src/runner/run-plan.js";
+import { acquireBenchLock, type BenchLock } from "../helpers/bench-lock.js";
+
+/**
+ * A streams sweep in the lab finds the per-flow cap the profile sets (seed-oregon-2026: 600
+ * Mbit/s per TCP connection, paced by the lab's iperf3 server) within 5%, and reports "none
+ * seen" on a profile without one (default-625: one stream fills the 625 quota). Short tests
+ * with an omit period, so the burst bucket does not count.
+ */
+let out: string;
+let lock: BenchLock | undefined;
+before(async () => {
+  out = await mkdtemp(join(tmpdir(), "lnb-streams-"));
+  lock = await acquireBenchLock(1_800);
+});
+after(async () => {
+  lock?.release();
+  await rm(out, { recursive: true, force: true });
+});
+
+async function sweep(profile: string, memoryMb: number) {
+  const plan = validatePlan({
+    name: `streams-${profile}`,
+    targets: [{ platform: "local", profile }],
+    memoryMb: [memoryMb],
+    repetitions: 2,
+    probes: [{ kind: "iperf3", timeSeconds: 3, omitSeconds: 1, parallel: [1, 2, 8], direction: "upload" }],
+  });
+  const parent = join(out, profile);
+  const result = await runPlan({
+    start: { plan, parentDir: parent, source: { preset: null, configPath: null, regions: null } },
+    openPlatform: (target) =>
+      LocalPlatform.open({
+        profile: target.platform === "local" ? target.profile : "",
+        labName: privateLabName(),
+      }),
+  });
+  assert.equal(result.remaining, 0);
+  const [name] = await readdir(parent);
+  const { records } = await readRecords(join(parent, name as string));
+  const sweeps = streamsSweeps(records);
+  assert.equal(sweeps.length, 1);
+  const found = sweeps[0];
+  assert.ok(found);
+  console.log(
+    `${profile} ${memoryMb} MB: ${found.points.map((p) => `${p.streams}: ${p.bitsPerSecond.map((b) => Math.round(b / 1e6)).join("/")}`).join(", ")}\n  ${found.fit.summary}`,
+  );
+  return found.fit;
+}
+
+test("a streams sweep recovers the lab's per-flow cap within 5%", { timeout: 900_000 }, async () => {
+  const fit = await sweep("seed-oregon-2026", 10_240);
+  assert.equal(fit.verdict, "cap", fit.summary);
+  const capMbps = (fit.flowBitsPerSecond ?? 0) / 1e6;
+  assert.ok(Math.abs(capMbps - 600) <= 30, `detected ${capMbps} Mbit/s, profile 600`);
+});
+
+test("without a per-flow cap the sweep reports none seen", { timeout: 900_000 }, async () => {
+  const fit = await sweep("default-625", 1_024);
+  assert.equal(fit.verdict, "none-seen", fit.summary);
+  assert.match(fit.summary, /none seen/);
+});
