@@ -11,10 +11,13 @@ import {
   builtInProfileNames,
   directionShape,
   environmentShape,
+  flowCapBitsPerSecond,
   interpolateMegabitsPerSecond,
   resolveProfile,
+  s3RequestBytesPerSecond,
 } from "../../src/platforms/local/profiles.js";
 import { tbfArguments } from "../../src/platforms/local/shaping.js";
+import { FlowPacer } from "../../src/probes/iperf3/flow-pacer.js";
 
 test("raised-3000 follows the announcement: 625 up to 2,048 MB, then linear to 3,000 at 10,240 MB", () => {
   const profile = resolveProfile("raised-3000");
@@ -92,9 +95,14 @@ test("custom profiles are validated with the field named, and may not shadow a b
   assert.throws(() => resolveProfile("default-625", [{ ...custom, name: "default-625" }]), /built-in/);
   assert.throws(
     () => resolveProfile("nope"),
-    /unknown lab profile "nope" \(allowed: default-625, raised-3000\)/,
+    /unknown lab profile "nope" \(allowed: default-625, raised-3000, seed-oregon-2026, seed-tokyo-2026\)/,
   );
-  assert.deepEqual(builtInProfileNames(), ["default-625", "raised-3000"]);
+  assert.deepEqual(builtInProfileNames(), [
+    "default-625",
+    "raised-3000",
+    "seed-oregon-2026",
+    "seed-tokyo-2026",
+  ]);
 });
 
 test("tbf arguments: peakrate needs an mtu covering a 64 KiB GSO packet", () => {
@@ -117,4 +125,50 @@ test("lab names carry the lnblab prefix; addresses stay in 198.18.0.0/15", () =>
   assert.ok(cloudVethName(63).length <= 15);
   assert.deepEqual(environmentLinkAddresses(0), { cloud: "198.19.0.1", environment: "198.19.0.2" });
   assert.deepEqual(environmentLinkAddresses(64), { cloud: "198.19.1.1", environment: "198.19.1.2" });
+});
+
+test("fitted profiles: payload rates get the frame overhead, the burst is 60 MB, the flow cap reaches nginx", () => {
+  const oregon = resolveProfile("seed-oregon-2026");
+  assert.equal(oregon.payload, true);
+  assert.ok(oregon.source.length > 0 && oregon.description.length > 0);
+  const factor = 1_514 / 1_448;
+  const at1024 = directionShape(oregon, "download", 1024);
+  assert.equal(at1024.rateBitsPerSecond, Math.round(625e6 * factor));
+  assert.equal(at1024.peakBitsPerSecond, Math.round(4000e6 * factor));
+  assert.equal(at1024.bucketBytes, Math.round(60e6 * factor));
+  // the burst also shows above the raised quota at 10,240 MB
+  assert.equal(directionShape(oregon, "upload", 10_240).rateBitsPerSecond, Math.round(3000e6 * factor));
+  assert.ok(directionShape(oregon, "upload", 10_240).peakBitsPerSecond !== null);
+  assert.equal(flowCapBitsPerSecond(oregon), 600e6);
+  assert.equal(s3RequestBytesPerSecond(oregon), 75_000_000);
+  // wire-rate profiles without a cap are unchanged
+  const plain = resolveProfile("default-625");
+  assert.equal(plain.flowMegabitsPerSecond, null);
+  assert.equal(plain.payload, false);
+  assert.equal(s3RequestBytesPerSecond(plain), 90_000_000);
+  const tokyo = resolveProfile("seed-tokyo-2026");
+  for (const memoryMb of [1024, 10_240])
+    assert.equal(directionShape(tokyo, "upload", memoryMb).rateBitsPerSecond, Math.round(625e6 * factor));
+  assert.throws(
+    () =>
+      resolveProfile("b", [
+        {
+          name: "b",
+          download: [{ memoryMb: 128, megabitsPerSecond: 1 }],
+          upload: [{ memoryMb: 128, megabitsPerSecond: 1 }],
+          burst: { peakMegabitsPerSecond: 9, seconds: 1, bytes: 5 },
+        },
+      ]),
+    /profiles\[0\]\.burst: give exactly one of seconds or bytes/,
+  );
+});
+
+test("the per-flow pacer holds a stream to its cap, without catch-up after a stall", () => {
+  const pacer = new FlowPacer(80e6, 0); // 10 MB/s = 10,000 bytes per ms; 262,144-byte bucket
+  assert.equal(pacer.take(262_144, 0), 0);
+  assert.equal(pacer.take(100_000, 0), 10); // 100 KB in debt = 10 ms
+  assert.equal(pacer.waitMs(5), 5);
+  // a long stall refills only the bucket's depth, never the time stalled
+  assert.equal(pacer.take(262_144, 10_000), 0);
+  assert.ok(pacer.take(1, 10_000) > 0);
 });
