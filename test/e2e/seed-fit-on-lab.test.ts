@@ -27,10 +27,13 @@ import {
  */
 let out: string;
 let lock: BenchLock | undefined;
-before(async () => {
-  out = await mkdtemp(join(tmpdir(), "lnb-seedfit-"));
-  lock = await acquireBenchLock(1_800);
-});
+before(
+  async () => {
+    out = await mkdtemp(join(tmpdir(), "lnb-seedfit-"));
+    lock = await acquireBenchLock(1_800);
+  },
+  { timeout: 2_000_000 },
+);
 after(async () => {
   lock?.release();
   await rm(out, { recursive: true, force: true });

@@ -19,10 +19,13 @@ import { acquireBenchLock, type BenchLock } from "../helpers/bench-lock.js";
  */
 let out: string;
 let lock: BenchLock | undefined;
-before(async () => {
-  out = await mkdtemp(join(tmpdir(), "lnb-streams-"));
-  lock = await acquireBenchLock(1_800);
-});
+before(
+  async () => {
+    out = await mkdtemp(join(tmpdir(), "lnb-streams-"));
+    lock = await acquireBenchLock(1_800);
+  },
+  { timeout: 2_000_000 },
+);
 after(async () => {
   lock?.release();
   await rm(out, { recursive: true, force: true });
