@@ -26,7 +26,7 @@ export interface FlowCapFit {
   flowBitsPerSecond: number | null;
   /** Per-stream rates (aggregate / streams) of every flow-limited repetition. */
   spread: Spread | null;
-  /** The plateau: median aggregate of the points within `plateauTolerance` of the highest, bit/s. */
+  /** The plateau: median aggregate of the points within `plateauTolerance` of (or above) the largest stream count's, bit/s. */
   plateauBitsPerSecond: number;
   /** Stream counts below the plateau (flow-limited), ascending. */
   flowLimitedStreams: number[];
@@ -54,9 +54,11 @@ export function fitFlowCap(points: readonly StreamsPoint[]): FlowCapFit {
       "needs at least two stream counts",
     );
   }
-  const highest = Math.max(...measured.map((p) => p.median));
+  // the plateau is anchored at the largest stream count (a stray high point at one stream, e.g.
+  // a burst that outlived the omit period, must not become the plateau)
+  const anchor = (measured[measured.length - 1] as (typeof measured)[number]).median;
   const plateau = median(
-    measured.filter((p) => p.median >= highest * (1 - plateauTolerance)).map((p) => p.median),
+    measured.filter((p) => p.median >= anchor * (1 - plateauTolerance)).map((p) => p.median),
   );
   const limited = measured.filter((p) => p.median < plateau * (1 - plateauTolerance));
   const smallest = measured[0] as (typeof measured)[number];

@@ -164,11 +164,11 @@ test("fitted profiles: payload rates get the frame overhead, the burst is 60 MB,
 });
 
 test("the per-flow pacer holds a stream to its cap, without catch-up after a stall", () => {
-  const pacer = new FlowPacer(80e6, 0); // 10 MB/s = 10,000 bytes per ms; 262,144-byte bucket
-  assert.equal(pacer.take(262_144, 0), 0);
+  const pacer = new FlowPacer(80e6, 0); // 10 MB/s = 10,000 bytes per ms; 1 MiB bucket
+  assert.equal(pacer.take(1_048_576, 0), 0);
   assert.equal(pacer.take(100_000, 0), 10); // 100 KB in debt = 10 ms
   assert.equal(pacer.waitMs(5), 5);
   // a long stall refills only the bucket's depth, never the time stalled
-  assert.equal(pacer.take(262_144, 10_000), 0);
+  assert.equal(pacer.take(1_048_576, 10_000), 0);
   assert.ok(pacer.take(1, 10_000) > 0);
 });

@@ -1,15 +1,16 @@
 /**
  * A per-flow rate cap for one data stream of our iperf3 server: a token bucket in bytes that
- * refills at the cap and holds a few milliseconds' worth, so a stream that stalled cannot catch
- * up above the cap later (a long-run average would let it). The lab uses it to emulate a cap on
+ * refills at the cap and holds 100 ms worth, so a stream that stalled cannot catch up above the
+ * cap later (a long-run average would let it), while a timer that fires late on a loaded host
+ * (up to ~100 ms) does not cost throughput: the bucket keeps what accrued meanwhile. The lab uses it to emulate a cap on
  * each TCP connection (profile key `flowMegabitsPerSecond`): a receive stream stops reading when
  * the bucket is empty, so the client's window closes (TCP backpressure); a send stream waits
  * before its next write.
  */
 
-/** Bucket depth: 5 ms at the cap, at least one 256 KiB read (the server's receive buffer). */
-const DEPTH_SECONDS = 0.005;
-const MIN_DEPTH_BYTES = 262_144;
+/** Bucket depth: 100 ms at the cap, at least 1 MiB (four 256 KiB reads of the server's buffer). */
+const DEPTH_SECONDS = 0.1;
+const MIN_DEPTH_BYTES = 1_048_576;
 
 export class FlowPacer {
   private readonly bytesPerMs: number;
