@@ -1,11 +1,16 @@
 import type { Target } from "../plan/plan-schema.js";
 import { LocalPlatform } from "../platforms/local/local-platform.js";
 import type { Platform } from "../platforms/platform.js";
+import type { OpenContext } from "../runner/run-plan.js";
 
 /** Opens the platform of a plan target: the lab for `local`, the AWS account for `aws`. */
-export async function openPlatform(target: Target): Promise<Platform> {
+export async function openPlatform(target: Target, context: OpenContext): Promise<Platform> {
   if (target.platform === "local") {
-    return LocalPlatform.open({ profile: target.profile });
+    return LocalPlatform.open({
+      profile: target.profile,
+      customProfiles: context.profiles ?? [],
+      mode: context.unshaped ? "unshaped" : "shaped",
+    });
   }
   // Loaded only when a target needs it: the AWS SDK adds seconds to every CLI start.
   const { AwsPlatform } = await import("../platforms/aws/aws-platform.js");

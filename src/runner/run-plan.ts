@@ -15,7 +15,15 @@ import { type RunnerEvent, runTarget } from "./run-target.js";
 import { scheduleTasks, taskKey } from "./schedule.js";
 import { toolVersion } from "./tool-version.js";
 
-export type OpenPlatform = (target: Target) => Promise<Platform>;
+/** What opening a target needs besides the target itself. */
+export interface OpenContext {
+  /** The plan's custom lab profiles (validated with the plan); a `local` target may name one. */
+  profiles: Plan["profiles"];
+  /** `run --unshaped`: the lab on loopback without shaping (results labelled unshaped). */
+  unshaped: boolean;
+}
+
+export type OpenPlatform = (target: Target, context: OpenContext) => Promise<Platform>;
 
 /**
  * Without `parallelism` in the plan: one invocation at a time on the lab, whose environments
@@ -32,6 +40,8 @@ export interface RunPlanOptions {
   /** Or an interrupted run to complete. */
   resumeDir?: string;
   openPlatform: OpenPlatform;
+  /** Open lab targets unshaped (`run --unshaped`). */
+  unshaped?: boolean;
   stop?: AbortSignal;
   abandon?: AbortSignal;
   onEvent?: (event: RunnerEvent | { type: "target"; target: string; tasks: number }) => void;
@@ -107,7 +117,10 @@ export async function runPlan(options: RunPlanOptions): Promise<RunPlanResult> {
       const remaining = scheduleTasks(cells, done).length;
       if (remaining === 0) continue;
       options.onEvent?.({ type: "target", target: targetName(target), tasks: remaining });
-      const platform = await options.openPlatform(target);
+      const platform = await options.openPlatform(target, {
+        profiles: manifest.plan.profiles,
+        unshaped: options.unshaped ?? false,
+      });
       try {
         manifest.platforms[key] = await platform.facts();
         await writeManifest(dir, manifest);

@@ -6,9 +6,14 @@ import { privateLabName } from "../../src/platforms/local/lab-names.js";
 import { LocalPlatform } from "../../src/platforms/local/local-platform.js";
 
 const program = buildProgram({
-  openPlatform: (target) =>
+  openPlatform: (target, context) =>
     target.platform === "local"
-      ? LocalPlatform.open({ profile: target.profile, labName: privateLabName() })
-      : openPlatform(target),
+      ? LocalPlatform.open({
+          profile: target.profile,
+          customProfiles: context.profiles ?? [],
+          labName: privateLabName(),
+          mode: context.unshaped ? "unshaped" : "shaped",
+        })
+      : openPlatform(target, context),
 });
 await program.parseAsync(process.argv);
