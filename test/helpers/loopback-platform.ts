@@ -1,8 +1,8 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { createConnection, createServer } from "node:net";
 import type { AgentEventInput } from "../../src/agent/event.js";
-import type { LabProfileInput } from "../../src/platforms/local/profiles.js";
 import { handleEvent } from "../../src/agent/handler.js";
+import type { LabProfileInput } from "../../src/platforms/local/profiles.js";
 import type {
   EnvironmentVariant,
   InvocationOutcome,
