@@ -112,22 +112,30 @@ export async function labUp(options: LabUpOptions): Promise<LabState> {
     const certificates = await createCertificates(dir, [host, "localhost"]);
     state.s3.caFile = certificates.caFile;
     state.s3.endpoint = httpsPort === 443 ? `https://${host}` : `https://${host}:${httpsPort}`;
-    const store = await startObjectStore(namespace, {
-      dir,
-      storeDir: state.s3.storeDir,
-      listenAddress: host,
-      httpsPort,
-      s3rverPort,
-      certificates,
-      connectionBytesPerSecond: profile.s3ConnectionBytesPerSecond,
-      runAsRoot: process.getuid?.() === 0,
-    });
-    state.processes.push(...store.processes);
-    state.s3.nginxConfigFile = store.nginxConfigFile;
+    // the S3 and iperf3 servers start side by side: each is ready when it listens, and on a
+    // slow host (Node starting in an emulated guest) waiting for one after the other adds up
+    const [store, iperf3] = await Promise.allSettled([
+      startObjectStore(namespace, {
+        dir,
+        storeDir: state.s3.storeDir,
+        listenAddress: host,
+        httpsPort,
+        s3rverPort,
+        certificates,
+        connectionBytesPerSecond: profile.s3ConnectionBytesPerSecond,
+        runAsRoot: process.getuid?.() === 0,
+      }),
+      startIperf3Servers(iperf3Server, namespace, host, iperf3Ports, dir, (server) =>
+        state.processes.push(server),
+      ),
+    ]);
+    if (store.status === "fulfilled") {
+      state.processes.unshift(...store.value.processes);
+      state.s3.nginxConfigFile = store.value.nginxConfigFile;
+    }
     await writeLabState(state);
-    await startIperf3Servers(iperf3Server, namespace, host, iperf3Ports, dir, (server) =>
-      state.processes.push(server),
-    );
+    if (store.status === "rejected") throw store.reason;
+    if (iperf3.status === "rejected") throw iperf3.reason;
     state.iperf3.ports = iperf3Ports;
     await writeLabState(state);
     return state;
