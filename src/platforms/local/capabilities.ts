@@ -34,9 +34,18 @@ tc qdisc del dev lo root 2>/dev/null
 check netem tc qdisc add dev lo root handle 1: netem delay 1ms limit 1000
 `;
 
+/** What a piece reads when the probe ended before checking it (it is not known to be missing). */
+export const NOT_CHECKED = "not checked: the kernel probe ended before reaching it";
+/**
+ * The probe's limit: generous, since it only ends early when the host is very slow. In the
+ * stock-kernel guest (TCG) under a host load of ~25 it took 17-22 s (mostly `unshare --net`
+ * and the namespace's teardown).
+ */
+export const KERNEL_PROBE_LIMIT_SECONDS = 600;
+
 /** Parses the probe script's output (pure, for tests). */
 export function parseKernelProbe(output: string): KernelProbe {
-  const result: KernelProbe = { veth: "not checked", tbf: "not checked", netem: "not checked" };
+  const result: KernelProbe = { veth: NOT_CHECKED, tbf: NOT_CHECKED, netem: NOT_CHECKED };
   for (const line of output.split("\n")) {
     const match = line.match(/^(veth|tbf|netem) (\d+) ?(.*)$/);
     if (!match) continue;
@@ -52,7 +61,7 @@ let kernelProbe: Promise<KernelProbe> | null = null;
 export function probeKernel(): Promise<KernelProbe> {
   kernelProbe ??= runCommand("unshare", ["--net", "--", "sh", "-c", PROBE_SCRIPT], {
     allowFailure: true,
-    timeoutSeconds: 30,
+    timeoutSeconds: KERNEL_PROBE_LIMIT_SECONDS,
   }).then(
     (result) => parseKernelProbe(result.stdout),
     (error: Error) => ({ veth: error.message, tbf: error.message, netem: error.message }),
@@ -75,10 +84,16 @@ export async function shapedLabProblems(): Promise<string[]> {
   }
   if (!existsSync("/run")) problems.push("no /run for network namespaces");
   const kernel = await probeKernel();
-  if (kernel.veth !== null)
-    problems.push(`the kernel cannot create veth pairs (CONFIG_VETH; ip: ${kernel.veth})`);
-  if (kernel.tbf !== null)
-    problems.push(`the kernel has no tbf qdisc (CONFIG_NET_SCH_TBF; tc: ${kernel.tbf})`);
+  if (kernel.veth === NOT_CHECKED || kernel.tbf === NOT_CHECKED) {
+    problems.push(
+      `the kernel probe (veth, tbf) did not finish within ${KERNEL_PROBE_LIMIT_SECONDS} s; is the host overloaded?`,
+    );
+  } else {
+    if (kernel.veth !== null)
+      problems.push(`the kernel cannot create veth pairs (CONFIG_VETH; ip: ${kernel.veth})`);
+    if (kernel.tbf !== null)
+      problems.push(`the kernel has no tbf qdisc (CONFIG_NET_SCH_TBF; tc: ${kernel.tbf})`);
+  }
   const cgroupChoice = hostCgroups();
   if (cgroupChoice.problem !== null) problems.push(cgroupChoice.problem);
   return problems;
@@ -87,9 +102,11 @@ export async function shapedLabProblems(): Promise<string[]> {
 /** Why a round trip or loss cannot be emulated here (netem missing), or null. */
 export async function netemProblem(): Promise<string | null> {
   const { netem } = await probeKernel();
-  return netem === null
-    ? null
-    : `needs the kernel's netem qdisc (sch_netem), which this kernel lacks (tc: ${netem})`;
+  if (netem === null) return null;
+  if (netem === NOT_CHECKED) {
+    return `needs the kernel's netem qdisc (sch_netem), which could not be checked: the kernel probe did not finish within ${KERNEL_PROBE_LIMIT_SECONDS} s`;
+  }
+  return `needs the kernel's netem qdisc (sch_netem), which this kernel lacks (tc: ${netem})`;
 }
 
 /** A profile to check, with the field that names it in the user's input. */
