@@ -26,18 +26,21 @@ export async function attachLab(
   // refused here too (not only by `lab up`): attaching to a lab someone else brought up still
   // needs root for the environments, and netem for this profile's round trip
   if (mode === "shaped") await checkShapedLab([profileToCheck(profile.name, options.customProfiles)]);
-  let state = await runningLab(labName);
-  if (state && mode === "unshaped" && state.mode !== "unshaped") state = null;
-  if (state && mode === "shaped" && state.mode === "unshaped") {
+  const state = await runningLab(labName);
+  // a running lab of the other mode is someone's: never replaced behind their back
+  if (state && state.mode !== mode) {
     throw new LabRefusal(
-      `lab ${labName} is up unshaped (${state.unshapedReason}); use it with --unshaped, or take it down (lab down) to run shaped`,
+      state.mode === "unshaped"
+        ? `lab ${labName} is up unshaped (${state.unshapedReason}); use it with --unshaped, or take it down (lab down) to run shaped`
+        : `lab ${labName} is up shaped; drop --unshaped to use it, or take it down (lab down) first`,
     );
   }
-  let ownsLab = false;
   if (!state) {
-    state = await labUp({ ...options, labName, profile: profile.name });
-    ownsLab = true;
-  } else if (
+    const started = await labUp({ ...options, labName, profile: profile.name });
+    started.user = { pid: process.pid, startTicks: (await processStartTicks(process.pid)) ?? 0 };
+    return { state: started, ownsLab: true };
+  }
+  if (
     state.user &&
     state.user.pid !== process.pid &&
     (await processStartTicks(state.user.pid)) === state.user.startTicks
@@ -47,7 +50,7 @@ export async function attachLab(
     );
   }
   state.user = { pid: process.pid, startTicks: (await processStartTicks(process.pid)) ?? 0 };
-  return { state, ownsLab };
+  return { state, ownsLab: false };
 }
 
 /** Environments of an earlier user that crashed: ours now, so remove them. */
