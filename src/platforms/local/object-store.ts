@@ -19,11 +19,12 @@ import type { LabProcess } from "./state-file.js";
  * our server, on the cloud namespace's loopback, does the rest: multipart create / complete /
  * abort, ETags (MD5 of the file nginx wrote, in worker threads), HEAD, listing, S3's errors.
  *
- * Why not s3rver (a full S3 implementation, used here until issue 9): it receives uploads in
- * Node at 1.5-2 Gbit/s on this machine (s3-put at raised-3000, 10,240 MB: 1,546 Mbit/s where
- * iperf3 carried 2,872), and serves GETs at ~0.9 Gbit/s. A/B on this machine, one client
- * (curl, 8 parallel 128 MiB PUTs over TLS, unshaped 2-core environment): see
- * docs/benchmarks/s3-put.md.
+ * Why not s3rver (a full S3 implementation, the lab's server until issue 9): it receives
+ * upload bodies in Node. A/B on this machine (raised-3000, 10,240 MB, s3-put 1 GiB in 64 MiB
+ * parts, 8 at once, alternating, 2026-11-30, load 18-30): through s3rver 1,330 / 1,642 Mbit/s
+ * with the server at 13.1-13.3 CPU s/GiB; this path 2,039 / 2,061 Mbit/s at 6.6-7.0 CPU s/GiB,
+ * iperf3 2,845-2,875 beside them (docs/benchmarks/s3-put.md). The body never enters Node here:
+ * it goes from nginx's TLS buffers to a file, and our server only reads it back for the MD5.
  *
  * GET of an object: nginx asks our server first (auth_request: exists? If-Match / If-None-Match
  * hold? which file? which ETag?), then fetches the file from its own plain-HTTP file server on
