@@ -74,9 +74,9 @@ try {
     }, 0);
 
   const cases = [
-    { name: "nginx from s3rver's files, 1 connection", connections: 1, query: "" },
-    { name: "nginx from s3rver's files, 4 connections", connections: 4, query: "" },
-    { name: "nginx from s3rver's files, 8 connections", connections: 8, query: "" },
+    { name: "nginx from the object files, 1 connection", connections: 1, query: "" },
+    { name: "nginx from the object files, 4 connections", connections: 4, query: "" },
+    { name: "nginx from the object files, 8 connections", connections: 8, query: "" },
     {
       name: "through our control server (nginx TLS + proxy), 8 connections",
       connections: 8,
@@ -140,7 +140,11 @@ try {
   };
   cases.push({ name: probeCase, connections: 8, query: "probe" });
   cases.push({ name: "UPLOAD: curl, 8 PUTs of 128 MiB at once", connections: 8, query: "put" });
-  cases.push({ name: "UPLOAD: s3-put probe (agent), 1 GiB, 64 MiB parts, 8 at once", connections: 8, query: "s3-put" });
+  cases.push({
+    name: "UPLOAD: s3-put probe (agent), 1 GiB, 64 MiB parts, 8 at once",
+    connections: 8,
+    query: "s3-put",
+  });
   const measure = (query: string, connections: number) =>
     query === "probe"
       ? s3Get()

@@ -83,7 +83,8 @@ try {
         concurrency: CONCURRENCY,
       },
     );
-    if (!outcome.response?.ok) throw new Error(`s3-put: ${JSON.stringify(outcome.failure ?? outcome.response)}`);
+    if (!outcome.response?.ok)
+      throw new Error(`s3-put: ${JSON.stringify(outcome.failure ?? outcome.response)}`);
     const detail = outcome.response.detail as { bitsPerSecond: number; cpuSecondsPerGib: number };
     return { bitsPerSecond: detail.bitsPerSecond, cpuSecondsPerGib: detail.cpuSecondsPerGib };
   };

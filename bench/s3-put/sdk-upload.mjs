@@ -32,5 +32,10 @@ const seconds = (performance.now() - start) / 1000;
 const cpu = process.cpuUsage(cpuStart);
 const head = await client.send(new HeadObjectCommand({ Bucket: bucket, Key: key }));
 console.log(
-  JSON.stringify({ bytes: head.ContentLength, seconds, cpuSeconds: (cpu.user + cpu.system) / 1e6, etag: head.ETag }),
+  JSON.stringify({
+    bytes: head.ContentLength,
+    seconds,
+    cpuSeconds: (cpu.user + cpu.system) / 1e6,
+    etag: head.ETag,
+  }),
 );
