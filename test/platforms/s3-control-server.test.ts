@@ -40,7 +40,8 @@ after(async () => {
 let bodies = 0;
 /** A PUT as nginx sends it: the body already in a file under incoming/. */
 async function put(path: string, body: Buffer, headers: Record<string, string> = {}) {
-  const file = join(files.incomingDir, `body-${(bodies += 1)}`);
+  bodies += 1;
+  const file = join(files.incomingDir, `body-${bodies}`);
   await writeFile(file, body);
   return fetch(`${base}/${path}`, { method: "PUT", headers: { [BODY_FILE_HEADER]: file, ...headers } });
 }
