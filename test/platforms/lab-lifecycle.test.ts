@@ -29,7 +29,7 @@ test("lab up starts the servers detached; a second up removes the first one's le
     assert.equal(first.mode, "shaped");
     assert.deepEqual(
       first.processes.map((p) => p.role),
-      ["s3rver", "nginx", "iperf3-server:5201", "iperf3-server:5202"],
+      ["s3-control", "nginx", "iperf3-server:5201", "iperf3-server:5202"],
     );
     const status = await labStatus(labName);
     assert.equal(status.up, true, status.problems.join("; "));
@@ -106,7 +106,7 @@ test("unshaped mode runs everything on loopback and says so", async () => {
       "-J",
     ]);
     assert.equal(run.exitCode, 0, run.stderr);
-    // and the S3 server over TLS with the lab's CA: PUT goes to s3rver, GET comes back
+    // and the S3 server over TLS with the lab's CA: PutObject, then GET from the file
     const url = `${endpoints.s3?.endpoint}/${endpoints.s3?.bucket}/unshaped-check`;
     const ca = platform.lab.s3.caFile;
     const put = spawnSync(

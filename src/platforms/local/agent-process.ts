@@ -30,6 +30,13 @@ export interface AgentExit {
   stderrTail: string;
 }
 
+/** "Runtime exited with signal SIGKILL: <last lines of stderr>", as Lambda words it. */
+export function describeAgentExit(exit: AgentExit): string {
+  const how = exit.signal ? `signal ${exit.signal}` : `exit code ${exit.code}`;
+  const tail = exit.stderrTail.trim().split("\n").slice(-5).join(" | ");
+  return `Runtime exited with ${how}${tail ? `: ${tail}` : ""}`;
+}
+
 const STDERR_TAIL_BYTES = 4096;
 /** What the runtime shim writes on fd 3 once the bundle is loaded. */
 const READY_LINE = JSON.stringify({ ready: true });

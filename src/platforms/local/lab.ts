@@ -120,7 +120,7 @@ export async function labUp(options: LabUpOptions): Promise<LabState> {
         storeDir: state.s3.storeDir,
         listenAddress: host,
         httpsPort,
-        s3rverPort,
+        controlPort: s3rverPort,
         certificates,
         connectionBytesPerSecond: profile.s3ConnectionBytesPerSecond,
         runAsRoot: process.getuid?.() === 0,

@@ -1,4 +1,4 @@
-import { readFile, writeFile } from "node:fs/promises";
+import { readFile } from "node:fs/promises";
 import os from "node:os";
 import type { AgentEventInput } from "../../agent/event.js";
 import { lambdaArchitectureName } from "../../probes/info.js";
@@ -21,7 +21,7 @@ import { attachLab, detachLab, type LabAttachment, removeEarlierEnvironments } f
 import { DEFAULT_LAB_NAME } from "./lab-names.js";
 import { LabRefusal } from "./lab-refusal.js";
 import { inNamespace } from "./namespaces.js";
-import { LAB_S3_CREDENTIALS } from "./object-store.js";
+import { LAB_S3_CREDENTIALS, LAB_S3_SERVER_DESCRIPTION } from "./object-store.js";
 import { classifyAgentExit, describeExit, oomKillsBefore } from "./oom-classification.js";
 import {
   checkMemoryMb,
@@ -31,8 +31,9 @@ import {
   resolveProfile,
 } from "./profiles.js";
 import { type CommandResult, runCommand } from "./run-command.js";
+import { setS3ConnectionCap } from "./s3-connection-cap.js";
 import { type LabState, processStartTicks, writeLabState } from "./state-file.js";
-import { headObjectBytes, serveObjectFromFile, testObjectKey } from "./test-objects.js";
+import { TestObjectSeeder } from "./test-object-seeding.js";
 
 export interface LocalPlatformOptions {
   profile: string;
@@ -142,7 +143,7 @@ export class LocalPlatform implements Platform {
         memoryLimit: unshaped ? "none" : `memory size (${cgroups?.memoryMechanism ?? "cgroup"})`,
         cgroupVersion: unshaped ? null : (cgroups?.version ?? null),
         iperf3Server: this.state.iperf3.server,
-        s3Server: "nginx (TLS; GET/HEAD from s3rver's files) in front of s3rver 3.7.1",
+        s3Server: LAB_S3_SERVER_DESCRIPTION,
         s3ConnectionBytesPerSecond: this.profile.s3ConnectionBytesPerSecond,
         hostCores: this.state.hostCores,
         hostArch: this.hostArch,
@@ -251,76 +252,14 @@ export class LocalPlatform implements Platform {
   }
 
   async ensureTestObject(bytes: number): Promise<string> {
-    if (!Number.isInteger(bytes) || bytes < 1_048_576) {
-      throw new Error(
-        `bytes: ${bytes} is not allowed (allowed: integers >= 1048576, the s3-put probe's minimum of 1 MiB)`,
-      );
-    }
-    if (!this.caPem) this.caPem = await readFile(this.state.s3.caFile, "utf8");
-    const key = testObjectKey(bytes);
-    // one seeding at a time: the direct-objects map is appended to and nginx reloaded
-    const previous = this.seeding;
-    let done = () => {};
-    this.seeding = new Promise<void>((resolve) => {
-      done = resolve;
+    this.seeder ??= new TestObjectSeeder(this.state, async () => {
+      if (!this.caPem) this.caPem = await readFile(this.state.s3.caFile, "utf8");
+      return this.caPem;
     });
-    await previous;
-    try {
-      if ((await headObjectBytes(this.state, key)) !== bytes) await this.uploadTestObject(key, bytes);
-      await serveObjectFromFile(this.state, key);
-      return key;
-    } finally {
-      done();
-    }
+    return this.seeder.ensure(bytes);
   }
 
-  private seeding: Promise<void> = Promise.resolve();
-
-  private async uploadTestObject(key: string, bytes: number): Promise<void> {
-    // uploaded by the agent's s3-put probe from the cloud side (unshaped, no cgroup): fast, and
-    // through the same S3 API a real bucket is filled with
-    const uploader = new AgentProcess(
-      {
-        namespace: this.state.cloudNamespace,
-        cgroup: null,
-        memoryMb: 10_240,
-        functionName: `${this.state.labName}-uploader`,
-      },
-      {
-        AWS_ACCESS_KEY_ID: LAB_S3_CREDENTIALS.accessKeyId,
-        AWS_SECRET_ACCESS_KEY: LAB_S3_CREDENTIALS.secretAccessKey,
-      },
-    );
-    try {
-      const s3 = this.endpoints().s3;
-      const result = await uploader.invoke(
-        {
-          probe: "s3-put",
-          endpoint: s3?.endpoint,
-          region: this.state.s3.region,
-          bucket: this.state.s3.bucket,
-          key,
-          pathStyle: true,
-          caPem: this.caPem,
-          sizeMib: bytes / 1_048_576,
-        },
-        900,
-        undefined,
-        async (exit) => ({ kind: "function-error", message: describeExit(exit) }),
-      );
-      if (!result.response?.ok) {
-        const why = result.response
-          ? `${result.response.error.kind}: ${result.response.error.message}`
-          : result.failure?.message;
-        throw new Error(`lab: could not create test object ${key} with the s3-put probe (${why})`);
-      }
-    } finally {
-      await uploader.kill();
-    }
-    const size = await headObjectBytes(this.state, key);
-    if (size !== bytes)
-      throw new Error(`lab: test object ${key} has ${size ?? "no"} bytes after s3-put, expected ${bytes}`);
-  }
+  private seeder: TestObjectSeeder | null = null;
 
   async dispose(): Promise<void> {
     if (this.disposed) return;
@@ -334,16 +273,4 @@ export class LocalPlatform implements Platform {
     if (this.pool.size === 0) await this.prepare([{ memoryMb, arch: this.hostArch }]);
     return this.pool.acquire(memoryMb);
   }
-}
-
-/** Changes nginx's per-request rate cap (the profile's S3 per-connection cap) and reloads it. */
-async function setS3ConnectionCap(state: LabState, bytesPerSecond: number | null): Promise<void> {
-  const config = await readFile(state.s3.nginxConfigFile, "utf8");
-  await writeFile(
-    state.s3.nginxConfigFile,
-    config.replace(/limit_rate \d+;/, `limit_rate ${bytesPerSecond ?? 0};`),
-  );
-  const nginx = state.processes.find((p) => p.role === "nginx");
-  if (nginx && (await processStartTicks(nginx.pid)) === nginx.startTicks) process.kill(nginx.pid, "SIGHUP");
-  state.s3.s3ConnectionBytesPerSecond = bytesPerSecond;
 }
