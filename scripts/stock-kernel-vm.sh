@@ -27,7 +27,14 @@
 set -euo pipefail
 
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-CACHE_DIR="${LNB_STOCK_KERNEL_CACHE:-/var/cache/lambda-netbench/stock-kernel}"
+# root's cache is shared (setup.sh fills it); anyone else keeps one in their own cache directory
+if [ -n "${LNB_STOCK_KERNEL_CACHE:-}" ]; then
+  CACHE_DIR="$LNB_STOCK_KERNEL_CACHE"
+elif [ "$(id -u)" = 0 ]; then
+  CACHE_DIR=/var/cache/lambda-netbench/stock-kernel
+else
+  CACHE_DIR="${XDG_CACHE_HOME:-$HOME/.cache}/lambda-netbench/stock-kernel"
+fi
 # Modules the initramfs loads, in dependency order, to reach the 9p root and the /usr/lib overlay.
 INITRAMFS_MODULES=(virtio_ring virtio virtio_pci_legacy_dev virtio_pci_modern_dev virtio_pci
   netfs fscache 9pnet 9pnet_virtio 9p overlay)
@@ -260,7 +267,7 @@ qemu_args=(
   -accel tcg,thread=multi -cpu max -smp "$cpus" -m "$memory_mb"
   -nodefaults -display none -no-reboot -monitor none -nic none
   -kernel "$KERNEL_DIR/vmlinuz" -initrd "$INITRD"
-  -append "console=ttyS0 loglevel=4 panic=-1 rdinit=/init lnb.shares=${#shares_ro[@]},${#shares_rw[@]}"
+  -append "console=ttyS0 loglevel=4 panic=-1 no_timer_check rdinit=/init lnb.shares=${#shares_ro[@]},${#shares_rw[@]}"
   -serial "file:$job/console.log"
   -chardev "file,id=joboutput,path=$job/output.log" -serial chardev:joboutput
   -fsdev "local,id=hostroot,path=/,security_model=passthrough,readonly=on,multidevs=remap"
