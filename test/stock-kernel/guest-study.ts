@@ -244,7 +244,10 @@ function collectLabLogs(into: Record<string, string>): void {
     }
     for (const file of files) {
       try {
-        into[join("/run", dir, file)] = readFileSync(join("/run", dir, file), "utf8").slice(-2048);
+        const path = join("/run", dir, file);
+        into[path] = readFileSync(path, "utf8").slice(-2048);
+        // now, not only in the final report: a VM that times out later still shows why
+        log(`${path} (tail):\n${into[path]}`);
       } catch {
         // removed meanwhile
       }
@@ -282,8 +285,13 @@ async function cliStudy(repo: string, report: GuestReport): Promise<void> {
   const cli = join(repo, "bin", "lambda-netbench.js");
   const before = labState("lnblab");
   const beforeRunFiles = readdirSync("/run").sort();
-  log(`lab up --config ${planPath} --profile ${PROFILE_NAME}`);
-  report.labUp = await run("node", [cli, "lab", "up", "--config", planPath, "--profile", PROFILE_NAME], 600);
+  log(`lab up --config ${planPath} --profile ${PROFILE_NAME} --environments 1`);
+  report.labUp = await run(
+    "node",
+    // one environment: the study runs one invocation at a time, and every server started costs minutes under TCG
+    [cli, "lab", "up", "--config", planPath, "--profile", PROFILE_NAME, "--environments", "1"],
+    600,
+  );
   log(
     `lab up: exit ${report.labUp.exitCode} in ${report.labUp.seconds.toFixed(0)} s\n${report.labUp.outputTail}`,
   );
@@ -530,7 +538,6 @@ async function main(): Promise<void> {
       report.errors.push(`${name}: ${text.split("\n").slice(0, 6).join("\n")}`);
     }
   }
-  for (const [path, text] of Object.entries(report.labLogs)) log(`${path} (tail):\n${text}`);
   process.stdout.write(`\n${RESULT_MARKER}${JSON.stringify(report)}\n`);
 }
 
