@@ -195,6 +195,7 @@ async function watchLab<T>(
   prefix: string,
   cpuMaxSeen: Record<string, string>,
   qdiscsSeen: Record<string, string>,
+  labLogs: Record<string, string>,
   work: () => Promise<T>,
 ): Promise<T> {
   let done = false;
@@ -211,6 +212,7 @@ async function watchLab<T>(
         const shown = await run("ip", ["-n", namespace, "-d", "qdisc", "show"], 30);
         if (shown.exitCode === 0) qdiscsSeen[namespace] = shown.stdout.trim();
       }
+      collectLabLogs(labLogs);
       await new Promise((resolvePromise) => setTimeout(resolvePromise, 2000));
     }
   };
@@ -233,7 +235,8 @@ function readdirSafe(dir: string): string[] {
   }
 }
 
-/** The last 2 KB of every log of the lab's (its servers' output), for a failure's report. */
+/** The last 2 KB of every log of the lab's (its servers' output), for a failure's report. A failed
+ *  `lab up` removes its directory, so this runs every few seconds while a step runs. */
 function collectLabLogs(into: Record<string, string>): void {
   for (const dir of readdirSafe("/run").filter((name) => name.startsWith("lnblab"))) {
     let files: string[];
@@ -246,13 +249,26 @@ function collectLabLogs(into: Record<string, string>): void {
       try {
         const path = join("/run", dir, file);
         into[path] = readFileSync(path, "utf8").slice(-2048);
-        // now, not only in the final report: a VM that times out later still shows why
-        log(`${path} (tail):\n${into[path]}`);
       } catch {
         // removed meanwhile
       }
     }
   }
+}
+
+async function keepingLabLogs<T>(into: Record<string, string>, work: () => Promise<T>): Promise<T> {
+  const timer = setInterval(() => collectLabLogs(into), 3000);
+  try {
+    return await work();
+  } finally {
+    clearInterval(timer);
+    collectLabLogs(into);
+  }
+}
+
+/** Printed at once, not only in the final report: a VM that times out later still shows why. */
+function printLabLogs(logs: Record<string, string>): void {
+  for (const [path, text] of Object.entries(logs)) log(`${path} (tail):\n${text}`);
 }
 
 // --- the CLI study ------------------------------------------------------------------------------
@@ -286,23 +302,25 @@ async function cliStudy(repo: string, report: GuestReport): Promise<void> {
   const before = labState("lnblab");
   const beforeRunFiles = readdirSync("/run").sort();
   log(`lab up --config ${planPath} --profile ${PROFILE_NAME} --environments 1`);
-  report.labUp = await run(
-    "node",
-    // one environment: the study runs one invocation at a time, and every server started costs minutes under TCG
-    [cli, "lab", "up", "--config", planPath, "--profile", PROFILE_NAME, "--environments", "1"],
-    600,
+  report.labUp = await keepingLabLogs(report.labLogs, () =>
+    run(
+      "node",
+      // one environment: the study runs one invocation at a time, and every server started costs minutes under TCG
+      [cli, "lab", "up", "--config", planPath, "--profile", PROFILE_NAME, "--environments", "1"],
+      600,
+    ),
   );
   log(
     `lab up: exit ${report.labUp.exitCode} in ${report.labUp.seconds.toFixed(0)} s\n${report.labUp.outputTail}`,
   );
-  if (report.labUp.exitCode !== 0) collectLabLogs(report.labLogs);
+  if (report.labUp.exitCode !== 0) printLabLogs(report.labLogs);
   try {
     log("run --config (the study)");
-    report.run = await watchLab("lnblab", report.cpuMaxSeen, report.qdiscsSeen, () =>
+    report.run = await watchLab("lnblab", report.cpuMaxSeen, report.qdiscsSeen, report.labLogs, () =>
       run("node", [cli, "run", "--config", planPath, "--out", join(work, "runs")], 900),
     );
     log(`run: exit ${report.run.exitCode} in ${report.run.seconds.toFixed(0)} s\n${report.run.outputTail}`);
-    if (report.run.exitCode !== 0) collectLabLogs(report.labLogs);
+    if (report.run.exitCode !== 0) printLabLogs(report.labLogs);
     const [runName] = await readdir(join(work, "runs"));
     if (runName) {
       const runDir = join(work, "runs", runName);
