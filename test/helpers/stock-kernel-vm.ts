@@ -23,6 +23,35 @@ export function stockKernelVmUnavailable(): string | null {
   return (check.stderr || check.error?.message || `exit ${check.status}`).trim();
 }
 
+/** Taken around every VM run: two TCG guests at once would each get half the cores and time out. */
+export const VM_LOCK = "/tmp/lnb-vm.lock";
+
+/**
+ * Holds VM_LOCK (the lock HARNESS.md tells people to take with `flock`) in a child `flock`,
+ * waiting at most `waitSeconds`; past that the VM runs unlocked, with a warning. Returns the
+ * release function.
+ */
+export function takeVmLock(waitSeconds: number): Promise<() => void> {
+  return new Promise((resolve) => {
+    const holder = spawn(
+      "flock",
+      ["-o", "-w", String(waitSeconds), VM_LOCK, "sh", "-c", "echo locked; exec cat"],
+      {
+        stdio: ["pipe", "pipe", "ignore"],
+      },
+    );
+    const release = () => {
+      holder.stdin?.end();
+      if (holder.exitCode === null) holder.kill();
+    };
+    holder.stdout?.once("data", () => resolve(release));
+    holder.once("exit", () => {
+      console.warn(`warning: ${VM_LOCK} not obtained within ${waitSeconds} s: running the VM unlocked`);
+      resolve(() => {});
+    });
+  });
+}
+
 export interface StockKernelVmOptions {
   /** Directory the command starts in, inside the guest (the host's /work is visible there). */
   cwd: string;

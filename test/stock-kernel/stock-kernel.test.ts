@@ -4,7 +4,7 @@ import { join, resolve } from "node:path";
 import { after, before, test } from "node:test";
 import { pathToFileURL } from "node:url";
 import { acquireBenchLock, type BenchLock } from "../helpers/bench-lock.js";
-import { runInStockKernelVm, stockKernelVmUnavailable } from "../helpers/stock-kernel-vm.js";
+import { runInStockKernelVm, stockKernelVmUnavailable, takeVmLock } from "../helpers/stock-kernel-vm.js";
 import { ensureBuilt, median } from "../platforms/lab-helpers.js";
 import {
   customProfile,
@@ -37,6 +37,7 @@ const VM_TIMEOUT_SECONDS = 840;
 let report: GuestReport | null = null;
 let noReport = "the guest did not run";
 let lock: BenchLock | null = null;
+let releaseVm: () => void = () => {};
 
 /** This branch's plan schema must accept `profiles:` (branch lab-v2), or nothing below can run. */
 async function customProfilesProblem(): Promise<string | null> {
@@ -68,7 +69,8 @@ before(
       return;
     }
     // the guest measures throughput and takes both cores for minutes
-    lock = await acquireBenchLock(600);
+    lock = await acquireBenchLock(300);
+    releaseVm = await takeVmLock(300);
     const result = await runInStockKernelVm({
       cwd: repo,
       command: ["node", "--import", "tsx", resolve("test/stock-kernel/guest-study.ts")],
@@ -86,10 +88,13 @@ before(
     }
     report = JSON.parse(line.slice(RESULT_MARKER.length)) as GuestReport;
   },
-  { timeout: (VM_TIMEOUT_SECONDS + 60) * 1000 },
+  { timeout: (VM_TIMEOUT_SECONDS + 60 + 600) * 1000 },
 );
 
-after(() => lock?.release());
+after(() => {
+  releaseVm();
+  lock?.release();
+});
 
 function guest(): GuestReport {
   assert.ok(report, noReport);
