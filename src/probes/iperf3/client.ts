@@ -1,7 +1,7 @@
 import type { Socket } from "node:net";
 import os from "node:os";
 import { startCpuClock } from "../cpu-clock.js";
-import { IntervalSampler, type IntervalSamples } from "../interval-sampler.js";
+import { emptySamples, IntervalSampler, type IntervalSamples } from "../interval-sampler.js";
 import { isProbeError, ProbeError } from "../probe-error.js";
 import { startRetransmitCounter } from "../retransmits.js";
 import { type AuthCredentials, makeAuthToken } from "./auth-token.js";
@@ -64,9 +64,8 @@ export interface Iperf3ClientResult {
   retransmits: number | null;
   /** Control connects retried after ECONNREFUSED. */
   retries: number;
-  /** Our own counts at the sample interval: bytes we sent, bytes we received (from TEST_START). */
-  sentSamples: IntervalSamples;
-  receivedSamples: IntervalSamples;
+  /** Our own counts of the measured direction(s) at the sample interval, measured after the omit period. */
+  samples: IntervalSamples;
 }
 
 // one buffer for all receiving streams (bytes are counted and dropped); 1 MiB lets one read(2)
@@ -116,20 +115,19 @@ class Iperf3ClientRun {
   private cleanedUp = false;
   private readonly intervals: JsonIntervalEntry[] = [];
   private cpuPercent = { total: 0, user: 0, system: 0 };
-  private readonly sentSampler: IntervalSampler;
-  private samplersStarted = false;
-  private readonly receivedSampler: IntervalSampler;
+  private readonly sampler: IntervalSampler;
+  private samplerStarted = false;
+  private samples: IntervalSamples;
 
   constructor(private readonly options: Iperf3ClientOptions) {
     this.where = `iperf3 server ${options.host}:${options.port}`;
+    this.sampler = new IntervalSampler(options.sampleIntervalMs ?? 250);
     this.tally = new TransferTally(
       () => this.endTest(),
       (error) => this.failRun(error),
+      this.sampler,
     );
-    this.sentSampler = new IntervalSampler(options.sampleIntervalMs ?? 250);
-    this.receivedSampler = new IntervalSampler(options.sampleIntervalMs ?? 250);
-    this.tally.sampleSent = this.sentSampler;
-    this.tally.sampleReceived = this.receivedSampler;
+    this.samples = emptySamples(options.sampleIntervalMs ?? 250);
   }
 
   async run(): Promise<Iperf3ClientResult> {
@@ -327,11 +325,8 @@ class Iperf3ClientRun {
     this.tally.counting = true;
     this.tally.omitting = o.omitSeconds > 0;
     this.tally.byteLimit = o.byteLimit;
-    // both start now (bidir adds them element-wise); only the measured direction gets bytes
-    const sampleStartMs = performance.now();
-    this.sentSampler.start(sampleStartMs);
-    this.receivedSampler.start(sampleStartMs);
-    this.samplersStarted = true;
+    this.sampler.start();
+    this.samplerStarted = true;
     this.addTimer(setTimeout(() => this.endTest(), (o.timeSeconds + o.omitSeconds) * 1000));
     if (o.omitSeconds > 0) this.addTimer(setTimeout(() => this.endOmit(), o.omitSeconds * 1000));
     this.startIntervalTimer();
@@ -371,6 +366,8 @@ class Iperf3ClientRun {
     this.tally.sentAtOmit = this.tally.sent;
     this.tally.receivedAtOmit = this.tally.received;
     this.tally.omitting = false;
+    // the measured period starts again here, and so do the samples
+    this.sampler.start();
     this.startMarkNs = now;
     this.lastTickNs = now;
     this.startIntervalTimer();
@@ -393,6 +390,8 @@ class Iperf3ClientRun {
     if (this.intervalTimer) clearInterval(this.intervalTimer);
     this.intervalTimer = undefined;
     this.closeInterval(now);
+    // the measured period ends here: no zero intervals while results are exchanged
+    this.samples = this.stopSampler();
     this.endMarkNs = now;
     this.phase = "waiting for EXCHANGE_RESULTS";
     this.control?.write(encodeState(State.TEST_END));
@@ -483,7 +482,7 @@ class Iperf3ClientRun {
       cpuSeconds: this.cpuClock(),
       retransmits,
       retries: this.retries,
-      ...this.stopSamplers(),
+      samples: this.samples,
     };
   }
 
@@ -552,25 +551,19 @@ class Iperf3ClientRun {
     this.timers.push(timer);
   }
 
-  private stopSamplers(): { sentSamples: IntervalSamples; receivedSamples: IntervalSamples } {
-    const empty = (sampler: IntervalSampler, intervalMs: number): IntervalSamples =>
-      this.samplersStarted
-        ? sampler.stop()
-        : { intervalSeconds: intervalMs / 1000, bytes: [], lastIntervalSeconds: 0 };
-    const intervalMs = this.options.sampleIntervalMs ?? 250;
-    const result = {
-      sentSamples: empty(this.sentSampler, intervalMs),
-      receivedSamples: empty(this.receivedSampler, intervalMs),
-    };
-    this.samplersStarted = false;
-    return result;
+  private stopSampler(): IntervalSamples {
+    const samples = this.samplerStarted
+      ? this.sampler.stop()
+      : emptySamples(this.options.sampleIntervalMs ?? 250);
+    this.samplerStarted = false;
+    return samples;
   }
 
   private cleanUp(): void {
     this.cleanedUp = true;
     for (const timer of this.timers) clearTimeout(timer);
     if (this.intervalTimer) clearInterval(this.intervalTimer);
-    this.stopSamplers();
+    this.stopSampler();
     this.tally.counting = false;
     for (const stream of this.streams) stream.destroy();
     this.reader?.close(new ProbeError("protocol", "run finished"));

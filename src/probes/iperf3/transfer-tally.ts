@@ -16,19 +16,21 @@ export class TransferTally {
   receivedAtOmit = 0;
   /** -n: end the test once this many bytes were sent or received (0 = no limit). */
   byteLimit = 0;
-  /** Our own 250 ms samples of the measured direction(s). */
-  sampleSent: IntervalSampler | undefined;
-  sampleReceived: IntervalSampler | undefined;
 
   constructor(
     private readonly onLimitReached: () => void,
     /** A data stream failed while the test needed it. */
     readonly fail: (error: Error) => void,
+    /**
+     * Our own samples of the measured direction(s). A stream carries one direction only, so
+     * counting both sent and received gives the upload, the download, or bidir's sum.
+     */
+    private readonly sampler: IntervalSampler,
   ) {}
 
   addSent(bytes: number): void {
     this.sent += bytes;
-    this.sampleSent?.add(bytes);
+    this.sampler.add(bytes);
     if (this.byteLimit > 0 && !this.omitting && this.sent - this.sentAtOmit >= this.byteLimit) {
       this.onLimitReached();
     }
@@ -36,7 +38,7 @@ export class TransferTally {
 
   addReceived(bytes: number): void {
     this.received += bytes;
-    this.sampleReceived?.add(bytes);
+    this.sampler.add(bytes);
     if (this.byteLimit > 0 && !this.omitting && this.received - this.receivedAtOmit >= this.byteLimit) {
       this.onLimitReached();
     }

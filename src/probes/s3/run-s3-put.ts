@@ -164,6 +164,13 @@ export async function runS3PutProbe(
       direction: "upload",
       samples,
     });
+    // the sender side is all s3-put knows: every byte of the object, sent in the data phase
+    summary.sent = {
+      bytes: sizeBytes,
+      seconds,
+      bitsPerSecond: rates.bitsPerSecond,
+      retransmits,
+    };
     const detail: S3PutDetail = {
       probe: "s3-put",
       bucket: event.bucket,
