@@ -1,7 +1,12 @@
 import { createServer, type Socket } from "node:net";
 import type { ServerAuth } from "./server-auth.js";
 import { denyAccess, peerAddress, readCookie } from "./server-connection.js";
-import { DEFAULT_SERVER_TIMEOUTS, ServerSession, type ServerTimeouts } from "./server-session.js";
+import {
+  DEFAULT_SERVER_TIMEOUTS,
+  ServerSession,
+  type ServerTestReport,
+  type ServerTimeouts,
+} from "./server-session.js";
 
 export interface Iperf3ServerOptions {
   /** 0 picks a free port; the returned handle has the real one. */
@@ -13,8 +18,10 @@ export interface Iperf3ServerOptions {
   log?: (line: string) => void;
   /** Overrides of the protection timeouts (tests use short ones). */
   timeouts?: Partial<ServerTimeouts>;
-  /** Called after each test (or refused attempt) once its sockets are closed. */
-  onTestEnd?: () => void;
+  /** Called after each test (or refused attempt) once its sockets are closed, with what the server measured. */
+  onTestEnd?: (report: ServerTestReport) => void;
+  /** Interval of the server's own samples (logged, and sent with the results when asked); 1 s when omitted. */
+  sampleIntervalMs?: number;
 }
 
 export interface Iperf3Server {
@@ -73,11 +80,12 @@ export async function startIperf3Server(options: Iperf3ServerOptions): Promise<I
             log,
             timeouts,
             ...(options.auth ? { auth: options.auth } : {}),
+            ...(options.sampleIntervalMs !== undefined ? { sampleIntervalMs: options.sampleIntervalMs } : {}),
           });
           session = current;
           sessionDone = current.run().finally(() => {
             if (session === current) session = undefined;
-            options.onTestEnd?.();
+            options.onTestEnd?.(current.report());
           });
         }
       },
