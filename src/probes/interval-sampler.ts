@@ -110,8 +110,12 @@ export class IntervalSampler {
   }
 
   private schedule(): void {
-    // aimed at the nominal boundary after the last measured close; lateness only lengthens it
-    const delayMs = Math.max(1, this.lastCloseMs + this.intervalMs - performance.now());
+    // aimed at the next nominal boundary from the start at least half an interval away, so the
+    // settle turns do not drift the series; lateness only lengthens the interval it hits
+    const nowMs = performance.now();
+    const elapsedMs = nowMs - this.startMs + this.intervalMs / 2;
+    const boundaryMs = this.startMs + Math.ceil(elapsedMs / this.intervalMs) * this.intervalMs;
+    const delayMs = Math.max(1, boundaryMs - nowMs);
     this.timer = setTimeout(this.onTimer, delayMs);
     this.timer.unref();
   }

@@ -1,9 +1,9 @@
-import type { Iperf3Event } from "../../agent/event.js";
 import type { ProbeOutcome } from "../probe-outcome.js";
 import type { ProbeSummary } from "../probe-summary.js";
 import { runIperf3Client } from "./client.js";
 import { compactFigures, endFigures } from "./iperf3-figures.js";
 import type { Iperf3JsonReport } from "./json-report.js";
+import type { Iperf3Event } from "./options.js";
 
 /** The probe's detail: the `iperf3 -J` document plus our process CPU and the namespace retransmits. */
 export type Iperf3ProbeDetail = Iperf3JsonReport & { cpuSeconds: number; retransmits: number | null };

@@ -5,8 +5,9 @@ import { ControlReader, encodeJson, encodeState, MAX_PARAMS_JSON_BYTES, State } 
 import { checkAuthToken, type ServerAuth } from "./server-auth.js";
 import { denyAccess, peerAddress } from "./server-connection.js";
 import { encodeServerError, IperfErrno, ServerFailure } from "./server-failure.js";
-import { parseTestParams, type TestParams } from "./server-params.js";
 import { formatServerIntervals, SERVER_SAMPLE_INTERVAL_MS } from "./server-intervals.js";
+import { parseTestParams, type TestParams } from "./server-params.js";
+import type { ReceivePath } from "./server-receive.js";
 import { buildServerResults, streamId } from "./server-results.js";
 import { DataStream, SendBudget } from "./server-stream.js";
 
@@ -49,6 +50,8 @@ export interface SessionOptions {
   timeouts: ServerTimeouts;
   /** Interval of the server's own samples; 1 s when omitted. */
   sampleIntervalMs?: number;
+  /** How data streams count received bytes (chosen by the server's start-up self-test). */
+  receivePath: ReceivePath;
 }
 
 /** What the server measured in one test, for whoever started it (the CLI, tests). */
@@ -116,7 +119,15 @@ export class ServerSession {
     const sends = params.reverse || (params.bidirectional && index >= params.parallel);
     if (params.noDelay) socket.setNoDelay(true);
     this.streams.push(
-      new DataStream(streamId(index), socket, sends, this.block, this.budget, params.bandwidthBitsPerSecond),
+      new DataStream(
+        streamId(index),
+        socket,
+        sends,
+        this.block,
+        this.budget,
+        params.bandwidthBitsPerSecond,
+        this.options.receivePath,
+      ),
     );
     if (this.streams.length === expected) this.onStreamsReady?.();
   }

@@ -2,20 +2,20 @@ import type { IntervalSampler } from "../interval-sampler.js";
 
 /**
  * Test-wide byte counters shared by all data streams of one test. Kept to plain fields and
- * one method per direction because they run on every chunk (the hot path).
+ * one method per direction because they run on every chunk (the hot path). The client changes
+ * its state only through the methods below (start, omit end, stop).
  */
 export class TransferTally {
-  /** True from TEST_START until TEST_END is decided; bytes moved outside are not counted. */
-  counting = false;
-  /** True during the omit period: the byte limit is not checked yet (as in C iperf3). */
-  omitting = false;
-  sent = 0;
-  received = 0;
+  private countingNow = false;
+  /** During the omit period the byte limit is not checked yet (as in C iperf3). */
+  private omitting = false;
+  private sent = 0;
+  private received = 0;
   /** Counts at the end of the omit period; the byte limit applies to what moved after it. */
-  sentAtOmit = 0;
-  receivedAtOmit = 0;
+  private sentAtOmit = 0;
+  private receivedAtOmit = 0;
   /** -n: end the test once this many bytes were sent or received (0 = no limit). */
-  byteLimit = 0;
+  private byteLimit = 0;
 
   constructor(
     private readonly onLimitReached: () => void,
@@ -27,6 +27,30 @@ export class TransferTally {
      */
     private readonly sampler: IntervalSampler,
   ) {}
+
+  /** True from TEST_START until TEST_END is decided; bytes moved outside are not counted. */
+  get counting(): boolean {
+    return this.countingNow;
+  }
+
+  /** TEST_START: count from now; the byte limit waits for the omit end when there is one. */
+  start(byteLimit: number, omitting: boolean): void {
+    this.countingNow = true;
+    this.byteLimit = byteLimit;
+    this.omitting = omitting;
+  }
+
+  /** End of -O: the byte limit counts from here. */
+  endOmit(): void {
+    this.sentAtOmit = this.sent;
+    this.receivedAtOmit = this.received;
+    this.omitting = false;
+  }
+
+  /** TEST_END decided: nothing more counts. */
+  stop(): void {
+    this.countingNow = false;
+  }
 
   addSent(bytes: number): void {
     this.sent += bytes;

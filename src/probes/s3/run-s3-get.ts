@@ -1,4 +1,3 @@
-import type { S3GetEvent } from "../../agent/event.js";
 import { startCpuClock } from "../cpu-clock.js";
 import { IntervalSampler, type IntervalSamples } from "../interval-sampler.js";
 import { ProbeError } from "../probe-error.js";
@@ -7,6 +6,7 @@ import { startRetransmitCounter } from "../retransmits.js";
 import type { RampStep } from "./connection-ramp.js";
 import { headObject } from "./head-object.js";
 import { type LatencySummary, summarizeLatencies } from "./latency-summary.js";
+import type { S3GetEvent } from "./options.js";
 import { RangedDownload } from "./ranged-download.js";
 import { resolveObjectAddress } from "./s3-address.js";
 import { type S3CredentialProvider, S3RequestSigner } from "./s3-signer.js";
