@@ -80,7 +80,7 @@ export function assertHonestIntervals(
   const rates = intervalRates(run.summary);
   const table = samples.bytes
     .map(
-      (b, i) =>
+      (_, i) =>
         `${(samples.startSeconds[i] as number).toFixed(3)}+${(samples.durationSeconds[i] as number).toFixed(3)}s ${((rates[i] as number) / 1e6).toFixed(0)}`,
     )
     .join(", ");
