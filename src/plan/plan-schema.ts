@@ -1,5 +1,6 @@
 import { z } from "zod";
-import { iperf3EventSchema, s3GetEventSchema, s3PutEventSchema } from "../agent/event.js";
+import { iperf3EventSchema } from "../probes/iperf3/options.js";
+import { s3GetEventSchema, s3PutEventSchema } from "../probes/s3/options.js";
 import { builtInProfileNames, labProfileSchema } from "../platforms/local/profiles.js";
 
 /**

@@ -31,22 +31,17 @@ export function recordRates(record: ResultRecord): RecordRates | null {
   };
 }
 
-/** Time series of one record: start of each interval (s) and its rate (bit/s); short partial tails left out. */
+/** Time series of one record: measured start of each interval (s) and its rate (bit/s); slivers left out. */
 export function intervalSeries(
   samples: IntervalSamples | null,
 ): Array<{ startSeconds: number; bitsPerSecond: number }> {
   if (!samples || samples.bytes.length === 0 || !(samples.intervalSeconds > 0)) return [];
   const series: Array<{ startSeconds: number; bitsPerSecond: number }> = [];
-  const last = samples.bytes.length - 1;
   samples.bytes.forEach((bytes, index) => {
-    const partial =
-      index === last &&
-      samples.lastIntervalSeconds > 0 &&
-      samples.lastIntervalSeconds < samples.intervalSeconds;
-    const seconds = partial ? samples.lastIntervalSeconds : samples.intervalSeconds;
+    const seconds = samples.durationSeconds[index] ?? 0;
     // a sliver of an interval gives a wild rate from a handful of bytes
     if (seconds < samples.intervalSeconds / 2) return;
-    series.push({ startSeconds: index * samples.intervalSeconds, bitsPerSecond: (bytes * 8) / seconds });
+    series.push({ startSeconds: samples.startSeconds[index] ?? 0, bitsPerSecond: (bytes * 8) / seconds });
   });
   return series;
 }

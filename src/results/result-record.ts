@@ -2,13 +2,16 @@ import type { Cell } from "../plan/cell.js";
 import { probeParameters } from "../plan/cell.js";
 import type { InvocationOutcome } from "../platforms/platform.js";
 import type { IntervalSamples } from "../probes/interval-sampler.js";
+import type { Iperf3Figures, ReceivedFigures, SentFigures } from "../probes/probe-summary.js";
 
 /**
  * One JSON line of results.jsonl: one invocation, successful or not (failures are never dropped).
  * Raw units; `megabitsPerSecond` is a convenience copy of `bitsPerSecond / 1e6` for people reading the file.
+ * Version 2 gave samples measured interval times (C1) and added sent, received, iperf3 and
+ * wholeSeconds (C2); version 1 lines (older runs) are read through src/results/samples.ts.
  */
 export interface ResultRecord {
-  schemaVersion: 1;
+  schemaVersion: 2;
   runId: string;
   cellId: string;
   /** 1-based; 0 for a warm-up invocation (never used in statistics). */
@@ -27,8 +30,9 @@ export interface ResultRecord {
   /** Wall time of the invocation as the platform saw it. */
   durationSeconds: number;
   ok: boolean;
-  /** Measured period of the probe (null when it did not measure). */
+  /** Measured period of the probe (null when it did not measure); s3-get: the transfer alone. */
   seconds: number | null;
+  /** iperf3 upload: the sender side (sum_sent, as the seed study); download: sum_received; bidir: both received sums. */
   bytes: number | null;
   bitsPerSecond: number | null;
   megabitsPerSecond: number | null;
@@ -37,6 +41,14 @@ export interface ResultRecord {
   retransmits: number | null;
   retries: number | null;
   samples: IntervalSamples | null;
+  /** Sender side: iperf3 end.sum_sent; s3-put: bytes sent. null when n/a. */
+  sent: SentFigures | null;
+  /** Receiver side: iperf3 end.sum_received. null when n/a. */
+  received: ReceivedFigures | null;
+  /** The compact parts of the iperf3 -J document that recompute sent and received; null for other probes. */
+  iperf3: Iperf3Figures | null;
+  /** s3-get: client and credential set-up, HEAD and transfer, as the seed timed boto3's download; null otherwise. */
+  wholeSeconds: number | null;
   environmentId: string | null;
   invocationNumber: number | null;
   cold: boolean | null;
@@ -69,7 +81,7 @@ export function buildRecord(args: {
     if (text !== undefined && text.length <= maxDetailBytes) detail = response.detail;
   }
   return {
-    schemaVersion: 1,
+    schemaVersion: 2,
     runId,
     cellId: cell.id,
     repetition,
@@ -94,6 +106,10 @@ export function buildRecord(args: {
     retransmits: summary?.retransmits ?? null,
     retries: summary?.retries ?? null,
     samples: summary?.samples ?? null,
+    sent: summary?.sent ?? null,
+    received: summary?.received ?? null,
+    iperf3: summary?.iperf3 ?? null,
+    wholeSeconds: summary?.wholeSeconds ?? null,
     environmentId: response?.invocation.environmentId ?? null,
     invocationNumber: response?.invocation.invocationNumber ?? null,
     cold: response?.invocation.cold ?? null,

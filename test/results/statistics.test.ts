@@ -3,7 +3,7 @@ import { test } from "node:test";
 import { analyzeRun, costPerGigabyte } from "../../src/results/analysis.js";
 import { recordRates } from "../../src/results/record-rates.js";
 import { describe, quantile, slope } from "../../src/results/statistics.js";
-import { fixtureFailure, fixtureManifest, fixtureRecord } from "../helpers/fixture-run.js";
+import { fixtureFailure, fixtureManifest, fixtureRecord, fixtureSamples } from "../helpers/fixture-run.js";
 
 const close = (actual: number | null | undefined, expected: number, tolerance = 1e-9) =>
   assert.ok(
@@ -67,11 +67,7 @@ test("burst is the first second, sustained the median of later intervals; a sliv
     seconds: 2,
     cpuSeconds: 0.5,
     // 4 x 100 bytes in the first second, then 1600, 1920, 2240, 2560 bit/s, then a 0.1 s sliver
-    samples: {
-      intervalSeconds: 0.25,
-      bytes: [100, 100, 100, 100, 50, 60, 70, 80, 10],
-      lastIntervalSeconds: 0.1,
-    },
+    samples: fixtureSamples(0.25, [100, 100, 100, 100, 50, 60, 70, 80, 10], 0.1),
   });
   const rates = recordRates(record);
   assert.ok(rates);
@@ -81,7 +77,7 @@ test("burst is the first second, sustained the median of later intervals; a sliv
   assert.equal(rates.cpuCores, 0.25);
   const short = fixtureRecord(cellAt(1024), 1, {
     bitsPerSecond: 1,
-    samples: { intervalSeconds: 0.25, bytes: [10, 10], lastIntervalSeconds: 0.25 },
+    samples: fixtureSamples(0.25, [10, 10]),
   });
   assert.equal(recordRates(short)?.burstBitsPerSecond, null, "under a second: no burst");
   assert.equal(recordRates(short)?.sustainedBitsPerSecond, null);

@@ -1,5 +1,5 @@
 import type { Socket } from "node:net";
-import { countReceivedBytes } from "./server-receive.js";
+import { countReceivedBytes, type ReceivePath } from "./server-receive.js";
 
 /**
  * Test-wide send limits (`num` / `blockcount`), shared by every stream the server sends on: the C
@@ -61,13 +61,15 @@ export class DataStream {
     private readonly block: Buffer,
     private readonly budget: SendBudget,
     private readonly bandwidthBitsPerSecond: number,
+    /** How received bytes are counted (the server's start-up self-test chose it). */
+    receivePath: ReceivePath,
   ) {
     if (sends) {
       // the client writes nothing on a stream we send on; reading notices its close
       socket.on("data", () => {});
       socket.resume();
     } else {
-      socket = countReceivedBytes(socket, this.onReceived);
+      socket = countReceivedBytes(socket, this.onReceived, receivePath);
     }
     this.socket = socket;
     socket.on("drain", this.onDrain);
