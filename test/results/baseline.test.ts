@@ -21,7 +21,8 @@ test("seed-2026 loads, carries its source and dates, and states the study's numb
   assert.equal(at(10240)?.megabitsPerSecond, 2976);
   // Tokyo: the study states a shape and no number, so nothing is plotted for it
   const tokyo = seed.series.find((s) => s.id === "ap-northeast-1-iperf3-upload");
-  assert.ok(tokyo?.figures.every((f) => f.megabitsPerSecond === null && f.secondsPerObject === null));
+  assert.ok(tokyo);
+  assert.ok(tokyo.figures.every((f) => f.megabitsPerSecond === null && f.secondsPerObject === null));
   assert.deepEqual(baselinePoints(tokyo), []);
 });
 
