@@ -49,11 +49,13 @@ export function fixtureRecord(
     cpuSeconds?: number;
     samples?: { intervalSeconds: number; bytes: number[]; lastIntervalSeconds: number };
     burstFactor?: number;
+    /** Rate of the default samples after the first second (default: bitsPerSecond). */
+    sustainedBitsPerSecond?: number;
   },
 ): ResultRecord {
   const seconds = values.seconds ?? 4;
   const bytes = (values.bitsPerSecond * seconds) / 8;
-  const intervalBytes = (values.bitsPerSecond * 0.25) / 8;
+  const intervalBytes = ((values.sustainedBitsPerSecond ?? values.bitsPerSecond) * 0.25) / 8;
   const samples = values.samples ?? {
     intervalSeconds: 0.25,
     bytes: Array.from({ length: seconds * 4 }, (_, i) =>

@@ -1,0 +1,81 @@
+/**
+ * The one reader of a record's `samples` (CONTRACTS.md C1). Records of schemaVersion 2 carry each
+ * interval's measured start and duration; schemaVersion-1 records carry only a nominal interval
+ * and the length of the last, partial one, so their boundaries are reconstructed as the sampler
+ * assumed them (`index x intervalSeconds`). Everything else reads samples through here.
+ */
+
+/** Per-interval samples with measured time (C1). Mirrors the probes' IntervalSamples of schemaVersion 2. */
+export interface IntervalSamples {
+  /** Nominal sampling interval the probe asked for, seconds (informational only). */
+  intervalSeconds: number;
+  /** Measured start of each interval, seconds from the start of the measured period. */
+  startSeconds: number[];
+  /** Measured length of each interval, seconds. */
+  durationSeconds: number[];
+  /** Bytes moved in each interval. */
+  bytes: number[];
+}
+
+const isNumberArray = (value: unknown): value is number[] =>
+  Array.isArray(value) && value.every((v) => typeof v === "number" && Number.isFinite(v) && v >= 0);
+
+/** Either shape in, the measured-time shape out; null for absent or malformed samples (never throws). */
+export function normalizeSamples(raw: unknown): IntervalSamples | null {
+  if (raw === null || typeof raw !== "object") return null;
+  const value = raw as Record<string, unknown>;
+  const intervalSeconds = value.intervalSeconds;
+  if (typeof intervalSeconds !== "number" || !(intervalSeconds > 0) || !isNumberArray(value.bytes))
+    return null;
+  const bytes = value.bytes;
+  if (isNumberArray(value.startSeconds) && isNumberArray(value.durationSeconds)) {
+    if (value.startSeconds.length !== bytes.length || value.durationSeconds.length !== bytes.length)
+      return null;
+    return {
+      intervalSeconds,
+      startSeconds: [...value.startSeconds],
+      durationSeconds: [...value.durationSeconds],
+      bytes: [...bytes],
+    };
+  }
+  if (typeof value.lastIntervalSeconds !== "number" || !(value.lastIntervalSeconds >= 0)) return null;
+  // Legacy: every interval nominal except a partial last one. A last interval of a millisecond or
+  // less was a full one the sampler closed just before stopping (its stop() adds no sliver then).
+  const last = bytes.length - 1;
+  const lastSeconds = value.lastIntervalSeconds;
+  const partialLast = lastSeconds > 0.001 && lastSeconds < intervalSeconds;
+  return {
+    intervalSeconds,
+    startSeconds: bytes.map((_, i) => i * intervalSeconds),
+    durationSeconds: bytes.map((_, i) => (i === last && partialLast ? lastSeconds : intervalSeconds)),
+    bytes: [...bytes],
+  };
+}
+
+/** One interval's rate, with its measured time. */
+export interface IntervalRate {
+  startSeconds: number;
+  durationSeconds: number;
+  bytes: number;
+  bitsPerSecond: number;
+}
+
+/**
+ * The intervals as rates, leaving out slivers shorter than half the nominal interval: a few bytes
+ * over a few milliseconds give a wild rate (their bytes still count in the whole-transfer rate).
+ */
+export function intervalRates(samples: IntervalSamples | null): IntervalRate[] {
+  if (!samples) return [];
+  const rates: IntervalRate[] = [];
+  samples.bytes.forEach((bytes, i) => {
+    const durationSeconds = samples.durationSeconds[i] as number;
+    if (!(durationSeconds >= samples.intervalSeconds / 2)) return;
+    rates.push({
+      startSeconds: samples.startSeconds[i] as number,
+      durationSeconds,
+      bytes,
+      bitsPerSecond: (bytes * 8) / durationSeconds,
+    });
+  });
+  return rates;
+}
