@@ -44,12 +44,43 @@ export function normalizeSamples(raw: unknown): IntervalSamples | null {
   const last = bytes.length - 1;
   const lastSeconds = value.lastIntervalSeconds;
   const partialLast = lastSeconds > 0.001 && lastSeconds < intervalSeconds;
-  return {
+  return repairLegacyZeros({
     intervalSeconds,
     startSeconds: bytes.map((_, i) => i * intervalSeconds),
     durationSeconds: bytes.map((_, i) => (i === last && partialLast ? lastSeconds : intervalSeconds)),
     bytes: [...bytes],
-  };
+  });
+}
+
+/**
+ * The schemaVersion-1 sampler credited bytes to nominal boundaries, so a late timer left a
+ * 0-byte interval beside one holding both intervals' bytes (issue 10: "a 250 ms sample of 0 bytes
+ * followed by one of 179 MB"). A transfer in flight does not stall for exactly one interval, so
+ * each 0-byte interval (not the last) is merged into its neighbour holding more bytes: one interval
+ * of the summed length, no rate spike and no false zero. Samples with measured times are left as they are.
+ */
+function repairLegacyZeros(samples: IntervalSamples): IntervalSamples {
+  const { startSeconds, durationSeconds, bytes } = samples;
+  let i = 0;
+  while (i < bytes.length - 1) {
+    if (bytes[i] !== 0) {
+      i += 1;
+      continue;
+    }
+    const previous = i > 0 ? (bytes[i - 1] as number) : -1;
+    const next = bytes[i + 1] as number;
+    if (previous <= 0 && next <= 0) {
+      i += 1;
+      continue;
+    }
+    const into = previous >= next ? i - 1 : i + 1;
+    durationSeconds[into] = (durationSeconds[into] as number) + (durationSeconds[i] as number);
+    if (into > i) startSeconds[into] = startSeconds[i] as number;
+    startSeconds.splice(i, 1);
+    durationSeconds.splice(i, 1);
+    bytes.splice(i, 1);
+  }
+  return samples;
 }
 
 /** One interval's rate, with its measured time. */

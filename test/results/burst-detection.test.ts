@@ -103,3 +103,23 @@ test("normalizeSamples: the legacy shape gets nominal boundaries and its partial
   assert.equal(normalizeSamples({ intervalSeconds: 0, bytes: [1], lastIntervalSeconds: 0 }), null);
   assert.equal(normalizeSamples("nope"), null);
 });
+
+test("normalizeSamples repairs the legacy sampler's 0-then-double pairs into one longer interval", () => {
+  // 100 bytes per 0.25 s, but a late timer put two intervals' bytes in one and left a 0 beside it
+  const legacy = { intervalSeconds: 0.25, bytes: [100, 200, 0, 100, 0, 200, 100], lastIntervalSeconds: 0.25 };
+  assert.deepEqual(normalizeSamples(legacy), {
+    intervalSeconds: 0.25,
+    // 200 absorbs the 0 after it (0.5 s); the next 0 goes to the larger neighbour, the 200 after it
+    startSeconds: [0, 0.25, 0.75, 1, 1.5],
+    durationSeconds: [0.25, 0.5, 0.25, 0.5, 0.25],
+    bytes: [100, 200, 100, 200, 100],
+  });
+  // measured-time samples are never touched: a real 0-byte interval stays
+  const v2 = {
+    intervalSeconds: 0.25,
+    startSeconds: [0, 0.25, 0.5],
+    durationSeconds: [0.25, 0.25, 0.25],
+    bytes: [1, 0, 2],
+  };
+  assert.deepEqual(normalizeSamples(v2), v2);
+});

@@ -217,7 +217,8 @@ function throughputVsMemory(model: ReportModel, targetKey: string): ChartSpec | 
       },
       width,
       height,
-      config: { legend: { orient: "bottom", direction: "vertical", labelLimit: 0, columns: 2 } },
+      // probe, rate and baseline legends stacked beside the plot, not in one very wide row below it
+      config: { legend: { orient: "right", direction: "vertical", labelLimit: 0 } },
       data: { values },
       layer: layers,
     } as TopLevelSpec,
