@@ -53,34 +53,54 @@ export function normalizeSamples(raw: unknown): IntervalSamples | null {
 }
 
 /**
- * The schemaVersion-1 sampler credited bytes to nominal boundaries, so a late timer left a
- * 0-byte interval beside one holding both intervals' bytes (issue 10: "a 250 ms sample of 0 bytes
- * followed by one of 179 MB"). A transfer in flight does not stall for exactly one interval, so
- * each 0-byte interval (not the last) is merged into its neighbour holding more bytes: one interval
- * of the summed length, no rate spike and no false zero. Samples with measured times are left as they are.
+ * The schemaVersion-1 sampler credited bytes to nominal boundaries: when its timer fired late, an
+ * interval really lasted longer than 250 ms, and once the lag reached a whole interval it recorded
+ * a 0-byte interval to catch up (issue 10: "a 250 ms sample of 0 bytes followed by one of 179 MB").
+ * Its interval rates are therefore inflated by the lag, and the zeros are false. The repair gives
+ * the lost time back where it went: a run of k non-zero intervals followed by m zeros spanned k + m
+ * nominal intervals, so each of the k lasted (k + m) / k intervals, and the zeros go. A zero at the
+ * very start (nothing moved yet) and the last interval stay as they are. Samples with measured
+ * times are never touched. Measured on the lab: an 8 s download whose true rate after the burst
+ * was 594 Mbit/s had a raw interval median of 642, repaired 587.
  */
 function repairLegacyZeros(samples: IntervalSamples): IntervalSamples {
-  const { startSeconds, durationSeconds, bytes } = samples;
+  const { bytes, durationSeconds } = samples;
+  const keptBytes: number[] = [];
+  const keptDurations: number[] = [];
+  let runStart = 0;
   let i = 0;
-  while (i < bytes.length - 1) {
-    if (bytes[i] !== 0) {
+  while (i < bytes.length) {
+    const isLast = i === bytes.length - 1;
+    if (bytes[i] !== 0 || isLast || keptBytes.length === runStart) {
+      if (bytes[i] === 0 && keptBytes.length === runStart) runStart = keptBytes.length + 1;
+      keptBytes.push(bytes[i] as number);
+      keptDurations.push(durationSeconds[i] as number);
       i += 1;
       continue;
     }
-    const previous = i > 0 ? (bytes[i - 1] as number) : -1;
-    const next = bytes[i + 1] as number;
-    if (previous <= 0 && next <= 0) {
+    let zeros = 0;
+    while (i < bytes.length - 1 && bytes[i] === 0) {
+      zeros += 1;
       i += 1;
-      continue;
     }
-    const into = previous >= next ? i - 1 : i + 1;
-    durationSeconds[into] = (durationSeconds[into] as number) + (durationSeconds[i] as number);
-    if (into > i) startSeconds[into] = startSeconds[i] as number;
-    startSeconds.splice(i, 1);
-    durationSeconds.splice(i, 1);
-    bytes.splice(i, 1);
+    const k = keptBytes.length - runStart;
+    const stretch = (k + zeros) / k;
+    for (let j = runStart; j < keptBytes.length; j += 1)
+      keptDurations[j] = (keptDurations[j] as number) * stretch;
+    runStart = keptBytes.length;
   }
-  return samples;
+  const startSeconds: number[] = [];
+  let t = samples.startSeconds[0] ?? 0;
+  for (const d of keptDurations) {
+    startSeconds.push(t);
+    t += d;
+  }
+  return {
+    intervalSeconds: samples.intervalSeconds,
+    startSeconds,
+    durationSeconds: keptDurations,
+    bytes: keptBytes,
+  };
 }
 
 /** One interval's rate, with its measured time. */

@@ -104,17 +104,26 @@ test("normalizeSamples: the legacy shape gets nominal boundaries and its partial
   assert.equal(normalizeSamples("nope"), null);
 });
 
-test("normalizeSamples repairs the legacy sampler's 0-then-double pairs into one longer interval", () => {
-  // 100 bytes per 0.25 s, but a late timer put two intervals' bytes in one and left a 0 beside it
-  const legacy = { intervalSeconds: 0.25, bytes: [100, 200, 0, 100, 0, 200, 100], lastIntervalSeconds: 0.25 };
-  assert.deepEqual(normalizeSamples(legacy), {
+test("normalizeSamples gives the legacy sampler's lost time back: no false zero, no inflated interval", () => {
+  // a steady 3,200 bit/s (100 bytes per 0.25 s) sampled by a timer firing every 0.3125 s: each tick
+  // holds 125 bytes, and after 4 late ticks the lag is a whole interval, recorded as a 0
+  const legacy = {
     intervalSeconds: 0.25,
-    // 200 absorbs the 0 after it (0.5 s); the next 0 goes to the larger neighbour, the 200 after it
-    startSeconds: [0, 0.25, 0.75, 1, 1.5],
-    durationSeconds: [0.25, 0.5, 0.25, 0.5, 0.25],
-    bytes: [100, 200, 100, 200, 100],
-  });
-  // measured-time samples are never touched: a real 0-byte interval stays
+    bytes: [125, 125, 125, 125, 0, 125, 125, 125, 125, 0, 50],
+    lastIntervalSeconds: 0.1,
+  };
+  const repaired = normalizeSamples(legacy);
+  assert.ok(repaired);
+  assert.deepEqual(repaired.bytes, [125, 125, 125, 125, 125, 125, 125, 125, 50]);
+  // each of the 4 intervals before a zero lasted 5/4 x 0.25 = 0.3125 s: 125 bytes -> 3,200 bit/s
+  assert.deepEqual(repaired.durationSeconds, [...Array(8).fill(0.3125), 0.1]);
+  assert.deepEqual(repaired.startSeconds.slice(0, 3), [0, 0.3125, 0.625]);
+  assert.equal(repaired.startSeconds[8], 2.5);
+  // a zero at the very start (nothing moved yet) stays; measured-time samples are never touched
+  assert.deepEqual(
+    normalizeSamples({ intervalSeconds: 0.25, bytes: [0, 100, 100], lastIntervalSeconds: 0.25 })?.bytes,
+    [0, 100, 100],
+  );
   const v2 = {
     intervalSeconds: 0.25,
     startSeconds: [0, 0.25, 0.5],
