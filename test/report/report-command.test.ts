@@ -34,6 +34,17 @@ test("report --format writes each format's files; PNG charts are real PNGs", {
   assert.deepEqual([...png.subarray(1, 4)].map((b) => String.fromCharCode(b)).join(""), "PNG");
   assert.ok((await stat(join(runDir, "charts", "time-series-default-625.png"))).size > 10_000);
   assert.equal(await reportCommand(runDir, { format: ["pdf"] }), 2, "unknown format refused");
+  assert.match(
+    await readFile(join(runDir, "report.md"), "utf8"),
+    /## Beside the published study \(seed-2026\)/,
+  );
+  assert.equal(await reportCommand(runDir, { format: ["md"], baseline: "none" }), 0);
+  assert.doesNotMatch(await readFile(join(runDir, "report.md"), "utf8"), /Beside the published study/);
+  assert.equal(
+    await reportCommand(runDir, { format: ["md"], baseline: "seed-1999" }),
+    2,
+    "unknown baseline refused",
+  );
 });
 
 test("compare through the CLI prints both runs and the deltas", async () => {

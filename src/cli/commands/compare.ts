@@ -5,10 +5,8 @@ import {
   renderBaselineText,
 } from "../../report/baseline-comparison.js";
 import { compareRuns, renderComparisonMarkdown, renderComparisonText } from "../../report/compare-runs.js";
-import { buildReportModel } from "../../report/report-model.js";
 import { loadReportModel } from "../../report/write-report.js";
 import { baselineNames } from "../../results/baseline.js";
-import { readManifest, readRecords } from "../../results/run-directory.js";
 
 /**
  * `lambda-netbench compare RUN_A RUN_B`: two runs side by side with the deltas of their sustained medians;
@@ -38,11 +36,7 @@ export function registerCompareCommand(program: Command): void {
               `--baseline: unknown baseline "${options.baseline}" (allowed: ${baselineNames.join(", ")})`,
             );
           if (runB !== undefined) return fail("--baseline compares one run: give RUN_A only");
-          const manifest = await readManifest(runA);
-          const { records } = await readRecords(runA);
-          const comparison = compareWithBaseline(
-            buildReportModel(manifest, records, undefined, options.baseline),
-          );
+          const comparison = compareWithBaseline(await loadReportModel(runA, options.baseline));
           if (!comparison) return fail("no baseline comparison");
           process.stdout.write(
             options.format === "md" ? renderBaselineMarkdown(comparison) : renderBaselineText(comparison),
