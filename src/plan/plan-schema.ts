@@ -1,7 +1,7 @@
 import { z } from "zod";
+import { builtInProfileNames, labProfileSchema } from "../platforms/local/profiles.js";
 import { iperf3EventSchema } from "../probes/iperf3/options.js";
 import { s3GetEventSchema, s3PutEventSchema } from "../probes/s3/options.js";
-import { builtInProfileNames, labProfileSchema } from "../platforms/local/profiles.js";
 
 /**
  * The experiment matrix a user writes (YAML or JSON): targets x memory sizes x architectures x

@@ -1,6 +1,6 @@
 import type { ReportFormat } from "./report-format.js";
 import type { ReportModel } from "./report-model.js";
-import { measuringCells, summaryColumns } from "./summary-rows.js";
+import { csvColumns, measuringCells } from "./summary-rows.js";
 
 /** RFC 4180: quote fields holding a comma, quote or line break; double inner quotes. */
 export function csvField(value: string | number | boolean | null): string {
@@ -10,11 +10,11 @@ export function csvField(value: string | number | boolean | null): string {
 }
 
 export function renderCsv(model: ReportModel): string {
-  const header = ["Results", ...summaryColumns.map((c) => c.header), "Cell id"];
+  const header = ["Results", ...csvColumns.map((c) => c.header), "Cell id"];
   const label = model.label ?? "measured";
   const rows = measuringCells(model).map((cell) => [
     label,
-    ...summaryColumns.map((c) => c.raw(cell)),
+    ...csvColumns.map((c) => c.raw(cell)),
     cell.cellId,
   ]);
   return `${[header, ...rows].map((row) => row.map(csvField).join(",")).join("\r\n")}\r\n`;

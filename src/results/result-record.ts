@@ -2,6 +2,14 @@ import type { Cell } from "../plan/cell.js";
 import { probeParameters } from "../plan/cell.js";
 import type { InvocationOutcome } from "../platforms/platform.js";
 import type { IntervalSamples } from "../probes/interval-sampler.js";
+
+/** schemaVersion 1: a nominal interval and the length of the last, partial one. */
+export interface LegacyIntervalSamples {
+  intervalSeconds: number;
+  bytes: number[];
+  lastIntervalSeconds: number;
+}
+
 import type { Iperf3Figures, ReceivedFigures, SentFigures } from "../probes/probe-summary.js";
 
 /**
@@ -40,7 +48,8 @@ export interface ResultRecord {
   cpuSeconds: number | null;
   retransmits: number | null;
   retries: number | null;
-  samples: IntervalSamples | null;
+  /** Measured intervals (schemaVersion 2), or nominal ones in older runs' lines: read through normalizeSamples. */
+  samples: IntervalSamples | LegacyIntervalSamples | null;
   /** Sender side: iperf3 end.sum_sent; s3-put: bytes sent. null when n/a. */
   sent: SentFigures | null;
   /** Receiver side: iperf3 end.sum_received. null when n/a. */

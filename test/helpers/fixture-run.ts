@@ -48,13 +48,15 @@ export function fixtureRecord(
     bitsPerSecond: number;
     seconds?: number;
     cpuSeconds?: number;
-    samples?: IntervalSamples;
+    samples?: ResultRecord["samples"];
     burstFactor?: number;
+    /** Rate of the default samples after the first second (default: bitsPerSecond). */
+    sustainedBitsPerSecond?: number;
   },
 ): ResultRecord {
   const seconds = values.seconds ?? 4;
   const bytes = (values.bitsPerSecond * seconds) / 8;
-  const intervalBytes = (values.bitsPerSecond * 0.25) / 8;
+  const intervalBytes = ((values.sustainedBitsPerSecond ?? values.bitsPerSecond) * 0.25) / 8;
   const samples =
     values.samples ??
     fixtureSamples(
