@@ -7,8 +7,8 @@ import {
   validateNumberInRange,
   validateRegion,
 } from "../../platforms/aws/aws-input.js";
-import { estimateCost, formatCostEstimate } from "../../platforms/aws/cost-estimate.js";
 import { buildStackTemplate } from "../../platforms/aws/stack-template.js";
+import { estimateCost, formatCostEstimate } from "../../results/cost-estimate.js";
 import { awsTestHooks, openAwsSession } from "./aws-session.js";
 
 interface DeployCliOptions {
@@ -83,8 +83,9 @@ export function registerDeployCommand(program: Command): void {
           formatCostEstimate(
             estimateCost({
               region,
-              items: [],
-              ec2: { instanceType: server.instanceType, hours: server.ttlHours },
+              lambda: [],
+              server: { instanceType: server.instanceType, hours: server.ttlHours },
+              serverTransferBytes: 0,
             }),
           ),
         );
