@@ -27,6 +27,8 @@ export interface ProbeEndpoints {
     bucket: string;
     pathStyle: boolean;
     caPem?: string;
+    /** Where s3-put may write (the platform's grant); default `lambda-netbench/put/`. */
+    putKeyPrefix?: string;
   };
 }
 

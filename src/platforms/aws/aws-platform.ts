@@ -15,7 +15,7 @@ import { resolveCredentials } from "./credentials.js";
 import { type PublishedVariant, publishVariants } from "./function-versions.js";
 import { fetchIperf3Auth, type Iperf3Auth } from "./iperf3-credentials.js";
 import { invokeAgent } from "./lambda-invoker.js";
-import { aliasName, functionName, stackName } from "./naming.js";
+import { aliasName, functionName, s3PutKeyPrefix, stackName } from "./naming.js";
 import type { PlannedCallRecorder } from "./planned-calls.js";
 import { getQuotaReport, type QuotaReport } from "./quota.js";
 import { describeStack, type StackState } from "./stack-state.js";
@@ -164,7 +164,13 @@ export class AwsPlatform implements Platform {
       ...(host && this.auth
         ? { iperf3: { host, ports: parsePorts(outputs.ServerPorts), auth: this.auth } }
         : {}),
-      s3: { region: this.target, bucket: outputs.BucketName as string, pathStyle: false },
+      s3: {
+        region: this.target,
+        bucket: outputs.BucketName as string,
+        pathStyle: false,
+        // breaker 7: inside the agent role's grant and the lifecycle rule
+        putKeyPrefix: s3PutKeyPrefix,
+      },
     };
   }
 

@@ -102,7 +102,7 @@ function parseRequest(request: any): StubRequest {
       headers,
     };
   }
-  if (service === "cloudformation" || service === "ec2") {
+  if (service === "cloudformation" || service === "ec2" || service === "iam" || service === "sts") {
     const params = Object.fromEntries(new URLSearchParams(text));
     return { service, operation: params.Action as string, input: params, path, method, headers };
   }
@@ -265,4 +265,46 @@ export function ec2Error(code: string, message: string): StubResponse {
     headers: { "content-type": "text/xml;charset=UTF-8" },
     body: `<?xml version="1.0" encoding="UTF-8"?>\n<Response><Errors><Error><Code>${code}</Code><Message>${message}</Message></Error></Errors><RequestID>${requestId}</RequestID></Response>`,
   };
+}
+
+/** EC2 (its own query protocol) success document: `<ActionResponse>` with the given body. */
+export function ec2Xml(action: string, innerXml: string): StubResponse {
+  return {
+    statusCode: 200,
+    headers: { "content-type": "text/xml;charset=UTF-8" },
+    body: `<?xml version="1.0" encoding="UTF-8"?>\n<${action}Response xmlns="${ec2Namespace}"><requestId>${requestId}</requestId>${innerXml}</${action}Response>`,
+  };
+}
+
+/** A default VPC with one default public subnet whose main route table reaches an internet gateway. */
+export function defaultVpcResponses(
+  stub: AwsStub,
+  options: { defaultVpc?: boolean; igw?: boolean } = {},
+): AwsStub {
+  const vpc = "vpc-0a1b2c3d4e5f60718";
+  return stub
+    .on(
+      "DescribeVpcs",
+      ec2Xml(
+        "DescribeVpcs",
+        options.defaultVpc === false
+          ? "<vpcSet/>"
+          : `<vpcSet><item><vpcId>${vpc}</vpcId><isDefault>true</isDefault></item></vpcSet>`,
+      ),
+    )
+    .on(
+      "DescribeSubnets",
+      ec2Xml(
+        "DescribeSubnets",
+        `<subnetSet><item><subnetId>subnet-0a1b2c3d4e5f60718</subnetId><vpcId>${vpc}</vpcId><availabilityZone>us-west-2a</availabilityZone><defaultForAz>true</defaultForAz><mapPublicIpOnLaunch>true</mapPublicIpOnLaunch></item></subnetSet>`,
+      ),
+    )
+    .on("DescribeRouteTables", (request) =>
+      ec2Xml(
+        "DescribeRouteTables",
+        JSON.stringify(request.input).includes("association.subnet-id")
+          ? "<routeTableSet/>"
+          : `<routeTableSet><item><routeTableId>rtb-0a1b2c3d</routeTableId><vpcId>${vpc}</vpcId><routeSet><item><destinationCidrBlock>0.0.0.0/0</destinationCidrBlock><gatewayId>${options.igw === false ? "nat-0a1b2c3d" : "igw-0a1b2c3d"}</gatewayId></item></routeSet></item></routeTableSet>`,
+      ),
+    );
 }

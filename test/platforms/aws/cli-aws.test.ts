@@ -3,7 +3,14 @@ import { existsSync } from "node:fs";
 import { afterEach, beforeEach, describe, test } from "node:test";
 import { awsTestHooks } from "../../../src/cli/commands/aws-session.js";
 import { buildProgram } from "../../../src/cli/main.js";
-import { AwsStub, json, restJsonError, stackDoesNotExist, testCredentials } from "./aws-stub.js";
+import {
+  AwsStub,
+  defaultVpcResponses,
+  json,
+  restJsonError,
+  stackDoesNotExist,
+  testCredentials,
+} from "./aws-stub.js";
 
 /** The commands end to end: options -> SDK clients -> (stubbed) AWS -> what the user sees. */
 describe("quota/deploy/teardown commands", () => {
@@ -101,9 +108,9 @@ describe("quota/deploy/teardown commands", () => {
   test("deploy --dry-run prints the calls it would make and changes nothing", {
     skip: !existsSync("dist/agent/index.mjs") && "needs `npm run build`",
   }, async () => {
-    stub
+    defaultVpcResponses(stub)
       .on("DescribeStacks", stackDoesNotExist)
-      .on("GetParameter", json({ Parameter: { Name: "x", Value: "y" } }));
+      .on("GetParameter", json({ Parameter: { Name: "x", Value: "ami-0123456789abcdef0" } }));
     await run("deploy", "--region", "eu-west-1", "--with-server", "--dry-run");
     const text = out.join("\n");
     for (const call of [
@@ -114,7 +121,7 @@ describe("quota/deploy/teardown commands", () => {
       assert.ok(text.includes(`would call ${call}`), `${call} in:\n${text}`);
     assert.match(
       text,
-      /EC2 server\s+3\.00 hours\s+price unknown/,
+      /EC2 server\s+3\.00 hours of c8gn\.large\s+price not in table/,
       "the server's cost is shown before anything is created",
     );
     assert.ok(
