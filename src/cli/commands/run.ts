@@ -10,6 +10,7 @@ import { type OpenPlatform, runPlan } from "../../runner/run-plan.js";
 import { estimateAwsCost } from "../estimate-cost.js";
 import { openPlatform as defaultOpenPlatform } from "../open-platform.js";
 import { Progress } from "../progress.js";
+import { checkBeforeRun } from "./run-preflight.js";
 
 export interface RunCommandOptions {
   config?: string;
@@ -18,6 +19,7 @@ export interface RunCommandOptions {
   out: string;
   yes?: boolean;
   resume?: string;
+  dryRun?: boolean;
 }
 
 export interface RunCommandDeps {
@@ -48,6 +50,10 @@ export function registerRunCommand(
     .option("--out <dir>", "parent folder of run directories", "runs")
     .option("--yes", "do not ask before invoking on AWS (costs money)")
     .option("--resume <runDir>", "complete an interrupted run")
+    .option(
+      "--dry-run",
+      "print the plan, its invocations and cost, and check the AWS account (preflight); invoke and create nothing",
+    )
     .action(async (options: RunCommandOptions) => {
       process.exitCode = await runCommand(options, deps);
     });
@@ -79,9 +85,16 @@ export async function runCommand(options: RunCommandOptions, deps: RunCommandDep
       }
       throw error;
     }
-    if (plan.targets.some((t) => t.platform === "aws") && !(await confirmAws(plan, options.yes === true)))
-      return 1;
-  }
+    if (options.dryRun) return (await checkBeforeRun(plan, { dryRun: true })).ok ? 0 : 1;
+    if (plan.targets.some((t) => t.platform === "aws")) {
+      if (!(await checkBeforeRun(plan, { dryRun: false })).ok) {
+        console.error("lambda-netbench run: the preflight failed (above); nothing was invoked");
+        return 1;
+      }
+      if (!(await confirmAws(plan, options.yes === true))) return 1;
+    }
+  } else if (!(await resumePreflight(options.resume, options.dryRun === true))) return 1;
+  else if (options.dryRun) return 0;
 
   const stop = new AbortController();
   const abandon = new AbortController();
@@ -158,6 +171,14 @@ export async function runCommand(options: RunCommandOptions, deps: RunCommandDep
     process.off("SIGINT", onSigint);
     process.off("SIGTERM", onSigint);
   }
+}
+
+/** A resumed AWS run gets the same preflight (credentials may have been renewed, the server extended). */
+async function resumePreflight(dir: string, dryRun: boolean): Promise<boolean> {
+  const { readManifest } = await import("../../results/run-directory.js");
+  const manifest = await readManifest(dir);
+  if (!manifest.plan.targets.some((t) => t.platform === "aws") && !dryRun) return true;
+  return (await checkBeforeRun(manifest.plan, { dryRun })).ok;
 }
 
 async function confirmAws(
