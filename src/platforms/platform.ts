@@ -83,3 +83,15 @@ export interface Platform {
   /** Releases what prepare() created for this run (not the lab or the stack themselves). */
   dispose(): Promise<void>;
 }
+
+/**
+ * Thrown by a platform when the run cannot go on until the user acts (expired login, the iperf3
+ * server's time-to-live reached): the invocation is not recorded, the runner stops taking work,
+ * and `run --resume` redoes what was not recorded once the user has acted.
+ */
+export class RunPausedError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "RunPausedError";
+  }
+}

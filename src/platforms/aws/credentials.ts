@@ -1,5 +1,6 @@
 import { defaultProvider } from "@aws-sdk/credential-provider-node";
 import type { AwsCredentialIdentity, AwsCredentialIdentityProvider } from "@smithy/types";
+import { RunPausedError } from "../platform.js";
 import { AwsInputError } from "./aws-input.js";
 import { errorName } from "./backoff.js";
 
@@ -68,7 +69,7 @@ export function isExpiredCredentials(error: unknown): boolean {
 }
 
 /** Thrown when the run must stop for a new login: nothing of the failed call is recorded. */
-export class CredentialsExpiredError extends Error {
+export class CredentialsExpiredError extends RunPausedError {
   constructor(cause: unknown) {
     super(
       `AWS credentials expired (${errorName(cause)}: ${cause instanceof Error ? cause.message : String(cause)}); ${loginAgainHelp()}`,
