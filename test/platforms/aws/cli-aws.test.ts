@@ -135,9 +135,12 @@ describe("quota/deploy/teardown commands", () => {
       .on("DescribeStacks", stackDoesNotExist)
       .on("ListAliases", restJsonError("ResourceNotFoundException", "Function not found", 404))
       .on("GetResources", json({ ResourceTagMappingList: [] }))
-      .on("GetParametersByPath", json({ Parameters: [] }));
+      .on("GetParametersByPath", json({ Parameters: [] }))
+      .on("DescribeLogGroups", json({ logGroups: [] }));
     await run("teardown", "--region", "us-west-2");
     assert.match(out.join("\n"), /verified: nothing tagged lambda-netbench remains/);
+    assert.match(out.join("\n"), /verified gone by name: log-group \/aws\/lambda\/lambda-netbench-agent/);
+    assert.match(out.join("\n"), /raised Lambda bandwidth quota stays raised/);
     assert.ok(!process.exitCode);
   });
 
@@ -155,7 +158,8 @@ describe("quota/deploy/teardown commands", () => {
           ],
         }),
       )
-      .on("GetParametersByPath", json({ Parameters: [] }));
+      .on("GetParametersByPath", json({ Parameters: [] }))
+      .on("DescribeLogGroups", json({ logGroups: [] }));
     await run("teardown", "--region", "us-west-2");
     assert.match(out.join("\n"), /log-group:\/aws\/lambda\/lambda-netbench-agent/);
     assert.equal(process.exitCode, 1);

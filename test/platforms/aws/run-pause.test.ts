@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import { generateIperf3Secrets } from "../../../src/platforms/aws/iperf3-credentials.js";
 import { AwsPlatform } from "../../../src/platforms/aws/aws-platform.js";
 import { CredentialsExpiredError } from "../../../src/platforms/aws/credentials.js";
+import { generateIperf3Secrets } from "../../../src/platforms/aws/iperf3-credentials.js";
 import { RunPausedError } from "../../../src/platforms/platform.js";
 import { AwsStub, describeStacks, json, restJson, restJsonError, testCredentials } from "./aws-stub.js";
 
