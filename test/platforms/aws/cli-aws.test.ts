@@ -6,6 +6,7 @@ import { buildProgram } from "../../../src/cli/main.js";
 import {
   AwsStub,
   defaultVpcResponses,
+  ec2Xml,
   json,
   restJsonError,
   stackDoesNotExist,
@@ -163,5 +164,49 @@ describe("quota/deploy/teardown commands", () => {
     await run("teardown", "--region", "us-west-2");
     assert.match(out.join("\n"), /log-group:\/aws\/lambda\/lambda-netbench-agent/);
     assert.equal(process.exitCode, 1);
+  });
+});
+
+describe("--all-regions (breaker 12)", () => {
+  let stub: AwsStub;
+  let out: string[];
+  const originalLog = console.log;
+  const originalError = console.error;
+  beforeEach(() => {
+    stub = new AwsStub();
+    out = [];
+    awsTestHooks.requestHandler = stub.handler;
+    awsTestHooks.credentials = testCredentials;
+    console.log = (...args: unknown[]) => out.push(args.join(" "));
+    console.error = (...args: unknown[]) => out.push(args.join(" "));
+  });
+  afterEach(() => {
+    console.log = originalLog;
+    console.error = originalError;
+    delete awsTestHooks.requestHandler;
+    delete awsTestHooks.credentials;
+    process.exitCode = 0;
+  });
+
+  test("quota history --all-regions skips opt-in regions that are not enabled", async () => {
+    // DescribeRegions without AllRegions: the regions enabled for the account only
+    const enabled = ["us-east-1", "us-west-2", "ap-northeast-1"];
+    stub
+      .on(
+        "DescribeRegions",
+        ec2Xml(
+          "DescribeRegions",
+          `<regionInfo>${enabled.map((r) => `<item><regionName>${r}</regionName><regionEndpoint>ec2.${r}.amazonaws.com</regionEndpoint><optInStatus>opt-in-not-required</optInStatus></item>`).join("")}</regionInfo>`,
+        ),
+      )
+      .on("ListRequestedServiceQuotaChangeHistoryByQuota", json({ RequestedQuotas: [] }));
+    await buildProgram().parseAsync(["node", "lambda-netbench", "quota", "history", "--all-regions"]);
+    const asked = new Set(
+      stub.requests
+        .filter((r) => r.operation === "ListRequestedServiceQuotaChangeHistoryByQuota")
+        .map((r) => r.region),
+    );
+    assert.deepEqual([...asked].sort(), [...enabled].sort());
+    assert.match(out.join("\n"), /skipping opt-in regions not enabled in this account: .*af-south-1/);
   });
 });
