@@ -37,7 +37,7 @@ export function registerDeployCommand(program: Command): void {
   program
     .command("deploy")
     .description("create or update the region's stack: bucket, agent function, optional iperf3 server")
-    .requiredOption("--region <region>", "AWS region, e.g. us-west-2")
+    .option("--region <region>", "AWS region, e.g. us-west-2 (required, except with --print-operator-policy)")
     .option("--arch <arch>", "function architecture: arm64 or x86_64", "arm64")
     .option("--memory-mb <mb>", "memory of $LATEST (each measured size gets its own version)", "2048")
     .option("--timeout-seconds <s>", "function timeout, 1-900", "900")
