@@ -27,6 +27,8 @@ export interface ProbeEndpoints {
     bucket: string;
     pathStyle: boolean;
     caPem?: string;
+    /** Where s3-put may write (the platform's grant); default `lambda-netbench/put/`. */
+    putKeyPrefix?: string;
   };
 }
 
@@ -80,4 +82,16 @@ export interface Platform {
   ): Promise<InvocationOutcome>;
   /** Releases what prepare() created for this run (not the lab or the stack themselves). */
   dispose(): Promise<void>;
+}
+
+/**
+ * Thrown by a platform when the run cannot go on until the user acts (expired login, the iperf3
+ * server's time-to-live reached): the invocation is not recorded, the runner stops taking work,
+ * and `run --resume` redoes what was not recorded once the user has acted.
+ */
+export class RunPausedError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "RunPausedError";
+  }
 }

@@ -11,9 +11,12 @@ import {
   readRecords,
   writeManifest,
 } from "../results/run-directory.js";
+import { defaultParallelism } from "./parallelism.js";
 import { type RunnerEvent, runTarget } from "./run-target.js";
 import { scheduleTasks, taskKey } from "./schedule.js";
 import { toolVersion } from "./tool-version.js";
+
+export { defaultParallelism };
 
 /** What opening a target needs besides the target itself. */
 export interface OpenContext {
@@ -25,14 +28,6 @@ export interface OpenContext {
 
 export type OpenPlatform = (target: Target, context: OpenContext) => Promise<Platform>;
 
-/**
- * Without `parallelism` in the plan: one invocation at a time on the lab, whose environments
- * share this machine's few cores and one cloud namespace (parallel tests would measure each
- * other); as many as the platform allows on AWS, where environments are separate machines.
- */
-export function defaultParallelism(target: Target): number {
-  return target.platform === "local" ? 1 : Number.POSITIVE_INFINITY;
-}
 
 export interface RunPlanOptions {
   /** A new run: the plan and where to create the run directory. */

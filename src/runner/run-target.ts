@@ -1,5 +1,10 @@
 import { type Cell, stableHash } from "../plan/cell.js";
-import type { EnvironmentVariant, InvocationOutcome, Platform } from "../platforms/platform.js";
+import {
+  type EnvironmentVariant,
+  type InvocationOutcome,
+  type Platform,
+  RunPausedError,
+} from "../platforms/platform.js";
 import { buildRecord, type ResultRecord } from "../results/result-record.js";
 import { buildEvent, mebibyte } from "./build-event.js";
 import { PortPool } from "./port-pool.js";
@@ -69,6 +74,7 @@ export async function runTarget(options: RunTargetOptions): Promise<RunTargetRes
     try {
       objectKeys.set(bytes, await platform.ensureTestObject(bytes));
     } catch (error) {
+      if (error instanceof RunPausedError) throw error;
       objectKeys.set(bytes, error instanceof Error ? error : new Error(String(error)));
     }
   }
@@ -176,6 +182,8 @@ async function invokeSafely(
       abandon ? { signal: abandon } : {},
     );
   } catch (error) {
+    // the run must stop for the user (expired login, server gone): not a result, not recorded
+    if (error instanceof RunPausedError) throw error;
     return {
       response: null,
       failure: { kind: "platform", message: error instanceof Error ? error.message : String(error) },
@@ -196,14 +204,22 @@ async function runPool<T>(
   stop: AbortSignal | undefined,
 ): Promise<number> {
   let next = 0;
+  let paused: RunPausedError | null = null;
   const worker = async () => {
-    while (next < items.length && !stop?.aborted) {
+    while (next < items.length && !stop?.aborted && paused === null) {
       const item = items[next] as T;
       next += 1;
-      await work(item);
+      try {
+        await work(item);
+      } catch (error) {
+        // the others finish what they started (and record it); nobody takes new work
+        if (!(error instanceof RunPausedError)) throw error;
+        paused ??= error;
+      }
     }
   };
   await Promise.all(Array.from({ length: Math.min(parallelism, items.length) }, worker));
+  if (paused) throw paused;
   return next;
 }
 

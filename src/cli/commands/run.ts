@@ -12,6 +12,7 @@ import { estimateAwsCost } from "../estimate-cost.js";
 import { labRefusal } from "../lab-preflight.js";
 import { openPlatform as defaultOpenPlatform } from "../open-platform.js";
 import { Progress } from "../progress.js";
+import { checkBeforeRun } from "./run-preflight.js";
 
 export interface RunCommandOptions {
   config?: string;
@@ -21,6 +22,7 @@ export interface RunCommandOptions {
   yes?: boolean;
   resume?: string;
   unshaped?: boolean;
+  dryRun?: boolean;
 }
 
 export interface RunCommandDeps {
@@ -60,6 +62,10 @@ export function registerRunCommand(
       "--unshaped",
       "run lab targets on loopback without shaping (no root needed; results labelled unshaped)",
     )
+    .option(
+      "--dry-run",
+      "print the plan, its invocations and cost, and check the AWS account (preflight); invoke and create nothing",
+    )
     .action(async (options: RunCommandOptions) => {
       process.exitCode = await runCommand(options, deps);
     });
@@ -91,14 +97,21 @@ export async function runCommand(options: RunCommandOptions, deps: RunCommandDep
       }
       throw error;
     }
-  }
+    if (options.dryRun) return (await checkBeforeRun(plan, { dryRun: true })).ok ? 0 : 1;
+  } else if (!(await resumePreflight(options.resume, options.dryRun === true))) return 1;
+  else if (options.dryRun) return 0;
   const refusal = await labRefusalOf(plan, options, deps);
   if (refusal) {
     console.error(`lambda-netbench run: ${refusal}`);
     return 2;
   }
-  if (plan?.targets.some((t) => t.platform === "aws") && !(await confirmAws(plan, options.yes === true)))
-    return 1;
+  if (plan?.targets.some((t) => t.platform === "aws")) {
+    if (!(await checkBeforeRun(plan, { dryRun: false })).ok) {
+      console.error("lambda-netbench run: the preflight failed (above); nothing was invoked");
+      return 1;
+    }
+    if (!(await confirmAws(plan, options.yes === true))) return 1;
+  }
 
   const stop = new AbortController();
   const abandon = new AbortController();
@@ -194,6 +207,13 @@ async function labRefusalOf(
         )
       : undefined);
   return checked ? deps.labRefusal(checked, options.unshaped === true) : null;
+}
+
+/** A resumed AWS run gets the same preflight (credentials may have been renewed, the server extended). */
+async function resumePreflight(dir: string, dryRun: boolean): Promise<boolean> {
+  const manifest = await readManifest(dir);
+  if (!manifest.plan.targets.some((t) => t.platform === "aws") && !dryRun) return true;
+  return (await checkBeforeRun(manifest.plan, { dryRun })).ok;
 }
 
 async function confirmAws(
