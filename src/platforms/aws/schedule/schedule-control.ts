@@ -19,14 +19,13 @@ import { ListExecutionsCommand, StartExecutionCommand } from "@aws-sdk/client-sf
 import { expandPlan } from "../../../plan/expand-plan.js";
 import { type Plan, targetKey } from "../../../plan/plan-schema.js";
 import type { RunManifest } from "../../../results/manifest.js";
-import { toolVersion } from "../../../runner/tool-version.js";
 import type { EnvironmentVariant, PlatformFacts } from "../../platform.js";
 import { errorName } from "../backoff.js";
 import { publishVariants } from "../function-versions.js";
 import { functionName, stackName, tagKey, tagValue, testObjectKey } from "../naming.js";
 import { describeStack, waitForStack } from "../stack-state.js";
 import type { CfnTemplate } from "../stack-template.js";
-import type { ScheduleExecutionPlan } from "./execution-plan.js";
+import { buildExecutionPlan, writeExecutionPlan } from "./execution-plan.js";
 import { addScheduleStack, removeScheduleStack } from "./parent-stack-hook.js";
 import { listKeys } from "./recorder.js";
 import type { ScheduleClients } from "./schedule-clients.js";
@@ -201,28 +200,19 @@ export async function createSchedule(
       iperf3Server: null,
     },
   };
-  const plan: ScheduleExecutionPlan = {
-    schemaVersion: 1,
-    schedule: name,
+  const executionPlan = buildExecutionPlan({
+    name,
     expression: options.expression,
     mode: templateOptions.mode,
-    manifest: {
-      schemaVersion: 1,
-      toolVersion: toolVersion(),
-      source: options.source,
-      plan: options.plan,
-      cells,
-      platforms: { [targetKey(target)]: facts },
-    },
-    warmups: work.warmups,
-    testObjectBytes: work.testObjectBytes,
-    tasks: templateOptions.mode === "inline" ? work.tasks : null,
-    taskCount: work.tasks.length,
-  };
+    plan: options.plan,
+    source: options.source,
+    cells,
+    work,
+    platforms: { [targetKey(target)]: facts },
+  });
 
   const keys = scheduleKeys(name);
-  await putObject(clients, bucket, keys.tasks, tasksText);
-  await putObject(clients, bucket, keys.execution, JSON.stringify(plan));
+  await writeExecutionPlan(clients.s3, bucket, executionPlan, work.tasks);
   if (!(await exists(clients, bucket, options.recorder.key))) {
     log(
       `uploading the recorder (${options.recorder.zip.length} bytes) to s3://${bucket}/${options.recorder.key}`,

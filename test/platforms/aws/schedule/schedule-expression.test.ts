@@ -3,7 +3,11 @@ import { test } from "node:test";
 import { parseScheduleExpression } from "../../../../src/platforms/aws/schedule/schedule-expression.js";
 
 test("rate and cron expressions EventBridge Scheduler accepts", () => {
-  assert.deepEqual(parseScheduleExpression("rate(1 day)"), { kind: "rate", seconds: 86_400, text: "rate(1 day)" });
+  assert.deepEqual(parseScheduleExpression("rate(1 day)"), {
+    kind: "rate",
+    seconds: 86_400,
+    text: "rate(1 day)",
+  });
   assert.equal((parseScheduleExpression(" rate(12 hours) ") as { seconds: number }).seconds, 43_200);
   assert.equal((parseScheduleExpression("rate(30 minutes)") as { seconds: number }).seconds, 1_800);
   for (const cron of [

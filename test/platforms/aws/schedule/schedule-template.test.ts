@@ -73,20 +73,26 @@ describe("the scheduled study's state machine and template", () => {
       assert.equal(template.Resources.StateMachine.Properties.DefinitionString, undefined);
       assert.deepEqual(definition, scheduleDefinition({ ...base, mode }));
       const text = JSON.stringify(definition);
-      assert.ok(!text.includes("Fn::") && !text.includes("${"), "no intrinsic function or placeholder in the definition");
+      assert.ok(
+        !text.includes("Fn::") && !text.includes("${"),
+        "no intrinsic function or placeholder in the definition",
+      );
     });
 
     test(`${mode} Map: least privilege (no StartExecution on *, no wildcard action or resource)`, () => {
       const template = buildScheduleTemplate({ ...base, mode }) as any;
       for (const { role, statement } of statements(template)) {
         assert.equal(statement.Effect, "Allow");
-        for (const action of asArray(statement.Action)) assert.ok(!String(action).includes("*"), `${role}: ${action}`);
+        for (const action of asArray(statement.Action))
+          assert.ok(!String(action).includes("*"), `${role}: ${action}`);
         for (const resource of asArray(statement.Resource))
           assert.notEqual(resource, "*", `${role} ${statement.Sid}: Resource *`);
         if (asArray(statement.Action).includes("states:StartExecution")) {
           const resources = asArray(statement.Resource).map((r) => JSON.stringify(r));
           assert.ok(
-            resources.every((r) => r === '{"Ref":"StateMachine"}' || r.endsWith(':stateMachine:lambda-netbench-daily"}')),
+            resources.every(
+              (r) => r === '{"Ref":"StateMachine"}' || r.endsWith(':stateMachine:lambda-netbench-daily"}'),
+            ),
             `${role}: StartExecution only on this state machine (${resources})`,
           );
         }
@@ -116,18 +122,38 @@ describe("the scheduled study's state machine and template", () => {
     assert.equal(chooseMapMode(50_000, 42, 100), "distributed", "more than 40 at once");
     assert.equal(chooseMapMode(150_000, 5_000, 10), "distributed", "execution history");
     const seed = validatePlan({ ...presets.seed, targets: [{ platform: "aws", region: "us-west-2" }] });
-    const planned = planSchedule({ name: "seed", expression: "rate(1 day)", timezone: "UTC", plan: seed, parallelism: 1, agentTimeoutSeconds: 900 });
+    const planned = planSchedule({
+      name: "seed",
+      expression: "rate(1 day)",
+      timezone: "UTC",
+      plan: seed,
+      parallelism: 1,
+      agentTimeoutSeconds: 900,
+    });
     assert.equal(planned.templateOptions.mode, "inline", "the seed study is small");
   });
 
   test("the region stack keeps its schedules through deploy (nested stack described by an output)", () => {
-    const region = buildStackTemplate({ agentCodeKey: "agent/abc.zip", arch: "arm64", memoryMb: 2048, timeoutSeconds: 900, server: null });
-    const ref = { name: "daily", templateKey: "schedules/daily/template-0123456789abcdef.json", recorderCodeKey: "agent/recorder-1.zip" };
+    const region = buildStackTemplate({
+      agentCodeKey: "agent/abc.zip",
+      arch: "arm64",
+      memoryMb: 2048,
+      timeoutSeconds: 900,
+      server: null,
+    });
+    const ref = {
+      name: "daily",
+      templateKey: "schedules/daily/template-0123456789abcdef.json",
+      recorderCodeKey: "agent/recorder-1.zip",
+    };
     const withSchedule = addScheduleStack(region, ref) as any;
     assert.deepEqual(validateTemplate(withSchedule), []);
     assert.equal(withSchedule.Resources.ScheduleDaily.Type, "AWS::CloudFormation::Stack");
     const outputs = Object.fromEntries(
-      Object.entries<any>(withSchedule.Outputs).map(([key, output]) => [key, typeof output.Value === "string" ? output.Value : "x"]),
+      Object.entries<any>(withSchedule.Outputs).map(([key, output]) => [
+        key,
+        typeof output.Value === "string" ? output.Value : "x",
+      ]),
     );
     assert.deepEqual(scheduleStacksFromOutputs(outputs), [ref]);
     // deploy rebuilds the region template from its options: the hook puts the schedule back
