@@ -8,6 +8,7 @@ interface ReportOptions {
   format?: string[];
   out?: string;
   stdout?: boolean;
+  history?: string[];
 }
 
 /**
@@ -18,14 +19,25 @@ export function registerReportCommand(program: Command): void {
   program
     .command("report")
     .description("print the summary of a run and write its report files")
-    .argument("<runDir>", "run directory (runs/<date>-<name>)")
+    .argument("[runDir]", "run directory (runs/<date>-<name>)")
     .option(
       "--format <formats...>",
       `formats to write: ${reportFormatNames.map((n) => `${n} (${reportFormats[n]?.description})`).join(", ")}`,
     )
     .option("--out <dir>", "where to write the files (default: the run directory)")
     .option("--stdout", "print a text format (md, csv, json, text) instead of writing a file")
-    .action(async (runDir: string, options: ReportOptions) => {
+    .option("--history <dirs...>", "sustained and burst rates over these runs (run directories or runs/)")
+    .action(async (runDir: string | undefined, options: ReportOptions) => {
+      if (options.history) {
+        const { historyCommand } = await import("./report-history.js");
+        process.exitCode = await historyCommand([...(runDir ? [runDir] : []), ...options.history], options);
+        return;
+      }
+      if (!runDir) {
+        console.error("lambda-netbench report: give a run directory, or --history DIR...");
+        process.exitCode = 2;
+        return;
+      }
       process.exitCode = await reportCommand(runDir, options);
     });
 }
