@@ -1,6 +1,8 @@
 import type { Command } from "commander";
 import { loadPlan } from "../../plan/load-plan.js";
+import type { Plan } from "../../plan/plan-schema.js";
 import type { ScheduleClients } from "../../platforms/aws/schedule/schedule-clients.js";
+import { estimateAwsCost } from "../estimate-cost.js";
 import { awsTestHooks, openAwsSession } from "./aws-session.js";
 
 interface CreateCliOptions {
@@ -179,7 +181,6 @@ export async function createCommand(options: CreateCliOptions): Promise<number> 
 
   const { buildRecorderZip } = await import("../../platforms/aws/schedule/recorder-zip.js");
   const recorder = buildRecorderZip();
-  let code = 0;
   await withClients(region, async (clients) => {
     const result = await control.createSchedule(clients, {
       name,
@@ -203,12 +204,22 @@ export async function createCommand(options: CreateCliOptions): Promise<number> 
     console.log(
       `  per run        ${result.warmups} warm-up(s) + ${result.tasks} invocation(s)${result.skipped > 0 ? `, ${result.skipped} iperf3 task(s) recorded as skipped (no server between runs)` : ""}`,
     );
+    const lambda = scheduledLambdaCost(plan);
+    console.log(
+      `  cost per run   Lambda ~$${lambda.usd.toFixed(4)} (${lambda.invocations} invocations, ${lambda.gigabyteSeconds.toFixed(0)} GB-s, upper estimate); Step Functions ${result.stateTransitionsPerRun} state transitions (prices: docs/aws.md, Scheduled studies)`,
+    );
     console.log(
       `  results        s3://${result.bucket}/runs/<run id>/ -> lambda-netbench runs pull --region ${region}`,
     );
-    code = 0;
   });
-  return code;
+  return 0;
+}
+
+/** The Lambda side of one scheduled run: iperf3 cells are not invoked (no server between runs). */
+function scheduledLambdaCost(plan: Plan): ReturnType<typeof estimateAwsCost> {
+  const probes = plan.probes.filter((probe) => probe.kind !== "iperf3");
+  if (probes.length === 0) return { invocations: 0, gigabyteSeconds: 0, usd: 0 };
+  return estimateAwsCost({ ...plan, probes });
 }
 
 function validateTimezone(zone: string): string {

@@ -1,10 +1,4 @@
-import {
-  GetObjectCommand,
-  HeadObjectCommand,
-  ListObjectsV2Command,
-  PutObjectCommand,
-  type S3Client,
-} from "@aws-sdk/client-s3";
+import { GetObjectCommand, ListObjectsV2Command, PutObjectCommand, type S3Client } from "@aws-sdk/client-s3";
 import type { AgentEventInput } from "../../../agent/event.js";
 import type { RunManifest } from "../../../results/manifest.js";
 import { buildRecord } from "../../../results/result-record.js";
@@ -252,15 +246,4 @@ export async function finishRun(
     await putJson(deps.s3, input.bucket, manifestKey, `${JSON.stringify(manifest, null, 2)}\n`);
   }
   return { complete: missing === 0, missing };
-}
-
-/** HEAD of an object, for callers outside this module (pull). */
-export async function objectExists(s3: S3Client, bucket: string, key: string): Promise<boolean> {
-  try {
-    await s3.send(new HeadObjectCommand({ Bucket: bucket, Key: key }));
-    return true;
-  } catch (error) {
-    if (errorName(error) === "NotFound" || errorName(error) === "NoSuchKey") return false;
-    throw error;
-  }
 }

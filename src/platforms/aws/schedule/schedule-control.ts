@@ -36,7 +36,7 @@ import {
   scheduleResourceName,
 } from "./schedule-naming.js";
 import { buildScheduleTemplate, type ScheduleTemplateOptions } from "./schedule-template.js";
-import { buildScheduledWork } from "./scheduled-tasks.js";
+import { buildScheduledWork, type ScheduledWork } from "./scheduled-tasks.js";
 import { chooseMapMode, type MapMode } from "./state-machine-definition.js";
 
 /**
@@ -75,7 +75,26 @@ export interface CreateScheduleResult {
   warmups: number;
   tasks: number;
   skipped: number;
+  /** Standard-workflow state transitions of one run without retries (Step Functions bills these). */
+  stateTransitionsPerRun: number;
   templateKey: string;
+}
+
+/**
+ * State transitions of one run: 5 per invoked task (Stamp, Dispatch, Invoke, Received, Record),
+ * 4 per skipped one, 1 per test object, and the top level's 9 (Begin, EnsureTestObjects, WarmUp,
+ * Measure, Finish, Complete, Done, plus the Maps' own). A Distributed Map adds its child executions'
+ * start and end per task.
+ */
+export function stateTransitionsPerRun(work: ScheduledWork, mode: MapMode): number {
+  const perTask = (task: { event: unknown }) =>
+    (task.event === null ? 4 : 5) + (mode === "distributed" ? 2 : 0);
+  return (
+    9 +
+    work.testObjectBytes.length +
+    work.warmups.reduce((sum, task) => sum + perTask(task) - (mode === "distributed" ? 2 : 0), 0) +
+    work.tasks.reduce((sum, task) => sum + perTask(task), 0)
+  );
 }
 
 const defaultPoll: StackPoll = { pollIntervalMs: 10_000, timeoutMs: 30 * 60_000 };
@@ -244,6 +263,7 @@ export async function createSchedule(
     warmups: work.warmups.length,
     tasks: work.tasks.length,
     skipped: work.tasks.filter((task) => task.event === null).length,
+    stateTransitionsPerRun: stateTransitionsPerRun(work, templateOptions.mode),
     templateKey,
   };
 }

@@ -143,11 +143,12 @@ export function buildScheduleTemplate(options: ScheduleTemplateOptions): CfnTemp
                     Resource: { "Fn::Sub": `${bucketArn}/${runsPrefix}*` },
                   },
                   {
-                    Sid: "ListRecordsOfRuns",
+                    // also what makes S3 answer 404 (not 403) for a missing run or test object
+                    Sid: "ListRunsAndTestObjects",
                     Effect: "Allow",
                     Action: "s3:ListBucket",
                     Resource: { "Fn::Sub": bucketArn },
-                    Condition: { StringLike: { "s3:prefix": `${runsPrefix}*` } },
+                    Condition: { StringLike: { "s3:prefix": [`${runsPrefix}*`, `${testObjectPrefix}*`] } },
                   },
                   {
                     Sid: "CheckTestObjects",
