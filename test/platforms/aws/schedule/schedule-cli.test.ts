@@ -201,7 +201,10 @@ describe("schedule and runs commands on the stubbed transport", () => {
       text,
       /per run +6 warm-up\(s\) \+ 42 invocation\(s\), 18 iperf3 task\(s\) recorded as skipped/,
     );
-    assert.match(text, /cost per run +Lambda ~\$[\d.]+ \(\d+ invocations, \d+ GB-s, upper estimate\); Step Functions 232 state transitions/);
+    assert.match(
+      text,
+      /cost per run +Lambda ~\$[\d.]+ \(\d+ invocations, \d+ GB-s, upper estimate\); Step Functions 232 state transitions/,
+    );
     const aliases = stub.requests.filter((r) => r.operation === "CreateAlias").map((r) => r.input.Name);
     assert.deepEqual(
       aliases.filter((name) => String(name).startsWith("s-seed-")),
