@@ -12,6 +12,7 @@ interface ReportOptions {
   stdout?: boolean;
   /** A published baseline to show beside the run, or "none". */
   baseline?: string;
+  history?: string[];
 }
 
 /**
@@ -22,7 +23,7 @@ export function registerReportCommand(program: Command): void {
   program
     .command("report")
     .description("print the summary of a run and write its report files")
-    .argument("<runDir>", "run directory (runs/<date>-<name>)")
+    .argument("[runDir]", "run directory (runs/<date>-<name>)")
     .option(
       "--format <formats...>",
       `formats to write: ${reportFormatNames.map((n) => `${n} (${reportFormats[n]?.description})`).join(", ")}`,
@@ -34,7 +35,18 @@ export function registerReportCommand(program: Command): void {
       `published dataset shown beside the run in md, html, json and the charts: ${baselineNames.join(", ")} or none`,
       defaultBaselineName,
     )
-    .action(async (runDir: string, options: ReportOptions) => {
+    .option("--history <dirs...>", "sustained and burst rates over these runs (run directories or runs/)")
+    .action(async (runDir: string | undefined, options: ReportOptions) => {
+      if (options.history) {
+        const { historyCommand } = await import("./report-history.js");
+        process.exitCode = await historyCommand([...(runDir ? [runDir] : []), ...options.history], options);
+        return;
+      }
+      if (!runDir) {
+        console.error("lambda-netbench report: give a run directory, or --history DIR...");
+        process.exitCode = 2;
+        return;
+      }
       process.exitCode = await reportCommand(runDir, options);
     });
 }

@@ -7,6 +7,7 @@ import { errorName } from "./backoff.js";
 import { ensureIperf3Secrets, readServerStatus } from "./iperf3-credentials.js";
 import { invokeAgent } from "./lambda-invoker.js";
 import { agentCodePrefix, iperf3StatusParameter, stackName, tagKey, tagValue } from "./naming.js";
+import { keepScheduleStacks } from "./schedule/parent-stack-hook.js";
 import { resolveServerImage, resolveServerNetwork, type ServerNetwork } from "./server-network.js";
 import { describeStack, type StackState, waitForStack } from "./stack-state.js";
 import { buildStackTemplate, instanceArchitecture, type StackTemplateOptions } from "./stack-template.js";
@@ -208,7 +209,10 @@ export async function deployStack(clients: AwsClients, options: DeployOptions): 
     await cfn.send(
       new UpdateStackCommand({
         ...stackCall,
-        TemplateBody: JSON.stringify(buildStackTemplate(templateOptions(agentCodeKey))),
+        // schedule hook: the nested stacks of `schedule create` stay
+        TemplateBody: JSON.stringify(
+          keepScheduleStacks(buildStackTemplate(templateOptions(agentCodeKey)), state?.outputs ?? {}),
+        ),
       }),
     );
     if (!dryRun) state = await waitForStack(cfn, ["UPDATE_COMPLETE"], poll);
