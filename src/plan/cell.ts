@@ -15,6 +15,8 @@ export interface Cell {
   /** Human label of the probe, e.g. "iperf3 upload -P 4 -t 10s". */
   probeLabel: string;
   repetitions: number;
+  /** Environments invoked at once for each repetition (1: one alone). Absent in runs made before fleets. */
+  environments?: number;
 }
 
 /** The parameters that define what is measured (not how often or what it is called). */
@@ -23,15 +25,34 @@ export function probeParameters(probe: ProbeSpec): Record<string, unknown> {
   return parameters;
 }
 
-export function cellId(target: Target, memoryMb: number, arch: Architecture, probe: ProbeSpec): string {
-  return stableHash({ target, memoryMb, arch, probe: probeParameters(probe) });
+// `environments` joins the hashes only when above 1, so cells of runs made before fleets keep their ids.
+export function cellId(
+  target: Target,
+  memoryMb: number,
+  arch: Architecture,
+  probe: ProbeSpec,
+  environments = 1,
+): string {
+  return stableHash({ target, memoryMb, arch, probe: probeParameters(probe), ...fleetKey(environments) });
 }
 
-export function probeKey(probe: ProbeSpec): string {
-  return stableHash(probeParameters(probe));
+/** Groups the cells of one curve across memory sizes: the probe's parameters and the fleet size. */
+export function probeKey(probe: ProbeSpec, environments = 1): string {
+  return environments === 1
+    ? stableHash(probeParameters(probe))
+    : stableHash({ ...probeParameters(probe), ...fleetKey(environments) });
 }
 
-export function probeLabel(probe: ProbeSpec): string {
+function fleetKey(environments: number): { environments?: number } {
+  return environments === 1 ? {} : { environments };
+}
+
+export function probeLabel(probe: ProbeSpec, environments = 1): string {
+  const label = singleLabel(probe);
+  return environments === 1 ? label : `${label} x${environments} envs`;
+}
+
+function singleLabel(probe: ProbeSpec): string {
   if (probe.label) return probe.label;
   switch (probe.kind) {
     case "iperf3":

@@ -9,7 +9,7 @@ export function hostArchitecture(): Architecture {
 }
 
 /**
- * The plan as a list of cells, in a fixed order: target, then architecture, memory and probe.
+ * The plan as a list of cells, in a fixed order: target, then architecture, memory, fleet size and probe.
  * Pure; the same plan always gives the same cells with the same ids.
  * Two probes with the same parameters would be one cell twice: refused.
  * Lab targets run on `localArch` (the host's architecture) whatever `architectures` says: the
@@ -22,25 +22,28 @@ export function expandPlan(plan: Plan, localArch: Architecture = hostArchitectur
     const architectures = target.platform === "local" ? [localArch] : plan.architectures;
     for (const arch of architectures) {
       for (const memoryMb of plan.memoryMb) {
-        plan.probes.forEach((probe, index) => {
-          const id = cellId(target, memoryMb, arch, probe);
-          if (seen.has(id)) {
-            throw new PlanError([
-              `probes.${index}: the same probe with the same parameters appears twice (or a target twice)`,
-            ]);
-          }
-          seen.add(id);
-          cells.push({
-            id,
-            target,
-            memoryMb,
-            arch,
-            probe,
-            probeKey: probeKey(probe),
-            probeLabel: probeLabel(probe),
-            repetitions: probe.repetitions ?? plan.repetitions,
+        for (const environments of plan.environments) {
+          plan.probes.forEach((probe, index) => {
+            const id = cellId(target, memoryMb, arch, probe, environments);
+            if (seen.has(id)) {
+              throw new PlanError([
+                `probes.${index}: the same probe with the same parameters appears twice (or a target twice)`,
+              ]);
+            }
+            seen.add(id);
+            cells.push({
+              id,
+              target,
+              memoryMb,
+              arch,
+              probe,
+              probeKey: probeKey(probe, environments),
+              probeLabel: probeLabel(probe, environments),
+              repetitions: probe.repetitions ?? plan.repetitions,
+              environments,
+            });
           });
-        });
+        }
       }
     }
   }

@@ -111,6 +111,15 @@ export const planSchema = z
      * Default: 1 on the lab (its environments share this machine), the platform's limit on AWS.
      */
     parallelism: z.number().int().min(1).max(1_000).optional(),
+    /**
+     * Environments invoked at once per cell (fan-out): each measures with its own server port and
+     * connections; reports show the per-environment rate and the group's aggregate against N.
+     */
+    environments: z
+      .array(z.number().int().min(1, "at least 1 environment").max(256, "at most 256 environments at once"))
+      .min(1, "at least one count")
+      .refine((counts) => new Set(counts).size === counts.length, "environment counts must be distinct")
+      .default([1]),
     /** "Time to move N GB" in the report. */
     moveGigabytes: z.number().positive().max(1_000_000).default(100),
   })

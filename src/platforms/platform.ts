@@ -65,6 +65,11 @@ export interface Platform {
   facts(): Promise<PlatformFacts>;
   /** How many invocations may run at once on this target. */
   maxConcurrency(): number;
+  /**
+   * Why `environments` of this variant cannot run at once here (memory, cores, concurrency),
+   * or null when they can. Checked before anything is prepared or invoked.
+   */
+  fleetCapacityProblem?(variant: EnvironmentVariant, environments: number): string | null;
   /** Creates or checks what the variants need (environments, function versions). */
   prepare(variants: EnvironmentVariant[]): Promise<void>;
   endpoints(): ProbeEndpoints;

@@ -11,6 +11,7 @@ export function renderJson(model: ReportModel): string {
       label: model.label,
       targets: model.targets,
       ...model.analysis,
+      fleets: model.fleets,
     },
     null,
     2,

@@ -4,6 +4,7 @@ import {
   type CurveAnalysis,
   type RunAnalysis,
 } from "../results/analysis.js";
+import { analyzeFleets, type FleetPoint } from "../results/fleet-analysis.js";
 import type { RunManifest } from "../results/manifest.js";
 import type { PriceTable } from "../results/price-table.js";
 import { intervalSeries, recordRates } from "../results/record-rates.js";
@@ -48,6 +49,8 @@ export interface ReportModel {
   analysis: RunAnalysis;
   series: SeriesPick[];
   cpuPoints: CpuPoint[];
+  /** Environments at once: per environment and aggregate against N (empty without fleets). */
+  fleets: FleetPoint[];
 }
 
 export function buildReportModel(
@@ -80,6 +83,7 @@ export function buildReportModel(
     analysis,
     series: pickSeries(analysis.cells, analysis.curves, records),
     cpuPoints: cpuPoints(analysis.cells, records),
+    fleets: analyzeFleets(records),
   };
 }
 

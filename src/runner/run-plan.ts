@@ -12,10 +12,16 @@ import {
   writeManifest,
 } from "../results/run-directory.js";
 import { type RunnerEvent, runTarget } from "./run-target.js";
-import { scheduleTasks, taskKey } from "./schedule.js";
+import { CompletedTasks, scheduleTasks } from "./schedule.js";
 import { toolVersion } from "./tool-version.js";
 
-export type OpenPlatform = (target: Target) => Promise<Platform>;
+/** What the cells of a target need from its platform when it is opened. */
+export interface PlatformNeeds {
+  /** The largest fleet (environments at once) among the target's cells. */
+  environments: number;
+}
+
+export type OpenPlatform = (target: Target, needs?: PlatformNeeds) => Promise<Platform>;
 
 /**
  * Without `parallelism` in the plan: one invocation at a time on the lab, whose environments
@@ -88,7 +94,8 @@ export async function runPlan(options: RunPlanOptions): Promise<RunPlanResult> {
   }
 
   const { records } = await readRecords(dir);
-  const done = new Set(records.filter((r) => !r.warmup).map((r) => taskKey(r.cellId, r.repetition)));
+  const completed = new CompletedTasks(records);
+  const done = completed.keys;
   const totalTasks = scheduleTasks(manifest.cells).length;
   options.onStart?.({
     dir,
@@ -107,7 +114,9 @@ export async function runPlan(options: RunPlanOptions): Promise<RunPlanResult> {
       const remaining = scheduleTasks(cells, done).length;
       if (remaining === 0) continue;
       options.onEvent?.({ type: "target", target: targetName(target), tasks: remaining });
-      const platform = await options.openPlatform(target);
+      const platform = await options.openPlatform(target, {
+        environments: Math.max(1, ...cells.map((cell) => cell.environments ?? 1)),
+      });
       try {
         manifest.platforms[key] = await platform.facts();
         await writeManifest(dir, manifest);
@@ -120,7 +129,7 @@ export async function runPlan(options: RunPlanOptions): Promise<RunPlanResult> {
           parallelism: manifest.plan.parallelism ?? defaultParallelism(target),
           record: (record) => {
             writer.append(record);
-            if (!record.warmup) done.add(taskKey(record.cellId, record.repetition));
+            completed.add(record);
           },
           ...(options.stop ? { stop: options.stop } : {}),
           ...(options.abandon ? { abandon: options.abandon } : {}),

@@ -111,6 +111,10 @@ function baseRecord(cell: Cell, repetition: number): ResultRecord {
     environmentId: `env-${cell.memoryMb}`,
     invocationNumber: repetition + 1,
     cold: false,
+    environments: cell.environments ?? 1,
+    environmentIndex: 0,
+    groupId: null,
+    agentEndedAt: null,
     detail: null,
     error: null,
   };

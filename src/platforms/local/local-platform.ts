@@ -19,6 +19,7 @@ import {
   type LabEnvironment,
   removeEnvironment,
 } from "./environments.js";
+import { labFleetProblem } from "./fleet-capacity.js";
 import { type LabUpOptions, labDown, labUp, runningLab } from "./lab.js";
 import { DEFAULT_LAB_NAME, environmentNamespace } from "./lab-names.js";
 import { deleteNamespace, inNamespace } from "./namespaces.js";
@@ -203,6 +204,14 @@ export class LocalPlatform implements Platform {
         `arch: the local lab runs only this machine's architecture (${this.hostArch}); ${variant.arch} needs AWS`,
       );
     }
+  }
+
+  fleetCapacityProblem(variant: EnvironmentVariant, environments: number): string | null {
+    return labFleetProblem(this.shapeFor(variant.memoryMb), environments, {
+      cores: this.state.hostCores,
+      memoryBytes: os.totalmem(),
+      environmentSlots: this.state.environmentCount,
+    });
   }
 
   shapeFor(memoryMb: number): EnvironmentShape {
