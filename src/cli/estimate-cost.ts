@@ -12,7 +12,7 @@ export function estimateAwsCost(plan: Plan): { invocations: number; gigabyteSeco
   let usd = 0;
   for (const cell of expandPlan(plan)) {
     const seconds = estimatedSeconds(cell.probe);
-    const count = cell.repetitions + (plan.warmup ? 1 / plan.probes.length : 0);
+    const count = cell.repetitions * (cell.environments ?? 1) + (plan.warmup ? 1 / plan.probes.length : 0);
     const gbs = (cell.memoryMb / 1024) * seconds * count;
     invocations += count;
     gigabyteSeconds += gbs;

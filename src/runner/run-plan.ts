@@ -12,7 +12,7 @@ import {
   writeManifest,
 } from "../results/run-directory.js";
 import { type RunnerEvent, runTarget } from "./run-target.js";
-import { CompletedTasks, scheduleTasks } from "./schedule.js";
+import { CompletedTasks, invocationCount, scheduleTasks } from "./schedule.js";
 import { toolVersion } from "./tool-version.js";
 
 /** What the cells of a target need from its platform when it is opened. */
@@ -44,6 +44,7 @@ export interface RunPlanOptions {
   /** Called once the directory exists and the total is known (before any invocation). */
   onStart?: (info: {
     dir: string;
+    /** Invocations (a fleet group of N counts N). */
     totalTasks: number;
     remainingTasks: number;
     manifest: RunManifest;
@@ -96,11 +97,11 @@ export async function runPlan(options: RunPlanOptions): Promise<RunPlanResult> {
   const { records } = await readRecords(dir);
   const completed = new CompletedTasks(records);
   const done = completed.keys;
-  const totalTasks = scheduleTasks(manifest.cells).length;
+  const totalTasks = invocationCount(scheduleTasks(manifest.cells));
   options.onStart?.({
     dir,
     totalTasks,
-    remainingTasks: scheduleTasks(manifest.cells, done).length,
+    remainingTasks: invocationCount(scheduleTasks(manifest.cells, done)),
     manifest,
   });
 

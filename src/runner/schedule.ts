@@ -28,6 +28,11 @@ export function scheduleTasks(cells: Cell[], done: ReadonlySet<string> = new Set
   return tasks;
 }
 
+/** Invocations the tasks make: a fleet group of N environments makes N. */
+export function invocationCount(tasks: readonly Task[]): number {
+  return tasks.reduce((sum, task) => sum + (task.cell.environments ?? 1), 0);
+}
+
 /** What a record says about its task (the fields completion depends on). */
 export interface RecordedTask {
   warmup: boolean;
