@@ -68,8 +68,8 @@ export const fleetColumns: FleetColumn[] = [
 
 /** How to read the table: printed under it in every format. */
 export const fleetNote =
-  "Per environment: each invocation's whole-transfer rate, median over environments and repetitions. " +
-  "Aggregate: the bytes the whole group moved inside the window in which every member was transferring, " +
+  "Per environment: each invocation's sustained rate (after its own burst), median over environments and repetitions. " +
+  "Aggregate: the bytes the whole group moved inside the window in which every member was transferring past its burst, " +
   "over that window (not a sum of averages); median over repetitions. A group is left out when a member " +
   "failed or the members shared less than half of a transfer.";
 

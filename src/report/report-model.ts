@@ -4,7 +4,7 @@ import {
   type CurveAnalysis,
   type RunAnalysis,
 } from "../results/analysis.js";
-import { analyzeFleets, type FleetPoint } from "../results/fleet-analysis.js";
+import { analyzeFleets, type FleetPoint, sustainedRate } from "../results/fleet-analysis.js";
 import type { RunManifest } from "../results/manifest.js";
 import type { PriceTable } from "../results/price-table.js";
 import { intervalSeries, recordRates } from "../results/record-rates.js";
@@ -83,7 +83,7 @@ export function buildReportModel(
     analysis,
     series: pickSeries(analysis.cells, analysis.curves, records),
     cpuPoints: cpuPoints(analysis.cells, records),
-    fleets: analyzeFleets(records),
+    fleets: analyzeFleets(records, sustainedRate),
   };
 }
 

@@ -1,11 +1,12 @@
 import { stableHash } from "../plan/cell.js";
+import { burstSeconds, recordRates } from "./record-rates.js";
 import type { ResultRecord } from "./result-record.js";
 import { describe, median, type Spread } from "./statistics.js";
 
 /**
  * Fleets: N environments invoked at once. Two views, each against N (pure):
- * - per environment: each invocation's own whole-transfer rate, median over environments and
- *   repetitions;
+ * - per environment: each invocation's own rate (sustained in reports), median over environments
+ *   and repetitions;
  * - aggregate: the bytes the whole group moved inside the window in which all of them were
  *   transferring, over that window — not a sum of averages, which would count an environment's
  *   time alone (before the others started or after they finished) as if it were shared.
@@ -41,13 +42,39 @@ export interface FleetPoint {
 /** The shared window must hold at least this share of a member's transfer to count as "at once". */
 export const MIN_OVERLAP_SHARE = 0.5;
 
+/**
+ * How one record is judged: its rate (the sustained rate where known) and how long its burst
+ * lasted. Each environment has a burst bucket of its own; the aggregate window starts once every
+ * member's burst is over, so the group's figure is sustained too.
+ */
+export type FleetRateOf = (record: ResultRecord) => { bitsPerSecond: number | null; burstSeconds: number };
+
+/** Reports judge fleets on the sustained rate, with the aggregate window after every member's burst. */
+export const sustainedRate: FleetRateOf = (record) => {
+  const rates = recordRates(record);
+  return {
+    bitsPerSecond: rates?.sustainedBitsPerSecond ?? null,
+    burstSeconds:
+      rates?.burstBitsPerSecond !== null && rates?.burstBitsPerSecond !== undefined ? burstSeconds : 0,
+  };
+};
+
+/** Without burst detection: the whole-transfer rate, no burst. */
+export const effectiveRate: FleetRateOf = (record) => ({
+  bitsPerSecond: record.bitsPerSecond,
+  burstSeconds: 0,
+});
+
 interface Span {
   startMs: number;
   endMs: number;
   bytes: number;
 }
 
-export function analyzeFleets(records: readonly ResultRecord[]): FleetPoint[] {
+export function analyzeFleets(
+  records: readonly ResultRecord[],
+  rateOf: FleetRateOf = effectiveRate,
+): FleetPoint[] {
   const measured = records.filter((r) => !r.warmup && r.bitsPerSecond !== null && r.probe !== "info" && r.ok);
   const failedGroups = new Set(
     records.filter((r) => !r.warmup && !r.ok && r.groupId).map((r) => r.groupId as string),
@@ -58,7 +85,7 @@ export function analyzeFleets(records: readonly ResultRecord[]): FleetPoint[] {
     byPoint.set(key, [...(byPoint.get(key) ?? []), record]);
   }
   const points: FleetPoint[] = [];
-  for (const group of byPoint.values()) points.push(fleetPoint(group, failedGroups));
+  for (const group of byPoint.values()) points.push(fleetPoint(group, failedGroups, rateOf));
   const aloneMedian = new Map<string, number>();
   for (const point of points)
     if (point.environments === 1 && point.perEnvironment)
@@ -83,7 +110,11 @@ export function analyzeFleets(records: readonly ResultRecord[]): FleetPoint[] {
     );
 }
 
-function fleetPoint(records: ResultRecord[], failedGroups: ReadonlySet<string>): FleetPoint {
+function fleetPoint(
+  records: ResultRecord[],
+  failedGroups: ReadonlySet<string>,
+  rateOf: FleetRateOf,
+): FleetPoint {
   const first = records[0] as ResultRecord;
   const environments = fleetSize(first);
   const groups = new Map<string, ResultRecord[]>();
@@ -103,7 +134,7 @@ function fleetPoint(records: ResultRecord[], failedGroups: ReadonlySet<string>):
       leftOut += 1;
       continue;
     }
-    const shared = sharedWindow(members);
+    const shared = sharedWindow(members, rateOf);
     if (!shared || shared.overlapShare < MIN_OVERLAP_SHARE) {
       leftOut += 1;
       continue;
@@ -111,7 +142,10 @@ function fleetPoint(records: ResultRecord[], failedGroups: ReadonlySet<string>):
     aggregates.push(shared.bitsPerSecond);
     overlaps.push(shared.overlapShare);
     distinct.push(new Set(members.map((m) => m.environmentId ?? `unknown-${m.environmentIndex}`)).size);
-    for (const member of members) perEnvironment.push(member.bitsPerSecond as number);
+    for (const member of members) {
+      const rate = rateOf(member).bitsPerSecond;
+      if (rate !== null) perEnvironment.push(rate);
+    }
   }
   return {
     seriesKey: seriesKey(first),
@@ -133,17 +167,23 @@ function fleetPoint(records: ResultRecord[], failedGroups: ReadonlySet<string>):
 }
 
 /**
- * The window in which every member was transferring, and the bytes all of them moved inside it
- * (intervals cut by the window count pro rata). Each member's samples are placed in time from
- * the agent's end time backwards; null when a member has no timed samples or nothing overlaps.
+ * The window in which every member was transferring past its burst, and the bytes all of them
+ * moved inside it (intervals cut by the window count pro rata). Each member's samples are placed
+ * in time from the agent's end time backwards; null when a member has no timed samples or
+ * nothing overlaps. `overlapShare` compares the window with a member's whole transfer.
  */
 export function sharedWindow(
   members: readonly ResultRecord[],
+  rateOf: FleetRateOf = effectiveRate,
 ): { startMs: number; endMs: number; bitsPerSecond: number; overlapShare: number } | null {
   const timelines = members.map(memberSpans);
   if (timelines.some((spans) => spans === null || spans.length === 0)) return null;
   const lines = timelines as Span[][];
-  const startMs = Math.max(...lines.map((spans) => (spans[0] as Span).startMs));
+  const startMs = Math.max(
+    ...lines.map(
+      (spans, i) => (spans[0] as Span).startMs + rateOf(members[i] as ResultRecord).burstSeconds * 1000,
+    ),
+  );
   const endMs = Math.min(...lines.map((spans) => (spans.at(-1) as Span).endMs));
   if (!(endMs > startMs)) return null;
   let bytes = 0;
