@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { iperf3EventSchema, s3GetEventSchema, s3PutEventSchema } from "../agent/event.js";
+import { builtInProfileNames, labProfileSchema } from "../platforms/local/profiles.js";
 
 /**
  * The experiment matrix a user writes (YAML or JSON): targets x memory sizes x architectures x
@@ -19,7 +20,7 @@ export const targetSchema = z.discriminatedUnion("platform", [
   z
     .object({
       platform: z.literal("local"),
-      /** Lab profile, e.g. default-625 or raised-3000. */
+      /** Lab profile: a built-in one (default-625, raised-3000) or one of the plan's `profiles`. */
       profile: z.string().regex(/^[a-z0-9][a-z0-9-]*$/, "lower-case letters, digits and dashes"),
     })
     .strict(),
@@ -122,8 +123,52 @@ export const planSchema = z
       .default([1]),
     /** "Time to move N GB" in the report. */
     moveGigabytes: z.number().positive().max(1_000_000).default(100),
+    /**
+     * Custom lab profiles (same fields as the built-in ones in profiles.json); a `local`
+     * target may name one of them.
+     */
+    profiles: z.array(labProfileSchema).optional(),
   })
-  .strict();
+  .strict()
+  .superRefine((plan, context) => checkProfileNames(plan, context));
+
+/**
+ * Custom profile names are unique and never shadow a built-in one; every `local` target names
+ * a known profile. Checked when the plan loads, so a typo stops the run before its directory
+ * exists, with the allowed names listed.
+ */
+function checkProfileNames(
+  plan: { targets: Target[]; profiles?: { name: string }[] | undefined },
+  context: z.RefinementCtx,
+): void {
+  const builtIn = builtInProfileNames();
+  const custom = (plan.profiles ?? []).map((profile) => profile.name);
+  custom.forEach((name, index) => {
+    if (builtIn.includes(name)) {
+      context.addIssue({
+        code: "custom",
+        path: ["profiles", index, "name"],
+        message: `"${name}" is a built-in profile; give the custom one another name`,
+      });
+    } else if (custom.indexOf(name) !== index) {
+      context.addIssue({
+        code: "custom",
+        path: ["profiles", index, "name"],
+        message: `"${name}" is defined twice`,
+      });
+    }
+  });
+  const allowed = [...builtIn, ...custom.filter((name) => !builtIn.includes(name))];
+  plan.targets.forEach((target, index) => {
+    if (target.platform === "local" && !allowed.includes(target.profile)) {
+      context.addIssue({
+        code: "custom",
+        path: ["targets", index, "profile"],
+        message: `unknown lab profile "${target.profile}" (allowed: ${allowed.join(", ")}; custom ones go under profiles:)`,
+      });
+    }
+  });
+}
 
 export type PlanInput = z.input<typeof planSchema>;
 export type Plan = z.output<typeof planSchema>;

@@ -15,13 +15,17 @@ import { type RunnerEvent, runTarget } from "./run-target.js";
 import { CompletedTasks, invocationCount, scheduleTasks } from "./schedule.js";
 import { toolVersion } from "./tool-version.js";
 
-/** What the cells of a target need from its platform when it is opened. */
-export interface PlatformNeeds {
+/** What opening a target needs besides the target itself. */
+export interface OpenContext {
+  /** The plan's custom lab profiles (validated with the plan); a `local` target may name one. */
+  profiles: Plan["profiles"];
+  /** `run --unshaped`: the lab on loopback without shaping (results labelled unshaped). */
+  unshaped: boolean;
   /** The largest fleet (environments at once) among the target's cells. */
-  environments: number;
+  environments?: number;
 }
 
-export type OpenPlatform = (target: Target, needs?: PlatformNeeds) => Promise<Platform>;
+export type OpenPlatform = (target: Target, context: OpenContext) => Promise<Platform>;
 
 /**
  * Without `parallelism` in the plan: one invocation at a time on the lab, whose environments
@@ -38,6 +42,8 @@ export interface RunPlanOptions {
   /** Or an interrupted run to complete. */
   resumeDir?: string;
   openPlatform: OpenPlatform;
+  /** Open lab targets unshaped (`run --unshaped`). */
+  unshaped?: boolean;
   stop?: AbortSignal;
   abandon?: AbortSignal;
   onEvent?: (event: RunnerEvent | { type: "target"; target: string; tasks: number }) => void;
@@ -116,6 +122,8 @@ export async function runPlan(options: RunPlanOptions): Promise<RunPlanResult> {
       if (remaining === 0) continue;
       options.onEvent?.({ type: "target", target: targetName(target), tasks: remaining });
       const platform = await options.openPlatform(target, {
+        profiles: manifest.plan.profiles,
+        unshaped: options.unshaped ?? false,
         environments: Math.max(1, ...cells.map((cell) => cell.environments ?? 1)),
       });
       try {

@@ -7,12 +7,14 @@ import { runCommand } from "../../src/cli/commands/run.js";
 import { privateLabName } from "../../src/platforms/local/lab-names.js";
 import { LocalPlatform } from "../../src/platforms/local/local-platform.js";
 import { readManifest, readRecords } from "../../src/results/run-directory.js";
+import { rootSkip } from "../helpers/root-gate.js";
 
 /**
  * End to end on the real lab: `run --preset quick` (on a private lab of this process, so the
  * shared one is left alone) writes the run directory, every planned invocation once, and a
  * report whose numbers are the records' numbers.
  */
+const skip = rootSkip("the end-to-end run on the lab");
 let out: string;
 let runDir: string | undefined;
 before(async () => {
@@ -31,6 +33,7 @@ function median(values: number[]): number {
 }
 
 test("run --preset quick on the lab: run directory, every invocation, report matching the records", {
+  skip,
   timeout: 900_000,
 }, async () => {
   const code = await runCommand(
@@ -104,7 +107,7 @@ test("run --preset quick on the lab: run directory, every invocation, report mat
   assert.match(md, /## Recommendation/);
 });
 
-test("run --preset quick on the lab: every S3 invocation moved data", async () => {
+test("run --preset quick on the lab: every S3 invocation moved data", { skip }, async () => {
   assert.ok(runDir, "the quick run above produced a run directory");
   const { records } = await readRecords(runDir);
   const s3 = records.filter((r) => !r.warmup && r.probe.startsWith("s3-"));

@@ -6,9 +6,15 @@ import { privateLabName } from "../../src/platforms/local/lab-names.js";
 import { LocalPlatform } from "../../src/platforms/local/local-platform.js";
 
 const program = buildProgram({
-  openPlatform: (target, needs) =>
+  openPlatform: (target, context) =>
     target.platform === "local"
-      ? LocalPlatform.open({ profile: target.profile, labName: privateLabName(), ...labSize(needs) })
-      : openPlatform(target, needs),
+      ? LocalPlatform.open({
+          profile: target.profile,
+          customProfiles: context.profiles ?? [],
+          labName: privateLabName(),
+          mode: context.unshaped ? "unshaped" : "shaped",
+          ...labSize(context),
+        })
+      : openPlatform(target, context),
 });
 await program.parseAsync(process.argv);

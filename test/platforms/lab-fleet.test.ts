@@ -9,7 +9,8 @@ import { LocalPlatform } from "../../src/platforms/local/local-platform.js";
 import { analyzeFleets, sustainedRate } from "../../src/results/fleet-analysis.js";
 import { readRecords } from "../../src/results/run-directory.js";
 import { runPlan } from "../../src/runner/run-plan.js";
-import { ensureBuilt, isRoot, withBenchLock } from "./lab-helpers.js";
+import { rootSkip } from "../helpers/root-gate.js";
+import { ensureBuilt, withBenchLock } from "./lab-helpers.js";
 
 /**
  * Fleets on the real lab: 3 environments at once on default-625, each with its own shaped link,
@@ -23,8 +24,7 @@ after(async () => {
   await rm(parentDir, { recursive: true, force: true });
 });
 
-const skip = isRoot() ? false : "needs root (network namespaces, tc, cgroups): run the suite as root";
-if (skip) console.error(`SKIPPED lab fleet test: ${skip}`);
+const skip = rootSkip("the lab fleet test");
 
 test("3 environments at once on default-625: each within 12% of one alone, aggregate about 3x (sustained)", {
   skip,

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
+import { parseKernelProbe } from "../../src/platforms/local/capabilities.js";
 import {
   cloudVethName,
   environmentLinkAddresses,
@@ -14,7 +15,7 @@ import {
   interpolateMegabitsPerSecond,
   resolveProfile,
 } from "../../src/platforms/local/profiles.js";
-import { tbfArguments } from "../../src/platforms/local/shaping.js";
+import { shapingCommands, tbfArguments } from "../../src/platforms/local/shaping.js";
 
 test("raised-3000 follows the announcement: 625 up to 2,048 MB, then linear to 3,000 at 10,240 MB", () => {
   const profile = resolveProfile("raised-3000");
@@ -117,4 +118,63 @@ test("lab names carry the lnblab prefix; addresses stay in 198.18.0.0/15", () =>
   assert.ok(cloudVethName(63).length <= 15);
   assert.deepEqual(environmentLinkAddresses(0), { cloud: "198.19.0.1", environment: "198.19.0.2" });
   assert.deepEqual(environmentLinkAddresses(64), { cloud: "198.19.1.1", environment: "198.19.1.2" });
+});
+
+test("a round trip: netem at the root (half the delay, loss, a delay line for the rate), tbf under it with a queue of rate x RTT", () => {
+  const shape = directionShape(resolveProfile("default-625"), "download", 1024);
+  const [netem, tbf] = shapingCommands("lnblab0", shape, { oneWayMs: 10, lossPercent: 0.5 });
+  assert.deepEqual(netem?.slice(0, 7), ["qdisc", "add", "dev", "lnblab0", "root", "handle", "1:"]);
+  // 2.8 Gbit/s peak x 10 ms x 2 = 7 MB = 4,667 packets of 1,500 bytes
+  assert.deepEqual(netem?.slice(7), ["netem", "delay", "10000us", "limit", "4667", "loss", "random", "0.5%"]);
+  assert.deepEqual(tbf?.slice(0, 9), [
+    "qdisc",
+    "add",
+    "dev",
+    "lnblab0",
+    "parent",
+    "1:1",
+    "handle",
+    "10:",
+    "tbf",
+  ]);
+  // queue: the peak rate x the 20 ms round trip (7 MB), rate and burst unchanged
+  assert.deepEqual(tbf?.slice(9), [
+    "rate",
+    "625000000bit",
+    "burst",
+    "271875000",
+    "peakrate",
+    "2800000000bit",
+    "mtu",
+    "65536",
+    "limit",
+    "7000000",
+  ]);
+  // a 100 Mbit/s link with a 200 ms round trip: the queue grows with the round trip
+  const slow = directionShape(
+    resolveProfile("slow", [
+      {
+        name: "slow",
+        download: [{ memoryMb: 128, megabitsPerSecond: 100 }],
+        upload: [{ memoryMb: 128, megabitsPerSecond: 100 }],
+      },
+    ]),
+    "upload",
+    1024,
+  );
+  assert.equal(tbfArguments(slow, 200).at(-1), `${Math.round((100e6 * 0.2) / 8)}`);
+  assert.equal(tbfArguments(slow).at(-1), "1048576");
+  // no round trip and no loss: the tbf alone at the root, as before
+  const plain = shapingCommands("lnblab0", shape, null);
+  assert.equal(plain.length, 1);
+  assert.deepEqual(plain[0]?.slice(4, 8), ["root", "handle", "1:", "tbf"]);
+  assert.equal(shapingCommands("lnblab0", shape, { oneWayMs: 0, lossPercent: 0 }).length, 1);
+});
+
+test("kernel probe: each piece is named with tc's or ip's own message", () => {
+  const probe = parseKernelProbe("veth 0 \ntbf 0 \nnetem 2 Error: Specified qdisc kind is unknown. \n");
+  assert.equal(probe.veth, null);
+  assert.equal(probe.tbf, null);
+  assert.equal(probe.netem, "Error: Specified qdisc kind is unknown.");
+  assert.equal(parseKernelProbe("").veth, "not checked");
 });

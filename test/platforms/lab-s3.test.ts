@@ -3,14 +3,15 @@ import { after, before, test } from "node:test";
 import { removeLab } from "../../src/platforms/local/cleanup.js";
 import { privateLabName } from "../../src/platforms/local/lab-names.js";
 import { LocalPlatform } from "../../src/platforms/local/local-platform.js";
-import { ensureBuilt, isRoot, withBenchLock } from "./lab-helpers.js";
+import { rootSkip } from "../helpers/root-gate.js";
+import { ensureBuilt, withBenchLock } from "./lab-helpers.js";
 
 /**
  * The lab's S3 server: test objects are created by the agent's s3-put probe (never copied in),
  * GET/HEAD come straight from s3rver's files through nginx, everything else reaches s3rver,
  * and nginx's per-request cap emulates S3's ~90 MB/s per connection.
  */
-const skip = isRoot() ? false : "needs root (network namespaces, tc, cgroups)";
+const skip = rootSkip("the lab's S3 tests");
 const labName = privateLabName();
 const arch = process.arch === "x64" ? "x86_64" : "arm64";
 const MEMORY_MB = 10_240;
@@ -76,7 +77,7 @@ test("listing, missing keys and other requests reach s3rver", { skip }, async ()
   assert.match(missing.stdout, /<Code>NoSuchKey<\/Code>/);
 });
 
-test("the s3-get probe in an environment reads the test object", { skip }, async (t) => {
+test("the s3-get probe in an environment reads the test object", { skip }, async () => {
   const bytes = 64 * 1_048_576;
   const key = await platform.ensureTestObject(bytes);
   const s3 = platform.endpoints().s3;
@@ -93,10 +94,6 @@ test("the s3-get probe in an environment reads the test object", { skip }, async
       chunkMib: 8,
     },
   );
-  if (outcome.response && !outcome.response.ok && /being built/.test(outcome.response.error.message)) {
-    t.skip("the s3-get probe is still being built");
-    return;
-  }
   assert.ok(outcome.response?.ok, JSON.stringify(outcome.failure ?? outcome.response));
   assert.equal(outcome.response.summary?.bytes, bytes);
 });

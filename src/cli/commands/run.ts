@@ -2,12 +2,14 @@ import { createInterface } from "node:readline/promises";
 import type { Command } from "commander";
 import { PlanError } from "../../plan/expand-plan.js";
 import { loadPlan } from "../../plan/load-plan.js";
-import { targetName } from "../../plan/plan-schema.js";
+import { type Plan, targetName } from "../../plan/plan-schema.js";
 import { presetNames } from "../../plan/presets.js";
 import { renderTerminal } from "../../report/terminal-format.js";
 import { loadReportModel, writeReport } from "../../report/write-report.js";
+import { readManifest } from "../../results/run-directory.js";
 import { type OpenPlatform, runPlan } from "../../runner/run-plan.js";
 import { estimateAwsCost } from "../estimate-cost.js";
+import { labRefusal } from "../lab-preflight.js";
 import { openPlatform as defaultOpenPlatform } from "../open-platform.js";
 import { Progress } from "../progress.js";
 
@@ -18,10 +20,16 @@ export interface RunCommandOptions {
   out: string;
   yes?: boolean;
   resume?: string;
+  unshaped?: boolean;
 }
 
 export interface RunCommandDeps {
   openPlatform: OpenPlatform;
+  /**
+   * Refuses lab targets this host cannot run shaped, before the run directory exists (the
+   * default deps use the real check; tests that bring their own platform leave it out).
+   */
+  labRefusal?: typeof labRefusal;
 }
 
 /** The formats `run` writes into the run directory when it completes. */
@@ -35,7 +43,7 @@ export const runReportFormats = ["html", "md", "csv", "json"];
  */
 export function registerRunCommand(
   program: Command,
-  deps: RunCommandDeps = { openPlatform: defaultOpenPlatform },
+  deps: RunCommandDeps = { openPlatform: defaultOpenPlatform, labRefusal },
 ): void {
   program
     .command("run")
@@ -48,6 +56,10 @@ export function registerRunCommand(
     .option("--out <dir>", "parent folder of run directories", "runs")
     .option("--yes", "do not ask before invoking on AWS (costs money)")
     .option("--resume <runDir>", "complete an interrupted run")
+    .option(
+      "--unshaped",
+      "run lab targets on loopback without shaping (no root needed; results labelled unshaped)",
+    )
     .action(async (options: RunCommandOptions) => {
       process.exitCode = await runCommand(options, deps);
     });
@@ -79,9 +91,14 @@ export async function runCommand(options: RunCommandOptions, deps: RunCommandDep
       }
       throw error;
     }
-    if (plan.targets.some((t) => t.platform === "aws") && !(await confirmAws(plan, options.yes === true)))
-      return 1;
   }
+  const refusal = await labRefusalOf(plan, options, deps);
+  if (refusal) {
+    console.error(`lambda-netbench run: ${refusal}`);
+    return 2;
+  }
+  if (plan?.targets.some((t) => t.platform === "aws") && !(await confirmAws(plan, options.yes === true)))
+    return 1;
 
   const stop = new AbortController();
   const abandon = new AbortController();
@@ -115,6 +132,7 @@ export async function runCommand(options: RunCommandOptions, deps: RunCommandDep
         : {}),
       ...(options.resume ? { resumeDir: options.resume } : {}),
       openPlatform: deps.openPlatform,
+      unshaped: options.unshaped === true,
       stop: stop.signal,
       abandon: abandon.signal,
       onStart: ({ dir, totalTasks, remainingTasks, manifest }) => {
@@ -158,6 +176,24 @@ export async function runCommand(options: RunCommandOptions, deps: RunCommandDep
     process.off("SIGINT", onSigint);
     process.off("SIGTERM", onSigint);
   }
+}
+
+/** The lab's refusal (not root, a missing kernel piece, no netem for a round trip), for a new or resumed run. */
+async function labRefusalOf(
+  plan: Plan | undefined,
+  options: RunCommandOptions,
+  deps: RunCommandDeps,
+): Promise<string | null> {
+  if (!deps.labRefusal) return null;
+  const checked =
+    plan ??
+    (options.resume
+      ? await readManifest(options.resume).then(
+          (manifest) => manifest.plan,
+          () => undefined,
+        )
+      : undefined);
+  return checked ? deps.labRefusal(checked, options.unshaped === true) : null;
 }
 
 async function confirmAws(

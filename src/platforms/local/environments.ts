@@ -1,10 +1,5 @@
-import {
-  configureCgroup,
-  createCgroup,
-  type EnvironmentCgroup,
-  environmentCgroup,
-  removeCgroupTree,
-} from "./cgroups.js";
+import { cgroups } from "./cgroup-choice.js";
+import { type EnvironmentCgroup, removeCgroupTree } from "./cgroups.js";
 import {
   cloudVethName,
   ENVIRONMENT_VETH_NAME,
@@ -13,7 +8,7 @@ import {
 } from "./lab-names.js";
 import { addDefaultRoute, createNamespace, createVethPair, deleteNamespace } from "./namespaces.js";
 import type { EnvironmentShape } from "./profiles.js";
-import { addDelay, shapeEgress } from "./shaping.js";
+import { shapeEgress } from "./shaping.js";
 import type { LabState } from "./state-file.js";
 
 /**
@@ -36,7 +31,7 @@ export async function createEnvironment(state: LabState, index: number): Promise
   }
   const namespace = environmentNamespace(state.labName, index);
   const addresses = environmentLinkAddresses(index);
-  const cgroup = environmentCgroup(state.labName, `e${index}`);
+  const cgroup = cgroups().environmentCgroup(state.labName, `e${index}`);
   await deleteNamespace(namespace); // a leftover of a crashed run with the same name
   await createNamespace(namespace);
   try {
@@ -45,7 +40,7 @@ export async function createEnvironment(state: LabState, index: number): Promise
       { namespace: state.cloudNamespace, device: cloudVethName(index), cidr: `${addresses.cloud}/30` },
     );
     await addDefaultRoute(namespace, addresses.cloud);
-    await createCgroup(cgroup);
+    await cgroups().createCgroup(state.labName, cgroup);
   } catch (error) {
     await deleteNamespace(namespace);
     throw error;
@@ -53,21 +48,24 @@ export async function createEnvironment(state: LabState, index: number): Promise
   return { index, namespace, cgroup, shape: null };
 }
 
-/** Shapes both directions and sets the CPU share and memory limit for a memory size. */
+/**
+ * Shapes both directions (with half the profile's round trip and its loss on each end, when
+ * it has them) and sets the CPU share and memory limit for a memory size.
+ */
 export async function configureEnvironment(
   state: LabState,
   environment: LabEnvironment,
   shape: EnvironmentShape,
-  roundTripMs: number,
+  path: { roundTripMs: number; lossPercent: number },
 ): Promise<void> {
   if (environment.namespace && environment.cgroup && state.cloudNamespace) {
-    await shapeEgress(environment.namespace, ENVIRONMENT_VETH_NAME, shape.upload);
-    await shapeEgress(state.cloudNamespace, cloudVethName(environment.index), shape.download);
-    if (roundTripMs > 0) {
-      await addDelay(environment.namespace, ENVIRONMENT_VETH_NAME, roundTripMs / 2);
-      await addDelay(state.cloudNamespace, cloudVethName(environment.index), roundTripMs / 2);
-    }
-    await configureCgroup(environment.cgroup, shape.cpuCores, shape.memoryLimitBytes);
+    const impairment =
+      path.roundTripMs > 0 || path.lossPercent > 0
+        ? { oneWayMs: path.roundTripMs / 2, lossPercent: path.lossPercent }
+        : null;
+    await shapeEgress(environment.namespace, ENVIRONMENT_VETH_NAME, shape.upload, impairment);
+    await shapeEgress(state.cloudNamespace, cloudVethName(environment.index), shape.download, impairment);
+    await cgroups().configureCgroup(environment.cgroup, shape.cpuCores, shape.memoryLimitBytes);
   }
   environment.shape = shape;
 }
@@ -75,8 +73,5 @@ export async function configureEnvironment(
 /** Removes the namespace (and with it both veth ends and their qdiscs) and the cgroup. */
 export async function removeEnvironment(environment: LabEnvironment): Promise<void> {
   if (environment.namespace) await deleteNamespace(environment.namespace);
-  if (environment.cgroup) {
-    await removeCgroupTree(environment.cgroup.cpuDir);
-    await removeCgroupTree(environment.cgroup.memoryDir);
-  }
+  for (const dir of environment.cgroup?.dirs ?? []) await removeCgroupTree(dir);
 }

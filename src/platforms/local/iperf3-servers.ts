@@ -30,14 +30,23 @@ export async function startIperf3Servers(
   host: string,
   ports: number[],
   logDir: string,
+  /** Told of each server as it starts, so a failure later still cleans it up. */
+  onStarted: (server: LabProcess) => void = () => {},
 ): Promise<LabProcess[]> {
-  const started: LabProcess[] = [];
+  const started: { server: LabProcess; port: number; logFile: string }[] = [];
   for (const port of ports) {
     const [file, args] = iperf3ServerCommand(kind, host, port);
     const logFile = `${logDir}/iperf3-${port}.log`;
     const server = await startDetached(`iperf3-server:${port}`, namespace, file, args, logFile);
-    started.push(server);
-    await waitForListener(namespace, port, `iperf3 server ${port}`, server, logFile);
+    onStarted(server);
+    started.push({ server, port, logFile });
   }
-  return started;
+  // all start at once and are ready when they listen: on a slow host (Node takes ~16 s to
+  // start in an emulated guest) waiting for each in turn would add up
+  await Promise.all(
+    started.map(({ server, port, logFile }) =>
+      waitForListener(namespace, port, `iperf3 server ${port}`, server, logFile),
+    ),
+  );
+  return started.map(({ server }) => server);
 }

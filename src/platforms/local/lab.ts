@@ -2,7 +2,7 @@ import { mkdir } from "node:fs/promises";
 import { createServer } from "node:net";
 import os from "node:os";
 import { join } from "node:path";
-import { unshapedReason } from "./capabilities.js";
+import { checkShapedLab, type ProfileToCheck } from "./capabilities.js";
 import { createCertificates } from "./certificates.js";
 import { removeLab, removeOrphanedLabs } from "./cleanup.js";
 import { checkBuilt } from "./dist-paths.js";
@@ -13,6 +13,7 @@ import {
   startIperf3Servers,
 } from "./iperf3-servers.js";
 import { CLOUD_SERVICE_ADDRESS, checkLabName, cloudNamespace, DEFAULT_LAB_NAME } from "./lab-names.js";
+import { LabRefusal } from "./lab-refusal.js";
 import { addAddress, createNamespace, listNamespaces } from "./namespaces.js";
 import { LAB_BUCKET, LAB_REGION, startObjectStore } from "./object-store.js";
 import { resolveProfile } from "./profiles.js";
@@ -30,8 +31,11 @@ export interface LabUpOptions {
   customProfiles?: unknown[];
   /** Environments that may run at once (one iperf3 server port each). */
   environments?: number;
-  /** "auto": shaped when the machine allows it, else unshaped with the reason. */
-  mode?: "auto" | "shaped" | "unshaped";
+  /**
+   * "shaped" (default): namespaces, tc and cgroups; refused (LabRefusal) where the host cannot
+   * (not root, a missing kernel piece), never a silent fallback. "unshaped": loopback, no limits.
+   */
+  mode?: "shaped" | "unshaped";
   /** Which iperf3 server the cloud side runs (default: ours). */
   iperf3Server?: Iperf3ServerKind;
 }
@@ -46,18 +50,20 @@ export async function labUp(options: LabUpOptions): Promise<LabState> {
   const profile = resolveProfile(options.profile, options.customProfiles);
   const environmentCount = options.environments ?? DEFAULT_ENVIRONMENTS;
   if (!Number.isInteger(environmentCount) || environmentCount < 1 || environmentCount > 64) {
-    throw new Error(`environments: ${environmentCount} is not allowed (allowed: integers 1-64)`);
+    throw new LabRefusal(`environments: ${environmentCount} is not allowed (allowed: integers 1-64)`);
   }
   const iperf3Server = options.iperf3Server ?? DEFAULT_IPERF3_SERVER;
   if (iperf3Server !== "ours" && iperf3Server !== "stock") {
-    throw new Error(`iperf3Server: "${iperf3Server}" is not allowed (allowed: ours, stock)`);
+    throw new LabRefusal(`iperf3Server: "${iperf3Server}" is not allowed (allowed: ours, stock)`);
   }
-  const machineReason = unshapedReason();
-  const mode = options.mode ?? "auto";
-  if (mode === "shaped" && machineReason) throw new Error(`lab: cannot shape: ${machineReason}`);
-  const shaped = mode !== "unshaped" && machineReason === null;
+  const mode = options.mode ?? "shaped";
+  if (mode !== "shaped" && mode !== "unshaped") {
+    throw new LabRefusal(`mode: "${mode}" is not allowed (allowed: shaped, unshaped)`);
+  }
+  const shaped = mode === "shaped";
+  if (shaped) await checkShapedLab([profileToCheck(profile.name, options.customProfiles)]);
   checkBuilt();
-  const reason = shaped ? null : mode === "unshaped" ? "unshaped mode requested" : machineReason;
+  const reason = shaped ? null : "unshaped mode requested";
 
   // a crashed run's leftovers: this lab's own, and private labs whose owner is gone
   await removeLab(labName);
@@ -119,7 +125,9 @@ export async function labUp(options: LabUpOptions): Promise<LabState> {
     state.processes.push(...store.processes);
     state.s3.nginxConfigFile = store.nginxConfigFile;
     await writeLabState(state);
-    state.processes.push(...(await startIperf3Servers(iperf3Server, namespace, host, iperf3Ports, dir)));
+    await startIperf3Servers(iperf3Server, namespace, host, iperf3Ports, dir, (server) =>
+      state.processes.push(server),
+    );
     state.iperf3.ports = iperf3Ports;
     await writeLabState(state);
     return state;
@@ -128,6 +136,18 @@ export async function labUp(options: LabUpOptions): Promise<LabState> {
     await removeLab(labName).catch(() => undefined);
     throw error;
   }
+}
+
+/** A profile and the field that names it: `profiles.N` of the config, else the profile option. */
+export function profileToCheck(name: string, customProfiles: unknown[] = []): ProfileToCheck {
+  const index = customProfiles.findIndex(
+    (profile) =>
+      typeof profile === "object" && profile !== null && (profile as { name?: unknown }).name === name,
+  );
+  return {
+    profile: resolveProfile(name, customProfiles),
+    field: index >= 0 ? `profiles.${index}` : `profile ${name}`,
+  };
 }
 
 export async function labDown(labName: string = DEFAULT_LAB_NAME): Promise<string[]> {

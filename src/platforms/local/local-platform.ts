@@ -10,20 +10,20 @@ import type {
   PlatformFacts,
   ProbeEndpoints,
 } from "../platform.js";
-import { type AgentExit, AgentProcess } from "./agent-process.js";
-import { joinCgroupScript, oomKillCount } from "./cgroups.js";
+import { AgentProcess } from "./agent-process.js";
+import { hostCgroups } from "./cgroup-choice.js";
+import { joinCgroupScript } from "./cgroups.js";
 import { checkBuilt } from "./dist-paths.js";
-import {
-  configureEnvironment,
-  createEnvironment,
-  type LabEnvironment,
-  removeEnvironment,
-} from "./environments.js";
+import { shapeSlot, slotAgent } from "./environment-agents.js";
+import { EnvironmentPool, type Slot } from "./environment-pool.js";
 import { labFleetProblem } from "./fleet-capacity.js";
-import { type LabUpOptions, labDown, labUp, runningLab } from "./lab.js";
-import { DEFAULT_LAB_NAME, environmentNamespace } from "./lab-names.js";
-import { deleteNamespace, inNamespace } from "./namespaces.js";
+import type { LabUpOptions } from "./lab.js";
+import { attachLab, detachLab, type LabAttachment, removeEarlierEnvironments } from "./lab-attachment.js";
+import { DEFAULT_LAB_NAME } from "./lab-names.js";
+import { LabRefusal } from "./lab-refusal.js";
+import { inNamespace } from "./namespaces.js";
 import { LAB_S3_CREDENTIALS } from "./object-store.js";
+import { classifyAgentExit, describeExit, oomKillsBefore } from "./oom-classification.js";
 import {
   checkMemoryMb,
   type EnvironmentShape,
@@ -43,6 +43,7 @@ export interface LocalPlatformOptions {
   labName?: string;
   /** Used only when this platform has to bring the lab up itself. */
   environments?: number;
+  /** "shaped" (default; refused where the host cannot shape) or "unshaped" (loopback). */
   mode?: LabUpOptions["mode"];
   /** Used only when this platform has to bring the lab up itself. */
   iperf3Server?: LabUpOptions["iperf3Server"];
@@ -50,32 +51,28 @@ export interface LocalPlatformOptions {
   functionTimeoutSeconds?: number;
 }
 
-interface Slot {
-  environment: LabEnvironment;
-  agent: AgentProcess | null;
-  busy: boolean;
-}
-
 /**
- * The local platform: execution environments of the lab. Attaches to a running lab (from
- * `lab up`) or brings one up for its own use, torn down again by dispose(). Each
- * environment runs one invocation at a time; an environment keeps its agent process
- * between invocations of the same memory size (warm) and is reshaped for another size
- * (the agent restarts: cold), like Lambda.
+ * The local platform: execution environments of the lab. The work is handed out along its
+ * seams: lab ownership (lab-attachment.ts), the environments and their waiting line
+ * (environment-pool.ts), agents warm and cold (environment-agents.ts, agent-process.ts), and
+ * why an agent died (oom-classification.ts). Each environment runs one invocation at a time;
+ * it keeps its agent between invocations of the same memory size (warm) and is reshaped for
+ * another size (the agent restarts: cold), like Lambda.
  */
 export class LocalPlatform implements Platform {
   readonly name = "local" as const;
-  private readonly slots: Slot[] = [];
-  private readonly waiting: (() => void)[] = [];
+  private readonly pool: EnvironmentPool;
   private readonly hostArch: Architecture;
   private disposed = false;
+  private readonly state: LabState;
 
   private constructor(
-    private readonly state: LabState,
+    private readonly attachment: LabAttachment,
     private readonly profile: LabProfile,
-    private readonly ownsLab: boolean,
     private readonly functionTimeoutSeconds: number,
   ) {
+    this.state = attachment.state;
+    this.pool = new EnvironmentPool(attachment.state);
     this.hostArch = lambdaArchitectureName(process.arch) as Architecture;
   }
 
@@ -83,45 +80,23 @@ export class LocalPlatform implements Platform {
     const profile = resolveProfile(options.profile, options.customProfiles);
     const timeout = options.functionTimeoutSeconds ?? 900;
     if (!(timeout >= 1 && timeout <= 900)) {
-      throw new Error(`functionTimeoutSeconds: ${timeout} is not allowed (allowed: 1-900)`);
+      throw new LabRefusal(`functionTimeoutSeconds: ${timeout} is not allowed (allowed: 1-900)`);
     }
     checkBuilt();
-    const labName = options.labName ?? DEFAULT_LAB_NAME;
-    let state = await runningLab(labName);
-    let owns = false;
-    if (state && options.mode === "unshaped" && state.mode !== "unshaped") state = null;
-    if (!state) {
-      state = await labUp({
-        labName,
-        profile: profile.name,
-        customProfiles: options.customProfiles,
-        environments: options.environments,
-        mode: options.mode,
-        iperf3Server: options.iperf3Server,
-      });
-      owns = true;
-    } else if (
-      state.user &&
-      state.user.pid !== process.pid &&
-      (await processStartTicks(state.user.pid)) === state.user.startTicks
-    ) {
-      throw new Error(
-        `lab ${labName} is in use by process ${state.user.pid}; wait for it or use a private lab`,
-      );
-    }
-    const startTicks = (await processStartTicks(process.pid)) ?? 0;
-    state.user = { pid: process.pid, startTicks };
+    const attachment = await attachLab(options.labName ?? DEFAULT_LAB_NAME, profile, {
+      customProfiles: options.customProfiles,
+      environments: options.environments,
+      mode: options.mode,
+      iperf3Server: options.iperf3Server,
+    });
+    const state = attachment.state;
     if (state.s3.s3ConnectionBytesPerSecond !== profile.s3ConnectionBytesPerSecond) {
       await setS3ConnectionCap(state, profile.s3ConnectionBytesPerSecond);
     }
     state.profile = profile.name;
     await writeLabState(state);
-    // environments of an earlier user that crashed: ours now, so remove them
-    if (state.mode === "shaped") {
-      for (let i = 0; i < state.environmentCount; i += 1)
-        await deleteNamespace(environmentNamespace(labName, i));
-    }
-    return new LocalPlatform(state, profile, owns, timeout);
+    await removeEarlierEnvironments(state);
+    return new LocalPlatform(attachment, profile, timeout);
   }
 
   get target(): string {
@@ -140,6 +115,8 @@ export class LocalPlatform implements Platform {
   async facts(): Promise<PlatformFacts> {
     const unshaped = this.state.mode === "unshaped";
     const maxDownload = Math.max(...this.profile.download.map((point) => point.megabitsPerSecond));
+    const cgroups = hostCgroups().driver;
+    const netem = this.profile.roundTripMs > 0 || this.profile.lossPercent > 0;
     return {
       platform: "local",
       target: this.profile.name,
@@ -153,15 +130,18 @@ export class LocalPlatform implements Platform {
         profile: this.profile,
         shaping: unshaped
           ? "none: loopback, no bandwidth, CPU or memory limits (results labelled unshaped)"
-          : "tc tbf on the egress of each veth end (environment end = upload, cloud end = download); rates are on the wire (Ethernet frames), so TCP payload rates are about 4% lower",
-        roundTrip:
-          this.profile.roundTripMs > 0
-            ? `${this.profile.roundTripMs} ms (netem)`
-            : "not emulated: this kernel has no netem, so the lab's round trip is ~0.05 ms (S3 in-region is ~1 ms)",
+          : `tc tbf on the egress of each veth end (environment end = upload, cloud end = download)${netem ? ", under a netem qdisc (half the round trip each way)" : ""}; rates are on the wire (Ethernet frames), so TCP payload rates are about 4% lower`,
+        roundTrip: unshaped
+          ? "not emulated: unshaped loopback"
+          : this.profile.roundTripMs > 0
+            ? `${this.profile.roundTripMs} ms (netem, half on each veth end)`
+            : "not emulated (profile roundTripMs 0): the lab's round trip is ~0.05 ms (S3 in-region is ~1 ms)",
+        lossPercent: unshaped ? 0 : this.profile.lossPercent,
         cpuShare: unshaped
           ? "none"
-          : `memory / ${this.profile.mbPerVcpu} vCPU (cgroup v1 cfs quota), capped at ${this.state.hostCores} host cores`,
-        memoryLimit: unshaped ? "none" : "memory size (cgroup v1 memory.limit_in_bytes)",
+          : `memory / ${this.profile.mbPerVcpu} vCPU (${cgroups?.cpuMechanism ?? "cgroup"}), capped at ${this.state.hostCores} host cores`,
+        memoryLimit: unshaped ? "none" : `memory size (${cgroups?.memoryMechanism ?? "cgroup"})`,
+        cgroupVersion: unshaped ? null : (cgroups?.version ?? null),
         iperf3Server: this.state.iperf3.server,
         s3Server: "nginx (TLS; GET/HEAD from s3rver's files) in front of s3rver 3.7.1",
         s3ConnectionBytesPerSecond: this.profile.s3ConnectionBytesPerSecond,
@@ -191,10 +171,7 @@ export class LocalPlatform implements Platform {
   async prepare(variants: EnvironmentVariant[]): Promise<void> {
     for (const variant of variants) this.checkVariant(variant);
     this.caPem = await readFile(this.state.s3.caFile, "utf8");
-    while (this.slots.length < this.state.environmentCount) {
-      const environment = await createEnvironment(this.state, this.slots.length);
-      this.slots.push({ environment, agent: null, busy: false });
-    }
+    await this.pool.fill();
   }
 
   private checkVariant(variant: EnvironmentVariant): void {
@@ -237,20 +214,22 @@ export class LocalPlatform implements Platform {
     }
     const slot = await this.acquire(variant.memoryMb);
     try {
-      const agent = await this.warmAgent(slot, variant.memoryMb);
-      const before = slot.environment.cgroup ? await oomKillCount(slot.environment.cgroup) : 0;
+      await shapeSlot(this.state, this.profile, slot, this.shapeFor(variant.memoryMb));
+      const agent = slotAgent(this.state, slot, variant.memoryMb);
+      const cgroup = slot.environment.cgroup;
+      const before = await oomKillsBefore(cgroup);
       const result = await agent.invoke(
         event,
         options.timeoutSeconds ?? this.functionTimeoutSeconds,
         options.signal,
-        (exit) => this.classifyExit(slot, exit, before),
+        (exit) => classifyAgentExit(cgroup, slot.environment.shape?.memoryMb, exit, before),
       );
       if (!agent.alive) slot.agent = null;
       return finish({ response: result.response, failure: result.failure });
     } catch (error) {
       return finish({ response: null, failure: { kind: "platform", message: (error as Error).message } });
     } finally {
-      this.release(slot);
+      this.pool.release(slot);
     }
   }
 
@@ -266,7 +245,7 @@ export class LocalPlatform implements Platform {
   ): Promise<CommandResult> {
     const slot = await this.acquire(memoryMb);
     try {
-      await this.warmAgent(slot, memoryMb, false);
+      await shapeSlot(this.state, this.profile, slot, this.shapeFor(memoryMb));
       const [command, commandArgs] = inNamespace(slot.environment.namespace, file, args);
       if (!slot.environment.cgroup)
         return await runCommand(command, commandArgs, { allowFailure: true, timeoutSeconds });
@@ -276,7 +255,7 @@ export class LocalPlatform implements Platform {
         { allowFailure: true, timeoutSeconds },
       );
     } finally {
-      this.release(slot);
+      this.pool.release(slot);
     }
   }
 
@@ -355,92 +334,15 @@ export class LocalPlatform implements Platform {
   async dispose(): Promise<void> {
     if (this.disposed) return;
     this.disposed = true;
-    for (const slot of this.slots) {
-      await slot.agent?.kill();
-      await removeEnvironment(slot.environment);
-    }
-    this.slots.length = 0;
-    if (this.ownsLab) {
-      await labDown(this.state.labName);
-      return;
-    }
-    this.state.user = null;
-    await writeLabState(this.state);
+    await this.pool.dispose();
+    await detachLab(this.attachment);
   }
 
   private async acquire(memoryMb: number): Promise<Slot> {
     if (this.disposed) throw new Error("lab platform is disposed");
-    if (this.slots.length === 0) await this.prepare([{ memoryMb, arch: this.hostArch }]);
-    for (;;) {
-      const free = this.slots.filter((slot) => !slot.busy);
-      const chosen =
-        free.find((slot) => slot.agent && slot.environment.shape?.memoryMb === memoryMb) ??
-        free.find((slot) => slot.environment.shape?.memoryMb === memoryMb) ??
-        free.find((slot) => !slot.agent) ??
-        free[0];
-      if (chosen) {
-        chosen.busy = true;
-        return chosen;
-      }
-      await new Promise<void>((resolve) => this.waiting.push(resolve));
-    }
+    if (this.pool.size === 0) await this.prepare([{ memoryMb, arch: this.hostArch }]);
+    return this.pool.acquire(memoryMb);
   }
-
-  private release(slot: Slot): void {
-    slot.busy = false;
-    this.waiting.shift()?.();
-  }
-
-  /** The slot's agent for this memory size: reshapes the environment (cold start) when the size changes. */
-  private async warmAgent(slot: Slot, memoryMb: number): Promise<AgentProcess>;
-  private async warmAgent(slot: Slot, memoryMb: number, startAgent: false): Promise<null>;
-  private async warmAgent(slot: Slot, memoryMb: number, startAgent = true): Promise<AgentProcess | null> {
-    if (slot.environment.shape?.memoryMb !== memoryMb) {
-      await slot.agent?.kill();
-      slot.agent = null;
-      await configureEnvironment(
-        this.state,
-        slot.environment,
-        this.shapeFor(memoryMb),
-        this.profile.roundTripMs,
-      );
-    }
-    if (!startAgent) return null;
-    if (!slot.agent?.alive) {
-      slot.agent = new AgentProcess(
-        {
-          namespace: slot.environment.namespace,
-          cgroup: slot.environment.cgroup,
-          memoryMb,
-          functionName: `${this.state.labName}-e${slot.environment.index}`,
-        },
-        {
-          AWS_ACCESS_KEY_ID: LAB_S3_CREDENTIALS.accessKeyId,
-          AWS_SECRET_ACCESS_KEY: LAB_S3_CREDENTIALS.secretAccessKey,
-        },
-      );
-    }
-    return slot.agent;
-  }
-
-  private async classifyExit(slot: Slot, exit: AgentExit, oomKillsBefore: number) {
-    const oomKilled = slot.environment.cgroup
-      ? (await oomKillCount(slot.environment.cgroup)) > oomKillsBefore
-      : false;
-    if ((exit.signal === "SIGKILL" && oomKilled) || /heap out of memory/i.test(exit.stderrTail)) {
-      return {
-        kind: "out-of-memory" as const,
-        message: `Runtime exited: out of memory (limit ${slot.environment.shape?.memoryMb ?? "?"} MB)`,
-      };
-    }
-    return { kind: "function-error" as const, message: describeExit(exit) };
-  }
-}
-
-function describeExit(exit: AgentExit): string {
-  const how = exit.signal ? `signal ${exit.signal}` : `exit code ${exit.code}`;
-  const tail = exit.stderrTail.trim().split("\n").slice(-5).join(" | ");
-  return `Runtime exited with ${how}${tail ? `: ${tail}` : ""}`;
 }
 
 /** Changes nginx's per-request rate cap (the profile's S3 per-connection cap) and reloads it. */

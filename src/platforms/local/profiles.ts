@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { LabRefusal } from "./lab-refusal.js";
 import builtInData from "./profiles.json" with { type: "json" };
 
 /**
@@ -55,6 +56,11 @@ export const labProfileSchema = z
      * non-zero value on a kernel without it rather than silently ignoring it.
      */
     roundTripMs: z.number().min(0).max(1_000).default(0),
+    /**
+     * Random packet loss in each direction, percent (netem, like roundTripMs; refused where
+     * the kernel has no netem).
+     */
+    lossPercent: z.number().min(0).max(50).default(0),
     /** Memory per vCPU of CPU share (AWS: 1,769 MB = 1 vCPU). */
     mbPerVcpu: z.number().positive().default(1769),
   })
@@ -80,10 +86,10 @@ export function resolveProfile(name: string, custom: unknown[] = []): LabProfile
       const issues = parsed.error.issues
         .map((issue) => `profiles[${index}].${issue.path.join(".")}: ${issue.message}`)
         .join("; ");
-      throw new Error(`invalid lab profile: ${issues}`);
+      throw new LabRefusal(`invalid lab profile: ${issues}`);
     }
     if (builtInProfileNames().includes(parsed.data.name)) {
-      throw new Error(
+      throw new LabRefusal(
         `invalid lab profile: profiles[${index}].name: "${parsed.data.name}" is a built-in profile`,
       );
     }
@@ -92,7 +98,7 @@ export function resolveProfile(name: string, custom: unknown[] = []): LabProfile
   const all = [...builtInProfiles, ...customProfiles];
   const profile = all.find((candidate) => candidate.name === name);
   if (!profile) {
-    throw new Error(`unknown lab profile "${name}" (allowed: ${all.map((p) => p.name).join(", ")})`);
+    throw new LabRefusal(`unknown lab profile "${name}" (allowed: ${all.map((p) => p.name).join(", ")})`);
   }
   return profile;
 }

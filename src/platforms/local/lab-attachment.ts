@@ -1,0 +1,68 @@
+import { checkShapedLab } from "./capabilities.js";
+import { type LabUpOptions, labDown, labUp, profileToCheck, runningLab } from "./lab.js";
+import { environmentNamespace } from "./lab-names.js";
+import { LabRefusal } from "./lab-refusal.js";
+import { deleteNamespace } from "./namespaces.js";
+import type { LabProfile } from "./profiles.js";
+import { type LabState, processStartTicks, writeLabState } from "./state-file.js";
+
+/**
+ * Lab ownership: a platform uses a running lab (from `lab up`) or brings one up for itself
+ * (and takes it down at the end). One process uses a lab's environments at a time; the
+ * state file records which.
+ */
+export interface LabAttachment {
+  state: LabState;
+  /** True when this process brought the lab up (and takes it down). */
+  ownsLab: boolean;
+}
+
+export async function attachLab(
+  labName: string,
+  profile: LabProfile,
+  options: Omit<LabUpOptions, "labName" | "profile">,
+): Promise<LabAttachment> {
+  const mode = options.mode ?? "shaped";
+  // refused here too (not only by `lab up`): attaching to a lab someone else brought up still
+  // needs root for the environments, and netem for this profile's round trip
+  if (mode === "shaped") await checkShapedLab([profileToCheck(profile.name, options.customProfiles)]);
+  let state = await runningLab(labName);
+  if (state && mode === "unshaped" && state.mode !== "unshaped") state = null;
+  if (state && mode === "shaped" && state.mode === "unshaped") {
+    throw new LabRefusal(
+      `lab ${labName} is up unshaped (${state.unshapedReason}); use it with --unshaped, or take it down (lab down) to run shaped`,
+    );
+  }
+  let ownsLab = false;
+  if (!state) {
+    state = await labUp({ ...options, labName, profile: profile.name });
+    ownsLab = true;
+  } else if (
+    state.user &&
+    state.user.pid !== process.pid &&
+    (await processStartTicks(state.user.pid)) === state.user.startTicks
+  ) {
+    throw new Error(
+      `lab ${labName} is in use by process ${state.user.pid}; wait for it or use a private lab`,
+    );
+  }
+  state.user = { pid: process.pid, startTicks: (await processStartTicks(process.pid)) ?? 0 };
+  return { state, ownsLab };
+}
+
+/** Environments of an earlier user that crashed: ours now, so remove them. */
+export async function removeEarlierEnvironments(state: LabState): Promise<void> {
+  if (state.mode !== "shaped") return;
+  for (let i = 0; i < state.environmentCount; i += 1)
+    await deleteNamespace(environmentNamespace(state.labName, i));
+}
+
+/** Takes the lab down if this process brought it up, else marks it free again. */
+export async function detachLab(attachment: LabAttachment): Promise<void> {
+  if (attachment.ownsLab) {
+    await labDown(attachment.state.labName);
+    return;
+  }
+  attachment.state.user = null;
+  await writeLabState(attachment.state);
+}
