@@ -26,7 +26,7 @@ const source = { preset: null, configPath: null, regions: null };
 test("environments: each repetition invokes N at once, one server port each, one group id", async () => {
   const plan = validatePlan({
     name: "fleet",
-    targets: [{ platform: "local", profile: "loop-a" }],
+    targets: [{ platform: "local", profile: "default-625" }],
     memoryMb: [1024],
     repetitions: 2,
     environments: [1, 3],
@@ -66,7 +66,7 @@ test("environments: each repetition invokes N at once, one server port each, one
 test("a fleet larger than the platform allows is refused before anything runs", async () => {
   const plan = validatePlan({
     name: "too-big",
-    targets: [{ platform: "local", profile: "loop-a" }],
+    targets: [{ platform: "local", profile: "default-625" }],
     memoryMb: [1024],
     environments: [4],
     probes: [{ kind: "info" }],
@@ -82,7 +82,7 @@ test("a fleet larger than the platform allows is refused before anything runs", 
     }),
     (error: Error) => {
       assert.ok(error instanceof FleetCapacityError);
-      assert.match(error.message, /environments: 4 at once, but loop\S* runs at most 2 invocations at once/);
+      assert.match(error.message, /environments: 4 at once, but \S+ runs at most 2 invocations at once/);
       return true;
     },
   );
