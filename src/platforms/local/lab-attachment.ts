@@ -33,6 +33,14 @@ export async function attachLab(
       `lab ${labName} is up unshaped (${state.unshapedReason}); use it with --unshaped, or take it down (lab down) to run shaped`,
     );
   }
+  if (state && state.mode === "shaped") {
+    const running = state.hostLink?.megabitsPerSecond ?? null;
+    if (running !== profile.hostMegabitsPerSecond) {
+      throw new LabRefusal(
+        `profile ${profile.name}: hostMegabitsPerSecond is ${profile.hostMegabitsPerSecond ?? "null (no host link)"}, but lab ${labName} is up with ${running === null ? "no host link" : `a ${running} Mbit/s host link`}; take it down (lab down) or bring it up with this profile`,
+      );
+    }
+  }
   let ownsLab = false;
   if (!state) {
     state = await labUp({ ...options, labName, profile: profile.name });
