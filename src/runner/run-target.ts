@@ -61,6 +61,8 @@ export async function runTarget(options: RunTargetOptions): Promise<RunTargetRes
   });
   await platform.prepare(variants);
   const endpoints = platform.endpoints();
+  const portProblems = fleetPortProblems(tasks, endpoints.iperf3?.ports.length ?? null);
+  if (portProblems.length > 0) throw new FleetCapacityError(portProblems);
 
   const objectKeys = new Map<number, string | Error>();
   for (const bytes of new Set(
@@ -297,6 +299,20 @@ export function fleetCapacityProblems(platform: Platform, tasks: Task[]): string
     if (problem) problems.set(key, `${cell.memoryMb} MB ${cell.arch}: ${problem}`);
   }
   return [...problems.values()];
+}
+
+/** iperf3 fleets need a server port per member: one test at a time per port. */
+export function fleetPortProblems(tasks: Task[], serverPorts: number | null): string[] {
+  if (serverPorts === null) return [];
+  const largest = Math.max(
+    0,
+    ...tasks.filter((t) => t.cell.probe.kind === "iperf3").map((t) => fleetSize(t.cell)),
+  );
+  return largest > serverPorts
+    ? [
+        `environments: ${largest} iperf3 tests at once need ${largest} server ports, the iperf3 server has ${serverPorts} (AWS: deploy --with-server --server-ports ${largest}; lab: lab up --environments ${largest})`,
+      ]
+    : [];
 }
 
 export class FleetCapacityError extends Error {

@@ -9,7 +9,7 @@ import { validatePlan } from "../../src/plan/load-plan.js";
 import { labFleetProblem } from "../../src/platforms/local/fleet-capacity.js";
 import { readRecords } from "../../src/results/run-directory.js";
 import { runPlan } from "../../src/runner/run-plan.js";
-import { FleetCapacityError } from "../../src/runner/run-target.js";
+import { FleetCapacityError, fleetPortProblems } from "../../src/runner/run-target.js";
 import { CompletedTasks, taskKey } from "../../src/runner/schedule.js";
 import { LoopbackPlatform } from "../helpers/loopback-platform.js";
 
@@ -153,5 +153,27 @@ test("the lab refuses a fleet the machine cannot hold, naming what runs out", ()
   assert.match(
     labFleetProblem(big, 2, { ...host, memoryBytes: 16 * 2 ** 30 }) ?? "",
     /need 20\.0 GiB of memory/,
+  );
+});
+
+test("an iperf3 fleet needs a server port per member", () => {
+  const cells = expandPlan(
+    validatePlan({
+      targets: [{ platform: "aws", region: "us-west-2" }],
+      memoryMb: [2048],
+      environments: [1, 4],
+      probes: [{ kind: "iperf3" }, { kind: "s3-get" }],
+    }),
+  );
+  const tasks = cells.map((cell) => ({ cell, repetition: 1 }));
+  assert.deepEqual(fleetPortProblems(tasks, 4), []);
+  assert.deepEqual(
+    fleetPortProblems(tasks, null),
+    [],
+    "no iperf3 server: the iperf3 cells fail on their own",
+  );
+  assert.match(
+    fleetPortProblems(tasks, 2)[0] ?? "",
+    /4 iperf3 tests at once need 4 server ports, the iperf3 server has 2 \(AWS: deploy --with-server --server-ports 4/,
   );
 });
