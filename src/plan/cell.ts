@@ -17,6 +17,14 @@ export interface Cell {
   repetitions: number;
   /** Environments invoked at once for each repetition (1: one alone). Absent in runs made before fleets. */
   environments?: number;
+  /** The function attached to a VPC (AWS only). Absent in runs made before the VPC axis: false. */
+  vpc?: boolean;
+}
+
+/** The axes beside memory and arch that make a cell: fleet size and VPC variant. */
+export interface CellAxes {
+  environments?: number;
+  vpc?: boolean;
 }
 
 /** The parameters that define what is measured (not how often or what it is called). */
@@ -25,31 +33,36 @@ export function probeParameters(probe: ProbeSpec): Record<string, unknown> {
   return parameters;
 }
 
-// `environments` joins the hashes only when above 1, so cells of runs made before fleets keep their ids.
+// The axes join the hashes only away from their defaults (1 environment, no VPC), so cells of
+// runs made before those axes existed keep their ids.
 export function cellId(
   target: Target,
   memoryMb: number,
   arch: Architecture,
   probe: ProbeSpec,
-  environments = 1,
+  axes: CellAxes = {},
 ): string {
-  return stableHash({ target, memoryMb, arch, probe: probeParameters(probe), ...fleetKey(environments) });
+  return stableHash({ target, memoryMb, arch, probe: probeParameters(probe), ...axesKey(axes) });
 }
 
-/** Groups the cells of one curve across memory sizes: the probe's parameters and the fleet size. */
-export function probeKey(probe: ProbeSpec, environments = 1): string {
-  return environments === 1
+/** Groups the cells of one curve across memory sizes: the probe's parameters, fleet size and VPC variant. */
+export function probeKey(probe: ProbeSpec, axes: CellAxes = {}): string {
+  const key = axesKey(axes);
+  return Object.keys(key).length === 0
     ? stableHash(probeParameters(probe))
-    : stableHash({ ...probeParameters(probe), ...fleetKey(environments) });
+    : stableHash({ ...probeParameters(probe), ...key });
 }
 
-function fleetKey(environments: number): { environments?: number } {
-  return environments === 1 ? {} : { environments };
+function axesKey(axes: CellAxes): { environments?: number; vpc?: true } {
+  return {
+    ...((axes.environments ?? 1) !== 1 ? { environments: axes.environments } : {}),
+    ...(axes.vpc ? { vpc: true as const } : {}),
+  };
 }
 
-export function probeLabel(probe: ProbeSpec, environments = 1): string {
-  const label = singleLabel(probe);
-  return environments === 1 ? label : `${label} x${environments} envs`;
+export function probeLabel(probe: ProbeSpec, axes: CellAxes = {}): string {
+  const environments = axes.environments ?? 1;
+  return `${singleLabel(probe)}${axes.vpc ? " in VPC" : ""}${environments === 1 ? "" : ` x${environments} envs`}`;
 }
 
 function singleLabel(probe: ProbeSpec): string {

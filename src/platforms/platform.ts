@@ -10,6 +10,8 @@ export type Architecture = "arm64" | "x86_64";
 export interface EnvironmentVariant {
   memoryMb: number;
   arch: Architecture;
+  /** The function attached to the VPC given at deploy (AWS only); absent: outside a VPC. */
+  vpc?: boolean;
 }
 
 /** Peers the probes talk to, as the platform provides them. */

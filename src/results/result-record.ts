@@ -40,6 +40,8 @@ export interface ResultRecord {
   environmentId: string | null;
   invocationNumber: number | null;
   cold: boolean | null;
+  /** Measured by the function attached to a VPC (AWS); false outside one. */
+  vpc: boolean;
   /** Environments invoked at once in this record's group (1: alone). */
   environments: number;
   /** 0-based position of this invocation in its group. */
@@ -110,6 +112,7 @@ export function buildRecord(args: {
     environmentId: response?.invocation.environmentId ?? null,
     invocationNumber: response?.invocation.invocationNumber ?? null,
     cold: response?.invocation.cold ?? null,
+    vpc: cell.vpc ?? false,
     environments: group?.size ?? 1,
     environmentIndex: group?.index ?? 0,
     groupId: group?.id ?? null,

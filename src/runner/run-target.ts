@@ -213,11 +213,7 @@ async function invokeSafely(
   const startedAt = new Date().toISOString();
   const startMs = performance.now();
   try {
-    return await platform.invoke(
-      { memoryMb: cell.memoryMb, arch: cell.arch },
-      event,
-      abandon ? { signal: abandon } : {},
-    );
+    return await platform.invoke(variantOf(cell), event, abandon ? { signal: abandon } : {});
   } catch (error) {
     return {
       response: null,
@@ -250,10 +246,19 @@ async function runPool<T>(
   return next;
 }
 
+/** What the platform provides for a cell: memory, architecture and, on AWS, the VPC variant. */
+export function variantOf(cell: Cell): EnvironmentVariant {
+  return { memoryMb: cell.memoryMb, arch: cell.arch, ...(cell.vpc ? { vpc: true } : {}) };
+}
+
+function sameVariant(a: EnvironmentVariant, b: EnvironmentVariant): boolean {
+  return a.memoryMb === b.memoryMb && a.arch === b.arch && (a.vpc ?? false) === (b.vpc ?? false);
+}
+
 function uniqueVariants(cells: Cell[]): EnvironmentVariant[] {
   const variants = new Map<string, EnvironmentVariant>();
   for (const cell of cells)
-    variants.set(`${cell.memoryMb}/${cell.arch}`, { memoryMb: cell.memoryMb, arch: cell.arch });
+    variants.set(`${cell.memoryMb}/${cell.arch}/${cell.vpc ?? false}`, variantOf(cell));
   return [...variants.values()];
 }
 
@@ -268,6 +273,7 @@ export function warmupCell(template: Cell, variant: EnvironmentVariant): Cell {
     probeKey: "warmup",
     probeLabel: "warm-up",
     repetitions: 1,
+    ...(variant.vpc ? { vpc: true } : {}),
   };
 }
 
@@ -278,8 +284,7 @@ function fleetSize(cell: Cell): number {
 function largestFleet(tasks: Task[], variant: EnvironmentVariant): number {
   let largest = 1;
   for (const { cell } of tasks)
-    if (cell.memoryMb === variant.memoryMb && cell.arch === variant.arch)
-      largest = Math.max(largest, fleetSize(cell));
+    if (sameVariant(variantOf(cell), variant)) largest = Math.max(largest, fleetSize(cell));
   return largest;
 }
 
@@ -295,7 +300,7 @@ export function fleetCapacityProblems(platform: Platform, tasks: Task[]): string
     const problem =
       size > limit
         ? `environments: ${size} at once, but ${platform.target} runs at most ${limit} invocations at once`
-        : (platform.fleetCapacityProblem?.({ memoryMb: cell.memoryMb, arch: cell.arch }, size) ?? null);
+        : (platform.fleetCapacityProblem?.(variantOf(cell), size) ?? null);
     if (problem) problems.set(key, `${cell.memoryMb} MB ${cell.arch}: ${problem}`);
   }
   return [...problems.values()];

@@ -50,6 +50,7 @@ function member(options: {
     environmentId: options.environmentId ?? `env-${options.index}`,
     invocationNumber: 2,
     cold: false,
+    vpc: false,
     environments: options.environments,
     environmentIndex: options.index,
     groupId: options.groupId,

@@ -117,8 +117,14 @@ test("fleet sizes join cell ids only above 1, so ids of runs made before fleets 
   const target = { platform: "local" as const, profile: "default-625" };
   const probe = validatePlan({ targets: [target], memoryMb: [1024], probes: [{ kind: "info" }] }).probes[0];
   assert.ok(probe);
-  assert.equal(cellId(target, 1024, "x86_64", probe), cellId(target, 1024, "x86_64", probe, 1));
-  assert.notEqual(cellId(target, 1024, "x86_64", probe), cellId(target, 1024, "x86_64", probe, 4));
+  assert.equal(
+    cellId(target, 1024, "x86_64", probe),
+    cellId(target, 1024, "x86_64", probe, { environments: 1 }),
+  );
+  assert.notEqual(
+    cellId(target, 1024, "x86_64", probe),
+    cellId(target, 1024, "x86_64", probe, { environments: 4 }),
+  );
   const cells = expandPlan(
     validatePlan({ targets: [target], memoryMb: [1024], environments: [1, 4], probes: [{ kind: "iperf3" }] }),
   );

@@ -181,6 +181,8 @@ export class LocalPlatform implements Platform {
         `arch: the local lab runs only this machine's architecture (${this.hostArch}); ${variant.arch} needs AWS`,
       );
     }
+    if (variant.vpc)
+      throw new Error("vpc: the local lab emulates functions outside a VPC; VPC variants need AWS");
   }
 
   fleetCapacityProblem(variant: EnvironmentVariant, environments: number): string | null {
