@@ -55,11 +55,13 @@ export function estimatePlan(
         memoryMb: cell.memoryMb,
         arch: cell.arch,
         billedSeconds: seconds,
-        invocations: cell.repetitions,
+        invocations: cell.repetitions * (cell.environments ?? 1),
       });
-      invocations += cell.repetitions;
-      invocationSeconds += seconds * cell.repetitions;
-      serverTransferBytes += iperf3Bytes(cell.probe) * cell.repetitions;
+      // a fleet of N makes N invocations per repetition
+      const count = cell.repetitions * (cell.environments ?? 1);
+      invocations += count;
+      invocationSeconds += seconds * count;
+      serverTransferBytes += iperf3Bytes(cell.probe) * count;
       variants.add(`${cell.memoryMb}/${cell.arch}`);
     }
     if (plan.warmup)

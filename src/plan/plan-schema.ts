@@ -113,6 +113,25 @@ export const planSchema = z
      * Default: 1 on the lab (its environments share this machine), the platform's limit on AWS.
      */
     parallelism: z.number().int().min(1).max(1_000).optional(),
+    /**
+     * Environments invoked at once per cell (fan-out): each measures with its own server port and
+     * connections; reports show the per-environment rate and the group's aggregate against N.
+     */
+    environments: z
+      .array(z.number().int().min(1, "at least 1 environment").max(256, "at most 256 environments at once"))
+      .min(1, "at least one count")
+      .refine((counts) => new Set(counts).size === counts.length, "environment counts must be distinct")
+      .default([1]),
+    /**
+     * Function variants: outside a VPC (false) and attached to the VPC subnets given at deploy
+     * (true; `deploy --vpc-subnets`). The bandwidth quota covers non-VPC functions only. AWS
+     * targets only: lab targets always run the non-VPC variant.
+     */
+    vpc: z
+      .array(z.boolean())
+      .min(1, "at least one variant")
+      .refine((variants) => new Set(variants).size === variants.length, "each variant once")
+      .default([false]),
     /** "Time to move N GB" in the report. */
     moveGigabytes: z.number().positive().max(1_000_000).default(100),
     /**
@@ -122,7 +141,16 @@ export const planSchema = z
     profiles: z.array(labProfileSchema).optional(),
   })
   .strict()
-  .superRefine((plan, context) => checkProfileNames(plan, context));
+  .superRefine((plan, context) => {
+    checkProfileNames(plan, context);
+    if (plan.vpc.includes(true) && !plan.targets.some((target) => target.platform === "aws")) {
+      context.addIssue({
+        code: "custom",
+        path: ["vpc"],
+        message: "VPC variants run only on AWS targets (the lab emulates functions outside a VPC)",
+      });
+    }
+  });
 
 /**
  * Custom profile names are unique and never shadow a built-in one; every `local` target names

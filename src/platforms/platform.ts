@@ -10,6 +10,8 @@ export type Architecture = "arm64" | "x86_64";
 export interface EnvironmentVariant {
   memoryMb: number;
   arch: Architecture;
+  /** The function attached to the VPC given at deploy (AWS only); absent: outside a VPC. */
+  vpc?: boolean;
 }
 
 /** Peers the probes talk to, as the platform provides them. */
@@ -67,6 +69,11 @@ export interface Platform {
   facts(): Promise<PlatformFacts>;
   /** How many invocations may run at once on this target. */
   maxConcurrency(): number;
+  /**
+   * Why `environments` of this variant cannot run at once here (memory, cores, concurrency),
+   * or null when they can. Checked before anything is prepared or invoked.
+   */
+  fleetCapacityProblem?(variant: EnvironmentVariant, environments: number): string | null;
   /** Creates or checks what the variants need (environments, function versions). */
   prepare(variants: EnvironmentVariant[]): Promise<void>;
   endpoints(): ProbeEndpoints;

@@ -1,3 +1,4 @@
+import { fleetColumns } from "./fleet-section.js";
 import type { ReportFormat } from "./report-format.js";
 import type { ReportModel } from "./report-model.js";
 import { csvColumns, measuringCells } from "./summary-rows.js";
@@ -20,10 +21,24 @@ export function renderCsv(model: ReportModel): string {
   return `${[header, ...rows].map((row) => row.map(csvField).join(",")).join("\r\n")}\r\n`;
 }
 
+/** The fleet table (environments at once) as CSV; null when the run has no fleets. */
+export function renderFleetCsv(model: ReportModel): string | null {
+  if (model.fleets.length === 0) return null;
+  const header = ["Results", ...fleetColumns.map((c) => c.header)];
+  const label = model.label ?? "measured";
+  const rows = model.fleets.map((point) => [label, ...fleetColumns.map((c) => c.raw(point))]);
+  return `${[header, ...rows].map((row) => row.map(csvField).join(",")).join("\r\n")}\r\n`;
+}
+
 export const csvFormat: ReportFormat = {
   name: "csv",
-  description: "summary table as CSV (raw numbers, units in the headers)",
+  description:
+    "summary table as CSV (raw numbers, units in the headers); fleets.csv for environments at once",
   async render(model) {
-    return [{ fileName: "summary.csv", content: renderCsv(model) }];
+    const fleets = renderFleetCsv(model);
+    return [
+      { fileName: "summary.csv", content: renderCsv(model) },
+      ...(fleets ? [{ fileName: "fleets.csv", content: fleets }] : []),
+    ];
   },
 };

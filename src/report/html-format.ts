@@ -6,6 +6,7 @@ import {
 } from "./baseline-comparison.js";
 import { buildCharts } from "./charts/chart-specs.js";
 import { renderSvg } from "./charts/render-chart.js";
+import { fleetColumns, fleetNote } from "./fleet-section.js";
 import { methodNotes } from "./method-notes.js";
 import type { ReportFormat } from "./report-format.js";
 import type { ReportModel } from "./report-model.js";
@@ -97,6 +98,18 @@ export async function renderHtml(model: ReportModel): Promise<string> {
         );
       parts.push("</tbody></table></div>");
     }
+  }
+  if (model.fleets.length > 0) {
+    parts.push(`<h2>Environments at once${label}</h2>`, '<div class="table"><table><thead><tr>');
+    for (const column of fleetColumns) parts.push(`<th>${escapeHtml(column.header)}</th>`);
+    parts.push("</tr></thead><tbody>");
+    for (const point of model.fleets) {
+      const cells = fleetColumns.map(
+        (c) => `<td${c.align === "right" ? ' class="r"' : ""}>${escapeHtml(c.text(point))}</td>`,
+      );
+      parts.push(`<tr>${cells.join("")}</tr>`);
+    }
+    parts.push("</tbody></table></div>", `<p class="meta">${escapeHtml(fleetNote)}</p>`);
   }
   parts.push("<h2>How these numbers were measured</h2><ul>");
   for (const note of methodNotes(model)) parts.push(`<li>${escapeHtml(note)}</li>`);

@@ -14,6 +14,7 @@ export function renderJson(model: ReportModel): string {
       ...model.analysis,
       baseline: model.baseline,
       baselineComparison: compareWithBaseline(model)?.rows ?? null,
+      fleets: model.fleets,
     },
     null,
     2,

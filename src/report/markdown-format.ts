@@ -3,6 +3,7 @@ import {
   compareWithBaseline,
   renderBaselineMarkdownTable,
 } from "./baseline-comparison.js";
+import { fleetMarkdownLines } from "./fleet-section.js";
 import { methodNotes } from "./method-notes.js";
 import type { ReportFormat } from "./report-format.js";
 import type { ReportModel } from "./report-model.js";
@@ -42,6 +43,7 @@ export function renderMarkdown(model: ReportModel): string {
     out.push("", `## Beside the published study (${beside.baseline})`, "", baselineHeaderLine(beside), "");
     out.push(...renderBaselineMarkdownTable(beside));
   }
+  out.push(...fleetMarkdownLines(model.fleets));
   out.push("", "## How these numbers were measured", "");
   for (const note of methodNotes(model)) out.push(`- ${note}`);
   return `${out.join("\n")}\n`;

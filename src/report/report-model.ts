@@ -12,6 +12,7 @@ import {
   loadBaseline,
   matchBaselineSeries,
 } from "../results/baseline.js";
+import { analyzeFleets, type FleetPoint, sustainedRate } from "../results/fleet-analysis.js";
 import type { RunManifest } from "../results/manifest.js";
 import type { PriceTable } from "../results/price-table.js";
 import { intervalSeries, type RecordRates, recordRates } from "../results/record-rates.js";
@@ -76,6 +77,8 @@ export interface ReportModel {
     studyPeriod: { from: string; to: string };
     overlays: BaselineOverlay[];
   } | null;
+  /** Environments at once: per environment and aggregate against N (empty without fleets). */
+  fleets: FleetPoint[];
 }
 
 /** The reports compare with the published study unless told otherwise. */
@@ -112,6 +115,7 @@ export function buildReportModel(
     analysis,
     series: pickSeries(analysis.cells, analysis.curves, records),
     cpuPoints: cpuPoints(analysis.cells, records),
+    fleets: analyzeFleets(records, sustainedRate),
     baseline: baselineName === null ? null : baselineOverlays(loadBaseline(baselineName), manifest, analysis),
   };
 }

@@ -61,6 +61,19 @@ export interface ResultRecord {
   environmentId: string | null;
   invocationNumber: number | null;
   cold: boolean | null;
+  /** Measured by the function attached to a VPC (AWS); false outside one. */
+  vpc: boolean;
+  /** Environments invoked at once in this record's group (1: alone). */
+  environments: number;
+  /** 0-based position of this invocation in its group. */
+  environmentIndex: number;
+  /** Shared by the records of one group (one repetition of one cell); unique per attempt. */
+  groupId: string | null;
+  /**
+   * When the agent finished, by the environment's own clock (ISO, ms): anchors the samples in
+   * time, so a group's aggregate can be summed over the window in which all its members ran.
+   */
+  agentEndedAt: string | null;
   /** Small probe details (info, the concurrency s3-get chose with `auto`); null when large or absent. */
   detail: unknown;
   error: { kind: string; message: string } | null;
@@ -73,8 +86,10 @@ export function buildRecord(args: {
   cell: Cell;
   repetition: number;
   outcome: InvocationOutcome;
+  /** The fleet group this invocation ran in; absent for one environment alone. */
+  group?: { id: string; size: number; index: number };
 }): ResultRecord {
-  const { runId, cell, repetition, outcome } = args;
+  const { runId, cell, repetition, outcome, group } = args;
   const response = outcome.response;
   const summary = response?.ok ? response.summary : null;
   const error = outcome.failure
@@ -122,7 +137,19 @@ export function buildRecord(args: {
     environmentId: response?.invocation.environmentId ?? null,
     invocationNumber: response?.invocation.invocationNumber ?? null,
     cold: response?.invocation.cold ?? null,
+    vpc: cell.vpc ?? false,
+    environments: group?.size ?? 1,
+    environmentIndex: group?.index ?? 0,
+    groupId: group?.id ?? null,
+    agentEndedAt: response ? agentEndTime(response.startedAt, response.durationSeconds) : null,
     detail,
     error,
   };
+}
+
+function agentEndTime(startedAt: string, durationSeconds: number): string | null {
+  const startMs = Date.parse(startedAt);
+  return Number.isFinite(startMs) && Number.isFinite(durationSeconds)
+    ? new Date(startMs + durationSeconds * 1000).toISOString()
+    : null;
 }

@@ -13,7 +13,7 @@ import {
 } from "../results/run-directory.js";
 import { defaultParallelism } from "./parallelism.js";
 import { type RunnerEvent, runTarget } from "./run-target.js";
-import { scheduleTasks, taskKey } from "./schedule.js";
+import { CompletedTasks, invocationCount, scheduleTasks } from "./schedule.js";
 import { toolVersion } from "./tool-version.js";
 
 export { defaultParallelism };
@@ -24,10 +24,11 @@ export interface OpenContext {
   profiles: Plan["profiles"];
   /** `run --unshaped`: the lab on loopback without shaping (results labelled unshaped). */
   unshaped: boolean;
+  /** The largest fleet (environments at once) among the target's cells. */
+  environments?: number;
 }
 
 export type OpenPlatform = (target: Target, context: OpenContext) => Promise<Platform>;
-
 
 export interface RunPlanOptions {
   /** A new run: the plan and where to create the run directory. */
@@ -43,6 +44,7 @@ export interface RunPlanOptions {
   /** Called once the directory exists and the total is known (before any invocation). */
   onStart?: (info: {
     dir: string;
+    /** Invocations (a fleet group of N counts N). */
     totalTasks: number;
     remainingTasks: number;
     manifest: RunManifest;
@@ -93,12 +95,13 @@ export async function runPlan(options: RunPlanOptions): Promise<RunPlanResult> {
   }
 
   const { records } = await readRecords(dir);
-  const done = new Set(records.filter((r) => !r.warmup).map((r) => taskKey(r.cellId, r.repetition)));
-  const totalTasks = scheduleTasks(manifest.cells).length;
+  const completed = new CompletedTasks(records);
+  const done = completed.keys;
+  const totalTasks = invocationCount(scheduleTasks(manifest.cells));
   options.onStart?.({
     dir,
     totalTasks,
-    remainingTasks: scheduleTasks(manifest.cells, done).length,
+    remainingTasks: invocationCount(scheduleTasks(manifest.cells, done)),
     manifest,
   });
 
@@ -115,6 +118,7 @@ export async function runPlan(options: RunPlanOptions): Promise<RunPlanResult> {
       const platform = await options.openPlatform(target, {
         profiles: manifest.plan.profiles,
         unshaped: options.unshaped ?? false,
+        environments: Math.max(1, ...cells.map((cell) => cell.environments ?? 1)),
       });
       try {
         manifest.platforms[key] = await platform.facts();
@@ -128,7 +132,7 @@ export async function runPlan(options: RunPlanOptions): Promise<RunPlanResult> {
           parallelism: manifest.plan.parallelism ?? defaultParallelism(target),
           record: (record) => {
             writer.append(record);
-            if (!record.warmup) done.add(taskKey(record.cellId, record.repetition));
+            completed.add(record);
           },
           ...(options.stop ? { stop: options.stop } : {}),
           ...(options.abandon ? { abandon: options.abandon } : {}),

@@ -137,6 +137,11 @@ function baseRecord(cell: Cell, repetition: number): ResultRecord {
     environmentId: `env-${cell.memoryMb}`,
     invocationNumber: repetition + 1,
     cold: false,
+    vpc: false,
+    environments: cell.environments ?? 1,
+    environmentIndex: 0,
+    groupId: null,
+    agentEndedAt: null,
     detail: null,
     error: null,
   };

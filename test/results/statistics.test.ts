@@ -3,7 +3,7 @@ import { test } from "node:test";
 import { analyzeRun, costPerGigabyte } from "../../src/results/analysis.js";
 import { recordRates } from "../../src/results/record-rates.js";
 import { describe, quantile, slope } from "../../src/results/statistics.js";
-import { fixtureFailure, fixtureManifest, fixtureRecord, fixtureSamples } from "../helpers/fixture-run.js";
+import { fixtureFailure, fixtureManifest, fixtureRecord } from "../helpers/fixture-run.js";
 
 const close = (actual: number | null | undefined, expected: number, tolerance = 1e-9) =>
   assert.ok(

@@ -109,6 +109,10 @@ export function registerLabCommand(program: Command): void {
       for (const p of status.processes)
         console.log(`  ${p.running ? "running" : "DEAD   "} ${p.role} (pid ${p.pid})`);
       console.log(`  namespaces: ${status.namespaces.join(", ") || "(none)"}`);
+      if (state.hostLink)
+        console.log(
+          `  host link: ${state.hostLink.megabitsPerSecond} Mbit/s each way, shared by all environments`,
+        );
       console.log(`  in use by: ${state.user ? `pid ${state.user.pid}` : "nobody"}`);
       for (const problem of status.problems) console.log(`  problem: ${problem}`);
       if (!status.up) process.exitCode = 1;

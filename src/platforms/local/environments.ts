@@ -25,6 +25,11 @@ export interface LabEnvironment {
   shape: EnvironmentShape | null;
 }
 
+/** Where an environment's link ends: the shared host namespace when the lab has one, else the cloud. */
+export function peerNamespace(state: LabState): string {
+  return state.hostLink?.namespace ?? (state.cloudNamespace as string);
+}
+
 export async function createEnvironment(state: LabState, index: number): Promise<LabEnvironment> {
   if (state.mode === "unshaped" || !state.cloudNamespace) {
     return { index, namespace: null, cgroup: null, shape: null };
@@ -37,7 +42,7 @@ export async function createEnvironment(state: LabState, index: number): Promise
   try {
     await createVethPair(
       { namespace, device: ENVIRONMENT_VETH_NAME, cidr: `${addresses.environment}/30` },
-      { namespace: state.cloudNamespace, device: cloudVethName(index), cidr: `${addresses.cloud}/30` },
+      { namespace: peerNamespace(state), device: cloudVethName(index), cidr: `${addresses.cloud}/30` },
     );
     await addDefaultRoute(namespace, addresses.cloud);
     await cgroups().createCgroup(state.labName, cgroup);
@@ -64,7 +69,7 @@ export async function configureEnvironment(
         ? { oneWayMs: path.roundTripMs / 2, lossPercent: path.lossPercent }
         : null;
     await shapeEgress(environment.namespace, ENVIRONMENT_VETH_NAME, shape.upload, impairment);
-    await shapeEgress(state.cloudNamespace, cloudVethName(environment.index), shape.download, impairment);
+    await shapeEgress(peerNamespace(state), cloudVethName(environment.index), shape.download, impairment);
     await cgroups().configureCgroup(environment.cgroup, shape.cpuCores, shape.memoryLimitBytes);
   }
   environment.shape = shape;

@@ -35,6 +35,14 @@ export async function attachLab(
         : `lab ${labName} is up shaped; drop --unshaped to use it, or take it down (lab down) first`,
     );
   }
+  if (state && state.mode === "shaped") {
+    const running = state.hostLink?.megabitsPerSecond ?? null;
+    if (running !== profile.hostMegabitsPerSecond) {
+      throw new LabRefusal(
+        `profile ${profile.name}: hostMegabitsPerSecond is ${profile.hostMegabitsPerSecond ?? "null (no host link)"}, but lab ${labName} is up with ${running === null ? "no host link" : `a ${running} Mbit/s host link`}; take it down (lab down) or bring it up with this profile`,
+      );
+    }
+  }
   if (!state) {
     const started = await labUp({ ...options, labName, profile: profile.name });
     started.user = { pid: process.pid, startTicks: (await processStartTicks(process.pid)) ?? 0 };

@@ -6,13 +6,20 @@ import { checkShapedLab, type ProfileToCheck } from "./capabilities.js";
 import { createCertificates } from "./certificates.js";
 import { removeLab, removeOrphanedLabs } from "./cleanup.js";
 import { checkBuilt } from "./dist-paths.js";
+import { createHostLink } from "./host-link.js";
 import {
   DEFAULT_IPERF3_SERVER,
   type Iperf3ServerKind,
   iperf3ServerDescription,
   startIperf3Servers,
 } from "./iperf3-servers.js";
-import { CLOUD_SERVICE_ADDRESS, checkLabName, cloudNamespace, DEFAULT_LAB_NAME } from "./lab-names.js";
+import {
+  CLOUD_SERVICE_ADDRESS,
+  checkLabName,
+  cloudNamespace,
+  DEFAULT_LAB_NAME,
+  hostNamespace,
+} from "./lab-names.js";
 import { LabRefusal } from "./lab-refusal.js";
 import { addAddress, createNamespace, listNamespaces } from "./namespaces.js";
 import { LAB_BUCKET, LAB_REGION, startObjectStore } from "./object-store.js";
@@ -81,6 +88,7 @@ export async function labUp(options: LabUpOptions): Promise<LabState> {
     createdAt: new Date().toISOString(),
     dir,
     cloudNamespace: namespace,
+    hostLink: null,
     environmentCount,
     iperf3: { host, ports: [], server: iperf3ServerDescription(iperf3Server) },
     s3: {
@@ -100,6 +108,15 @@ export async function labUp(options: LabUpOptions): Promise<LabState> {
     if (namespace) {
       await createNamespace(namespace);
       await addAddress(namespace, "lo", `${CLOUD_SERVICE_ADDRESS}/32`);
+      if (profile.hostMegabitsPerSecond !== null) {
+        // recorded before it exists, so a failure half-way is still cleaned up
+        state.hostLink = {
+          namespace: hostNamespace(labName),
+          megabitsPerSecond: profile.hostMegabitsPerSecond,
+        };
+        await writeLabState(state);
+        state.hostLink = await createHostLink(labName, namespace, profile.hostMegabitsPerSecond);
+      }
     }
     // write early so a failure half-way is still cleaned up by `down` or the next `up`
     await writeLabState(state);
@@ -189,6 +206,9 @@ export async function labStatus(labName: string = DEFAULT_LAB_NAME): Promise<Lab
   const problems = processes.filter((p) => !p.running).map((p) => `${p.role} (pid ${p.pid}) is not running`);
   if (state?.cloudNamespace && !namespaces.includes(state.cloudNamespace)) {
     problems.push(`namespace ${state.cloudNamespace} is missing`);
+  }
+  if (state?.hostLink && !namespaces.includes(state.hostLink.namespace)) {
+    problems.push(`namespace ${state.hostLink.namespace} (the shared host link) is missing`);
   }
   const up = state !== null && state.iperf3.ports.length > 0 && problems.length === 0;
   return { labName, up, state, processes, namespaces, problems };

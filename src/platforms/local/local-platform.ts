@@ -10,19 +10,19 @@ import type {
   PlatformFacts,
   ProbeEndpoints,
 } from "../platform.js";
-import { AgentProcess } from "./agent-process.js";
 import { hostCgroups } from "./cgroup-choice.js";
 import { joinCgroupScript } from "./cgroups.js";
 import { checkBuilt } from "./dist-paths.js";
 import { shapeSlot, slotAgent } from "./environment-agents.js";
 import { EnvironmentPool, type Slot } from "./environment-pool.js";
+import { labFleetProblem } from "./fleet-capacity.js";
 import type { LabUpOptions } from "./lab.js";
 import { attachLab, detachLab, type LabAttachment, removeEarlierEnvironments } from "./lab-attachment.js";
 import { DEFAULT_LAB_NAME } from "./lab-names.js";
 import { LabRefusal } from "./lab-refusal.js";
 import { inNamespace } from "./namespaces.js";
-import { LAB_S3_CREDENTIALS, LAB_S3_SERVER_DESCRIPTION } from "./object-store.js";
-import { classifyAgentExit, describeExit, oomKillsBefore } from "./oom-classification.js";
+import { LAB_S3_SERVER_DESCRIPTION } from "./object-store.js";
+import { classifyAgentExit, oomKillsBefore } from "./oom-classification.js";
 import {
   checkMemoryMb,
   type EnvironmentShape,
@@ -32,7 +32,7 @@ import {
 } from "./profiles.js";
 import { type CommandResult, runCommand } from "./run-command.js";
 import { setS3ConnectionCap } from "./s3-connection-cap.js";
-import { type LabState, processStartTicks, writeLabState } from "./state-file.js";
+import { type LabState, writeLabState } from "./state-file.js";
 import { TestObjectSeeder } from "./test-object-seeding.js";
 
 export interface LocalPlatformOptions {
@@ -181,6 +181,16 @@ export class LocalPlatform implements Platform {
         `arch: the local lab runs only this machine's architecture (${this.hostArch}); ${variant.arch} needs AWS`,
       );
     }
+    if (variant.vpc)
+      throw new Error("vpc: the local lab emulates functions outside a VPC; VPC variants need AWS");
+  }
+
+  fleetCapacityProblem(variant: EnvironmentVariant, environments: number): string | null {
+    return labFleetProblem(this.shapeFor(variant.memoryMb), environments, {
+      cores: this.state.hostCores,
+      memoryBytes: os.totalmem(),
+      environmentSlots: this.state.environmentCount,
+    });
   }
 
   shapeFor(memoryMb: number): EnvironmentShape {

@@ -61,6 +61,11 @@ export const labProfileSchema = z
      * the kernel has no netem).
      */
     lossPercent: z.number().min(0).max(50).default(0),
+    /**
+     * A host link all environments share on the cloud side, Mbit/s each way, so a fleet's
+     * aggregate saturates there; null (default) for none. Needs the lab brought up with it.
+     */
+    hostMegabitsPerSecond: z.number().positive().max(100_000).nullable().default(null),
     /** Memory per vCPU of CPU share (AWS: 1,769 MB = 1 vCPU). */
     mbPerVcpu: z.number().positive().default(1769),
   })

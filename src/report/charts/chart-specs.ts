@@ -1,5 +1,6 @@
 import type { TopLevelSpec } from "vega-lite";
 import type { BaselineOverlay, ReportModel } from "../report-model.js";
+import { fleetCharts } from "./fleet-chart.js";
 
 /** A chart of the report: a stable file name, a title and its Vega-Lite spec (data inline). */
 export interface ChartSpec {
@@ -27,6 +28,7 @@ export function buildCharts(model: ReportModel): ChartSpec[] {
     const cost = costPerGigabyte(model, target.key);
     if (cost) charts.push(cost);
   }
+  charts.push(...fleetCharts(model));
   return charts;
 }
 

@@ -12,8 +12,8 @@ import { LocalPlatform } from "../../../../src/platforms/local/local-platform.js
 import type { Platform } from "../../../../src/platforms/platform.js";
 import { loadReportModel } from "../../../../src/report/write-report.js";
 import { runPlan } from "../../../../src/runner/run-plan.js";
-import { type S3rverInstance, startS3rver } from "../../../helpers/s3rver-instance.js";
 import { rootSkip } from "../../../helpers/root-gate.js";
+import { type S3rverInstance, startS3rver } from "../../../helpers/s3rver-instance.js";
 import { ensureBuilt, withBenchLock } from "../../lab-helpers.js";
 import { assertSameRecords } from "./compare-records.js";
 import { executeScheduleLocally, s3rverClient } from "./local-state-machine.js";
