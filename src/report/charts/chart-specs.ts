@@ -338,7 +338,7 @@ function timeSeries(model: ReportModel, targetKey: string): ChartSpec | null {
       layer: [
         {
           data: { values: bursts.length > 0 ? bursts : [{ from: 0, to: 0 }] },
-          mark: { type: "rect", color: "#f2c14e", opacity: 0.2 },
+          mark: { type: "rect", color: "#f2c14e", opacity: 0.25 },
           encoding: { x: { field: "from", type: "quantitative" }, x2: { field: "to" } },
         },
         {

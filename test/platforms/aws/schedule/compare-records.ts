@@ -20,6 +20,12 @@ const measured = new Set<keyof ResultRecord>([
   "invocationNumber",
   "cold",
   "detail",
+  "wholeSeconds",
+  "iperf3",
+  "received",
+  "sent",
+  "groupId",
+  "agentEndedAt",
 ]);
 
 function planned(record: ResultRecord): Record<string, unknown> {

@@ -9,7 +9,7 @@ import { pullRuns } from "../../../../src/platforms/aws/schedule/pull-runs.js";
 import type { Platform } from "../../../../src/platforms/platform.js";
 import { readRecords } from "../../../../src/results/run-directory.js";
 import { runPlan } from "../../../../src/runner/run-plan.js";
-import { LoopbackPlatform } from "../../../helpers/loopback-platform.js";
+import { LoopbackPlatform, loopProfile } from "../../../helpers/loopback-platform.js";
 import { type S3rverInstance, startS3rver } from "../../../helpers/s3rver-instance.js";
 import { assertSameRecords } from "./compare-records.js";
 import { executeScheduleLocally, s3rverClient } from "./local-state-machine.js";
@@ -38,6 +38,7 @@ after(async () => {
 
 const plan = validatePlan({
   name: "loopsched",
+  profiles: [loopProfile("loop-a")],
   targets: [{ platform: "local", profile: "loop-a" }],
   memoryMb: [1024, 2048],
   repetitions: 2,
