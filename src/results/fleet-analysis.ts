@@ -1,6 +1,7 @@
 import { stableHash } from "../plan/cell.js";
 import { recordRates } from "./record-rates.js";
 import type { ResultRecord } from "./result-record.js";
+import { normalizeSamples } from "./samples.js";
 import { describe, median, type Spread } from "./statistics.js";
 
 /**
@@ -213,32 +214,13 @@ function memberSpans(record: ResultRecord): Span[] | null {
   return relative.map((s) => ({ startMs: s.startMs + offset, endMs: s.endMs + offset, bytes: s.bytes }));
 }
 
-/** Intervals in ms from the measured start: measured starts and durations, or (older records) nominal ones. */
-function relativeSpans(samples: unknown): Span[] | null {
-  if (typeof samples !== "object" || samples === null) return null;
-  const s = samples as {
-    intervalSeconds?: number;
-    bytes?: number[];
-    startSeconds?: number[];
-    durationSeconds?: number[];
-    lastIntervalSeconds?: number;
-  };
-  if (!Array.isArray(s.bytes)) return null;
-  const bytes = s.bytes;
-  if (Array.isArray(s.startSeconds) && Array.isArray(s.durationSeconds)) {
-    const starts = s.startSeconds;
-    const durations = s.durationSeconds;
-    return bytes.map((b, i) => {
-      const start = (starts[i] ?? 0) * 1000;
-      return { startMs: start, endMs: start + (durations[i] ?? 0) * 1000, bytes: b };
-    });
-  }
-  const interval = s.intervalSeconds;
-  if (!(typeof interval === "number" && interval > 0)) return null;
-  return bytes.map((b, i) => {
-    const last = i === bytes.length - 1 && typeof s.lastIntervalSeconds === "number";
-    const length = last ? (s.lastIntervalSeconds as number) : interval;
-    return { startMs: i * interval * 1000, endMs: (i * interval + length) * 1000, bytes: b };
+/** Intervals in ms from the measured start, read through the one samples reader (either record shape). */
+function relativeSpans(raw: unknown): Span[] | null {
+  const samples = normalizeSamples(raw);
+  if (!samples) return null;
+  return samples.bytes.map((bytes, i) => {
+    const startMs = (samples.startSeconds[i] ?? 0) * 1000;
+    return { startMs, endMs: startMs + (samples.durationSeconds[i] ?? 0) * 1000, bytes };
   });
 }
 
