@@ -2,12 +2,14 @@
  * Is the lab's S3 server the bottleneck? One environment with an unshaped link (a custom
  * profile at 100 Gbit/s, no burst, no per-connection cap; 10,240 MB = 2 cores) downloads a
  * 1 GiB object (seeded by the s3-put probe) over HTTPS with N parallel ranged GETs: curl with
- * the lab's CA, and our s3-get probe run by the agent. Through nginx serving s3rver's files
- * (the lab's path) and, for comparison, through s3rver itself (a query parameter routes the
- * GET to s3rver). Runs alternate; medians of 3; server CPU seconds per GiB.
+ * the lab's CA, and our s3-get probe run by the agent; and, for comparison, through our
+ * control server (a query parameter routes the GET there). Uploads: 8 curl PUTs of 128 MiB
+ * at once, and our s3-put probe (1 GiB, 64 MiB parts, 8 at once). Runs alternate; medians of
+ * 3; server CPU seconds per GiB (nginx workers and our control server).
  * Needs root. Run: flock /tmp/lnb-bench.lock npm run bench -- lab-s3
  */
-import { readFileSync } from "node:fs";
+import { randomFillSync } from "node:crypto";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import { removeLab } from "../src/platforms/local/cleanup.js";
 import { privateLabName } from "../src/platforms/local/lab-names.js";
@@ -58,12 +60,12 @@ try {
   // CPU seconds of the server side (nginx workers, s3rver) per GiB served
   const serverPids = () => {
     const nginx = platform.lab.processes.find((p) => p.role === "nginx")?.pid;
-    const s3rver = platform.lab.processes.find((p) => p.role === "s3rver")?.pid;
+    const control = platform.lab.processes.find((p) => p.role === "s3-control")?.pid;
     const workers = readFileSync(`/proc/${nginx}/task/${nginx}/children`, "utf8")
       .trim()
       .split(/\s+/)
       .map(Number);
-    return [...workers, s3rver ?? 0];
+    return [...workers, control ?? 0];
   };
   const cpuSeconds = () =>
     serverPids().reduce((sum, pid) => {
@@ -72,16 +74,50 @@ try {
     }, 0);
 
   const cases = [
-    { name: "nginx from s3rver's files, 1 connection", connections: 1, query: "" },
-    { name: "nginx from s3rver's files, 4 connections", connections: 4, query: "" },
-    { name: "nginx from s3rver's files, 8 connections", connections: 8, query: "" },
+    { name: "nginx from the object files, 1 connection", connections: 1, query: "" },
+    { name: "nginx from the object files, 4 connections", connections: 4, query: "" },
+    { name: "nginx from the object files, 8 connections", connections: 8, query: "" },
     {
-      name: "through s3rver (nginx TLS + proxy), 8 connections",
+      name: "through our control server (nginx TLS + proxy), 8 connections",
       connections: 8,
-      // any query string other than x-id=GetObject routes the GET to s3rver
+      // any query string other than x-id=GetObject routes the GET to the control server
       query: "?versionId=null",
     },
   ];
+  // uploads: curl PUTs of a file of random bytes (made once, outside the timed part)
+  const PUT_FILE = "/tmp/lnb-bench-put-128mib.bin";
+  if (!existsSync(PUT_FILE)) writeFileSync(PUT_FILE, randomFillSync(Buffer.alloc(128 * 1_048_576)));
+  const upload = async () => {
+    const curls = Array.from(
+      { length: 8 },
+      (_, i) =>
+        `(curl -sS --fail --cacert ${ca} -H 'Expect:' -X PUT --data-binary @${PUT_FILE} -o /dev/null '${s3?.endpoint}/${s3?.bucket}/bench/put-${i}' || echo FAILED) &`,
+    ).join(" ");
+    const script = `start=$(date +%s.%N); ${curls} wait; end=$(date +%s.%N); echo "$start $end"`;
+    const run = await platform.execInEnvironment(MEMORY_MB, "sh", ["-c", script], 300);
+    if (run.exitCode !== 0 || run.stdout.includes("FAILED")) throw new Error(`upload failed: ${run.stderr}`);
+    const [start, end] = run.stdout.trim().split(" ").map(Number);
+    return (OBJECT_BYTES * 8) / ((end ?? 0) - (start ?? 0));
+  };
+  const s3Put = async () => {
+    const outcome = await platform.invoke(
+      { memoryMb: MEMORY_MB, arch: process.arch === "x64" ? "x86_64" : "arm64" },
+      {
+        probe: "s3-put",
+        endpoint: s3?.endpoint,
+        bucket: s3?.bucket ?? "",
+        key: "bench/s3-put",
+        pathStyle: true,
+        caPem: s3?.caPem,
+        sizeMib: 1024,
+        partMib: 64,
+        concurrency: 8,
+      },
+    );
+    if (!outcome.response?.ok)
+      throw new Error(`s3-put failed: ${JSON.stringify(outcome.failure ?? outcome.response)}`);
+    return outcome.response.summary?.bitsPerSecond ?? 0;
+  };
   // our s3-get probe as the client (run by the agent in the environment, as on Lambda)
   const probeCase = "s3-get probe (agent in the environment), 8 connections, 16 MiB chunks";
   const s3Get = async () => {
@@ -103,12 +139,26 @@ try {
     return outcome.response.summary?.bitsPerSecond ?? 0;
   };
   cases.push({ name: probeCase, connections: 8, query: "probe" });
+  cases.push({ name: "UPLOAD: curl, 8 PUTs of 128 MiB at once", connections: 8, query: "put" });
+  cases.push({
+    name: "UPLOAD: s3-put probe (agent), 1 GiB, 64 MiB parts, 8 at once",
+    connections: 8,
+    query: "s3-put",
+  });
+  const measure = (query: string, connections: number) =>
+    query === "probe"
+      ? s3Get()
+      : query === "put"
+        ? upload()
+        : query === "s3-put"
+          ? s3Put()
+          : download(connections, query);
   const results = new Map<string, number[]>(cases.map((c) => [c.name, []]));
   const serverCpu = new Map<string, number[]>(cases.map((c) => [c.name, []]));
   for (let run = 0; run < RUNS; run += 1) {
     for (const c of cases) {
       const before = cpuSeconds();
-      results.get(c.name)?.push(c.query === "probe" ? await s3Get() : await download(c.connections, c.query));
+      results.get(c.name)?.push(await measure(c.query, c.connections));
       serverCpu.get(c.name)?.push((cpuSeconds() - before) / (OBJECT_BYTES / 2 ** 30));
     }
   }

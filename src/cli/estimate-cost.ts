@@ -1,38 +1,138 @@
 import { expandPlan } from "../plan/expand-plan.js";
-import type { Plan } from "../plan/plan-schema.js";
-import { lambdaPrice } from "../results/price-table.js";
+import type { Plan, ProbeSpec } from "../plan/plan-schema.js";
+import { type CostEstimate, estimateCost } from "../results/cost-estimate.js";
+import { defaultParallelism } from "../runner/parallelism.js";
 
 /**
- * A rough upper estimate of what a plan costs in Lambda time, shown before anything runs on AWS:
- * iperf3 for its duration plus setup, S3 transfers at the default 625 Mbit/s quota.
+ * What a plan will cost and how long it will take on AWS, before anything runs: per region, the
+ * invocations (warm-ups included), Lambda GB-seconds, the run's wall time at the plan's
+ * parallelism, and the server's hours, public IPv4 and iperf3 traffic over that time. Rough upper
+ * estimates: transfers are timed at the default 625 Mbit/s quota. Pure.
  */
-export function estimateAwsCost(plan: Plan): { invocations: number; gigabyteSeconds: number; usd: number } {
-  let invocations = 0;
-  let gigabyteSeconds = 0;
-  let usd = 0;
-  for (const cell of expandPlan(plan)) {
-    const seconds = estimatedSeconds(cell.probe);
-    const count = cell.repetitions + (plan.warmup ? 1 / plan.probes.length : 0);
-    const gbs = (cell.memoryMb / 1024) * seconds * count;
-    invocations += count;
-    gigabyteSeconds += gbs;
-    const region = cell.target.platform === "aws" ? cell.target.region : "us-east-1";
-    const price = lambdaPrice("aws", region, cell.arch) ?? lambdaPrice("aws", "us-east-1", cell.arch);
-    if (price) usd += gbs * price.gigabyteSecondUsd + count * price.requestUsd;
-  }
-  return { invocations: Math.ceil(invocations), gigabyteSeconds, usd };
+export interface RegionEstimate {
+  region: string;
+  invocations: number;
+  durationSeconds: number;
+  needsServer: boolean;
+  cost: CostEstimate;
 }
 
-function estimatedSeconds(probe: Plan["probes"][number]): number {
-  const quotaBytesPerSecond = 625e6 / 8;
+export interface PlanEstimate {
+  invocations: number;
+  gigabyteSeconds: number;
+  /** Wall time of the AWS part of the run (regions run one after another). */
+  durationSeconds: number;
+  /** Sum of the priced items; a lower bound when `missing` is not empty. */
+  knownUsd: number;
+  missing: string[];
+  regions: RegionEstimate[];
+}
+
+/** Bytes per second at the default quota (625 Mbit/s): transfers take at least this long. */
+const defaultQuotaBytesPerSecond = 625e6 / 8;
+/** Publishing versions and creating test objects before the first invocation (per region). */
+const preparationSeconds = 120;
+
+export function estimatePlan(
+  plan: Plan,
+  options: { serverInstanceType?: string; serverUsdPerHour?: number } = {},
+): PlanEstimate {
+  const cells = expandPlan(plan);
+  const regions: RegionEstimate[] = [];
+  for (const target of plan.targets) {
+    if (target.platform !== "aws") continue;
+    const mine = cells.filter(
+      (cell) => cell.target.platform === "aws" && cell.target.region === target.region,
+    );
+    const lambda: Parameters<typeof estimateCost>[0]["lambda"] = [];
+    let invocationSeconds = 0;
+    let serverTransferBytes = 0;
+    let invocations = 0;
+    const variants = new Set<string>();
+    for (const cell of mine) {
+      const seconds = estimatedSeconds(cell.probe);
+      lambda.push({
+        memoryMb: cell.memoryMb,
+        arch: cell.arch,
+        billedSeconds: seconds,
+        invocations: cell.repetitions * (cell.environments ?? 1),
+      });
+      // a fleet of N makes N invocations per repetition
+      const count = cell.repetitions * (cell.environments ?? 1);
+      invocations += count;
+      invocationSeconds += seconds * count;
+      serverTransferBytes += iperf3Bytes(cell.probe) * count;
+      variants.add(`${cell.memoryMb}/${cell.arch}`);
+    }
+    if (plan.warmup)
+      for (const variant of variants) {
+        const [memoryMb, arch] = variant.split("/") as [string, "arm64" | "x86_64"];
+        lambda.push({ memoryMb: Number(memoryMb), arch, billedSeconds: 1, invocations: 1 });
+        invocations += 1;
+        invocationSeconds += 1;
+      }
+    const parallelism = planParallelism(plan) ?? defaultParallelism(target);
+    const durationSeconds = preparationSeconds + invocationSeconds / Math.max(1, parallelism);
+    const needsServer = mine.some((cell) => cell.probe.kind === "iperf3");
+    const cost = estimateCost({
+      region: target.region,
+      lambda,
+      server: needsServer
+        ? {
+            instanceType: options.serverInstanceType ?? "c8gn.large",
+            hours: durationSeconds / 3600,
+            ...(options.serverUsdPerHour !== undefined
+              ? { usdPerHourOverride: options.serverUsdPerHour }
+              : {}),
+          }
+        : null,
+      serverTransferBytes,
+    });
+    regions.push({ region: target.region, invocations, durationSeconds, needsServer, cost });
+  }
+  return {
+    invocations: regions.reduce((sum, r) => sum + r.invocations, 0),
+    gigabyteSeconds: regions.reduce((sum, r) => sum + r.cost.lambdaGbSeconds, 0),
+    durationSeconds: regions.reduce((sum, r) => sum + r.durationSeconds, 0),
+    knownUsd: regions.reduce((sum, r) => sum + r.cost.knownUsd, 0),
+    missing: [...new Set(regions.flatMap((r) => r.cost.missing))],
+    regions,
+  };
+}
+
+/** The plan's parallelism as one number (the largest, when a plan lists several). */
+export function planParallelism(plan: Plan): number | undefined {
+  const value: unknown = plan.parallelism;
+  if (typeof value === "number") return value;
+  if (Array.isArray(value) && value.every((v) => typeof v === "number")) return Math.max(...value);
+  return undefined;
+}
+
+/** The run-time confirmation's figures (kept for run.ts's prompt). */
+export function estimateAwsCost(plan: Plan): { invocations: number; gigabyteSeconds: number; usd: number } {
+  const estimate = estimatePlan(plan);
+  return {
+    invocations: estimate.invocations,
+    gigabyteSeconds: estimate.gigabyteSeconds,
+    usd: estimate.knownUsd,
+  };
+}
+
+function estimatedSeconds(probe: ProbeSpec): number {
   switch (probe.kind) {
     case "iperf3":
       return probe.timeSeconds + probe.omitSeconds + 2;
     case "s3-get":
-      return (probe.objectMib * 1_048_576) / quotaBytesPerSecond + 2;
+      return (probe.objectMib * 1_048_576) / defaultQuotaBytesPerSecond + 2;
     case "s3-put":
-      return (probe.sizeMib * 1_048_576) / quotaBytesPerSecond + 2;
+      return (probe.sizeMib * 1_048_576) / defaultQuotaBytesPerSecond + 2;
     case "info":
       return 1;
   }
+}
+
+function iperf3Bytes(probe: ProbeSpec): number {
+  if (probe.kind !== "iperf3") return 0;
+  const directions = probe.direction === "bidir" ? 2 : 1;
+  return defaultQuotaBytesPerSecond * (probe.timeSeconds + probe.omitSeconds) * directions;
 }

@@ -7,6 +7,8 @@ import { registerProbeCommand } from "./commands/probe.js";
 import { registerQuotaCommand } from "./commands/quota.js";
 import { registerReportCommand } from "./commands/report.js";
 import { type RunCommandDeps, registerRunCommand } from "./commands/run.js";
+import { registerRunsCommand } from "./commands/runs.js";
+import { registerScheduleCommand } from "./commands/schedule.js";
 import { registerTeardownCommand } from "./commands/teardown.js";
 
 export function buildProgram(runDeps?: RunCommandDeps): Command {
@@ -25,6 +27,8 @@ export function buildProgram(runDeps?: RunCommandDeps): Command {
   registerQuotaCommand(program);
   registerDeployCommand(program);
   registerTeardownCommand(program);
+  registerScheduleCommand(program);
+  registerRunsCommand(program);
   return program;
 }
 

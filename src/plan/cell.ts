@@ -15,6 +15,16 @@ export interface Cell {
   /** Human label of the probe, e.g. "iperf3 upload -P 4 -t 10s". */
   probeLabel: string;
   repetitions: number;
+  /** Environments invoked at once for each repetition (1: one alone). Absent in runs made before fleets. */
+  environments?: number;
+  /** The function attached to a VPC (AWS only). Absent in runs made before the VPC axis: false. */
+  vpc?: boolean;
+}
+
+/** The axes beside memory and arch that make a cell: fleet size and VPC variant. */
+export interface CellAxes {
+  environments?: number;
+  vpc?: boolean;
 }
 
 /** The parameters that define what is measured (not how often or what it is called). */
@@ -23,15 +33,39 @@ export function probeParameters(probe: ProbeSpec): Record<string, unknown> {
   return parameters;
 }
 
-export function cellId(target: Target, memoryMb: number, arch: Architecture, probe: ProbeSpec): string {
-  return stableHash({ target, memoryMb, arch, probe: probeParameters(probe) });
+// The axes join the hashes only away from their defaults (1 environment, no VPC), so cells of
+// runs made before those axes existed keep their ids.
+export function cellId(
+  target: Target,
+  memoryMb: number,
+  arch: Architecture,
+  probe: ProbeSpec,
+  axes: CellAxes = {},
+): string {
+  return stableHash({ target, memoryMb, arch, probe: probeParameters(probe), ...axesKey(axes) });
 }
 
-export function probeKey(probe: ProbeSpec): string {
-  return stableHash(probeParameters(probe));
+/** Groups the cells of one curve across memory sizes: the probe's parameters, fleet size and VPC variant. */
+export function probeKey(probe: ProbeSpec, axes: CellAxes = {}): string {
+  const key = axesKey(axes);
+  return Object.keys(key).length === 0
+    ? stableHash(probeParameters(probe))
+    : stableHash({ ...probeParameters(probe), ...key });
 }
 
-export function probeLabel(probe: ProbeSpec): string {
+function axesKey(axes: CellAxes): { environments?: number; vpc?: true } {
+  return {
+    ...((axes.environments ?? 1) !== 1 ? { environments: axes.environments } : {}),
+    ...(axes.vpc ? { vpc: true as const } : {}),
+  };
+}
+
+export function probeLabel(probe: ProbeSpec, axes: CellAxes = {}): string {
+  const environments = axes.environments ?? 1;
+  return `${singleLabel(probe)}${axes.vpc ? " in VPC" : ""}${environments === 1 ? "" : ` x${environments} envs`}`;
+}
+
+function singleLabel(probe: ProbeSpec): string {
   if (probe.label) return probe.label;
   switch (probe.kind) {
     case "iperf3":

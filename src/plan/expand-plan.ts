@@ -9,7 +9,8 @@ export function hostArchitecture(): Architecture {
 }
 
 /**
- * The plan as a list of cells, in a fixed order: target, then architecture, memory and probe.
+ * The plan as a list of cells, in a fixed order: target, then architecture, memory, VPC variant,
+ * fleet size and probe.
  * Pure; the same plan always gives the same cells with the same ids.
  * Two probes with the same parameters would be one cell twice: refused.
  * Lab targets run on `localArch` (the host's architecture) whatever `architectures` says: the
@@ -22,25 +23,32 @@ export function expandPlan(plan: Plan, localArch: Architecture = hostArchitectur
     const architectures = target.platform === "local" ? [localArch] : plan.architectures;
     for (const arch of architectures) {
       for (const memoryMb of plan.memoryMb) {
-        plan.probes.forEach((probe, index) => {
-          const id = cellId(target, memoryMb, arch, probe);
-          if (seen.has(id)) {
-            throw new PlanError([
-              `probes.${index}: the same probe with the same parameters appears twice (or a target twice)`,
-            ]);
+        for (const vpc of target.platform === "local" ? [false] : plan.vpc) {
+          for (const environments of plan.environments) {
+            const axes = { environments, vpc };
+            plan.probes.forEach((probe, index) => {
+              const id = cellId(target, memoryMb, arch, probe, axes);
+              if (seen.has(id)) {
+                throw new PlanError([
+                  `probes.${index}: the same probe with the same parameters appears twice (or a target twice)`,
+                ]);
+              }
+              seen.add(id);
+              cells.push({
+                id,
+                target,
+                memoryMb,
+                arch,
+                probe,
+                probeKey: probeKey(probe, axes),
+                probeLabel: probeLabel(probe, axes),
+                repetitions: probe.repetitions ?? plan.repetitions,
+                environments,
+                ...(vpc ? { vpc } : {}),
+              });
+            });
           }
-          seen.add(id);
-          cells.push({
-            id,
-            target,
-            memoryMb,
-            arch,
-            probe,
-            probeKey: probeKey(probe),
-            probeLabel: probeLabel(probe),
-            repetitions: probe.repetitions ?? plan.repetitions,
-          });
-        });
+        }
       }
     }
   }

@@ -1,5 +1,7 @@
 import { z } from "zod";
-import { iperf3EventSchema, s3GetEventSchema, s3PutEventSchema } from "../agent/event.js";
+import { builtInProfileNames, labProfileSchema } from "../platforms/local/profiles.js";
+import { iperf3EventSchema } from "../probes/iperf3/options.js";
+import { s3GetEventSchema, s3PutEventSchema } from "../probes/s3/options.js";
 
 /**
  * The experiment matrix a user writes (YAML or JSON): targets x memory sizes x architectures x
@@ -19,7 +21,7 @@ export const targetSchema = z.discriminatedUnion("platform", [
   z
     .object({
       platform: z.literal("local"),
-      /** Lab profile, e.g. default-625 or raised-3000. */
+      /** Lab profile: a built-in one (default-625, raised-3000) or one of the plan's `profiles`. */
       profile: z.string().regex(/^[a-z0-9][a-z0-9-]*$/, "lower-case letters, digits and dashes"),
     })
     .strict(),
@@ -160,10 +162,82 @@ export const planSchema = z
      * Default: 1 on the lab (its environments share this machine), the platform's limit on AWS.
      */
     parallelism: z.number().int().min(1).max(1_000).optional(),
+    /**
+     * Environments invoked at once per cell (fan-out): each measures with its own server port and
+     * connections; reports show the per-environment rate and the group's aggregate against N.
+     */
+    environments: z
+      .array(z.number().int().min(1, "at least 1 environment").max(256, "at most 256 environments at once"))
+      .min(1, "at least one count")
+      .refine((counts) => new Set(counts).size === counts.length, "environment counts must be distinct")
+      .default([1]),
+    /**
+     * Function variants: outside a VPC (false) and attached to the VPC subnets given at deploy
+     * (true; `deploy --vpc-subnets`). The bandwidth quota covers non-VPC functions only. AWS
+     * targets only: lab targets always run the non-VPC variant.
+     */
+    vpc: z
+      .array(z.boolean())
+      .min(1, "at least one variant")
+      .refine((variants) => new Set(variants).size === variants.length, "each variant once")
+      .default([false]),
     /** "Time to move N GB" in the report. */
     moveGigabytes: z.number().positive().max(1_000_000).default(100),
+    /**
+     * Custom lab profiles (same fields as the built-in ones in profiles.json); a `local`
+     * target may name one of them.
+     */
+    profiles: z.array(labProfileSchema).optional(),
   })
-  .strict();
+  .strict()
+  .superRefine((plan, context) => {
+    checkProfileNames(plan, context);
+    if (plan.vpc.includes(true) && !plan.targets.some((target) => target.platform === "aws")) {
+      context.addIssue({
+        code: "custom",
+        path: ["vpc"],
+        message: "VPC variants run only on AWS targets (the lab emulates functions outside a VPC)",
+      });
+    }
+  });
+
+/**
+ * Custom profile names are unique and never shadow a built-in one; every `local` target names
+ * a known profile. Checked when the plan loads, so a typo stops the run before its directory
+ * exists, with the allowed names listed.
+ */
+function checkProfileNames(
+  plan: { targets: Target[]; profiles?: { name: string }[] | undefined },
+  context: z.RefinementCtx,
+): void {
+  const builtIn = builtInProfileNames();
+  const custom = (plan.profiles ?? []).map((profile) => profile.name);
+  custom.forEach((name, index) => {
+    if (builtIn.includes(name)) {
+      context.addIssue({
+        code: "custom",
+        path: ["profiles", index, "name"],
+        message: `"${name}" is a built-in profile; give the custom one another name`,
+      });
+    } else if (custom.indexOf(name) !== index) {
+      context.addIssue({
+        code: "custom",
+        path: ["profiles", index, "name"],
+        message: `"${name}" is defined twice`,
+      });
+    }
+  });
+  const allowed = [...builtIn, ...custom.filter((name) => !builtIn.includes(name))];
+  plan.targets.forEach((target, index) => {
+    if (target.platform === "local" && !allowed.includes(target.profile)) {
+      context.addIssue({
+        code: "custom",
+        path: ["targets", index, "profile"],
+        message: `unknown lab profile "${target.profile}" (allowed: ${allowed.join(", ")}; custom ones go under profiles:)`,
+      });
+    }
+  });
+}
 
 export type PlanInput = z.input<typeof planSchema>;
 export type Plan = z.output<typeof planSchema>;

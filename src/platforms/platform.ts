@@ -10,6 +10,8 @@ export type Architecture = "arm64" | "x86_64";
 export interface EnvironmentVariant {
   memoryMb: number;
   arch: Architecture;
+  /** The function attached to the VPC given at deploy (AWS only); absent: outside a VPC. */
+  vpc?: boolean;
 }
 
 /** Peers the probes talk to, as the platform provides them. */
@@ -27,6 +29,8 @@ export interface ProbeEndpoints {
     bucket: string;
     pathStyle: boolean;
     caPem?: string;
+    /** Where s3-put may write (the platform's grant); default `lambda-netbench/put/`. */
+    putKeyPrefix?: string;
   };
 }
 
@@ -65,6 +69,11 @@ export interface Platform {
   facts(): Promise<PlatformFacts>;
   /** How many invocations may run at once on this target. */
   maxConcurrency(): number;
+  /**
+   * Why `environments` of this variant cannot run at once here (memory, cores, concurrency),
+   * or null when they can. Checked before anything is prepared or invoked.
+   */
+  fleetCapacityProblem?(variant: EnvironmentVariant, environments: number): string | null;
   /** Creates or checks what the variants need (environments, function versions). */
   prepare(variants: EnvironmentVariant[]): Promise<void>;
   endpoints(): ProbeEndpoints;
@@ -80,4 +89,16 @@ export interface Platform {
   ): Promise<InvocationOutcome>;
   /** Releases what prepare() created for this run (not the lab or the stack themselves). */
   dispose(): Promise<void>;
+}
+
+/**
+ * Thrown by a platform when the run cannot go on until the user acts (expired login, the iperf3
+ * server's time-to-live reached): the invocation is not recorded, the runner stops taking work,
+ * and `run --resume` redoes what was not recorded once the user has acted.
+ */
+export class RunPausedError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "RunPausedError";
+  }
 }

@@ -1,13 +1,18 @@
-import type { AgentEvent } from "../agent/event.js";
+import type { AllocateEvent, CpuBurnEvent, InfoEvent } from "./diagnostics/options.js";
 import { allocate, burnCpu } from "./diagnostics.js";
 import { readEnvironmentInfo } from "./info.js";
+import type { Iperf3Event } from "./iperf3/options.js";
 import { runIperf3Probe } from "./iperf3/run-probe.js";
 import type { ProbeOutcome } from "./probe-outcome.js";
+import type { S3GetEvent, S3PutEvent } from "./s3/options.js";
 import { runS3GetProbe } from "./s3/run-s3-get.js";
 import { runS3PutProbe } from "./s3/run-s3-put.js";
 
+/** Any probe's validated options (the agent's event composes the same schemas). */
+export type ProbeEvent = Iperf3Event | S3GetEvent | S3PutEvent | InfoEvent | CpuBurnEvent | AllocateEvent;
+
 /** Runs the probe an (already validated) event asks for. Shared by the agent and the CLI. */
-export async function runProbe(event: AgentEvent): Promise<ProbeOutcome> {
+export async function runProbe(event: ProbeEvent): Promise<ProbeOutcome> {
   switch (event.probe) {
     case "iperf3":
       return runIperf3Probe(event);

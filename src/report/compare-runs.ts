@@ -11,7 +11,7 @@ export interface ComparisonRow {
   memoryMb: number;
   a: CellStatistics | null;
   b: CellStatistics | null;
-  /** B - A of the median whole-test rate, bit/s. */
+  /** B - A of the median sustained rate, bit/s (the headline rate). */
   deltaBitsPerSecond: number | null;
   deltaPercent: number | null;
 }
@@ -60,8 +60,8 @@ export function compareRuns(a: ReportModel, b: ReportModel): Comparison {
 
 function row(a: CellStatistics | null, b: CellStatistics | null): ComparisonRow {
   const any = (a ?? b) as CellStatistics;
-  const medianA = a?.average?.median ?? null;
-  const medianB = b?.average?.median ?? null;
+  const medianA = a?.sustained?.median ?? null;
+  const medianB = b?.sustained?.median ?? null;
   const delta = medianA !== null && medianB !== null ? medianB - medianA : null;
   return {
     targetA: a?.target ?? "–",
@@ -82,11 +82,13 @@ const headers = [
   "Probe",
   "Arch",
   "Memory (MB)",
-  "A median (Mbit/s)",
+  "A sustained (Mbit/s)",
   "A n",
-  "B median (Mbit/s)",
+  "A effective (Mbit/s)",
+  "B sustained (Mbit/s)",
   "B n",
-  "Delta (Mbit/s)",
+  "B effective (Mbit/s)",
+  "Delta sustained (Mbit/s)",
   "Delta (%)",
 ];
 
@@ -98,10 +100,12 @@ function rowCells(r: ComparisonRow): string[] {
     r.probeLabel,
     r.arch,
     formatNumber(r.memoryMb),
-    formatMbps(r.a?.average?.median),
-    String(r.a?.average?.n ?? 0),
-    formatMbps(r.b?.average?.median),
-    String(r.b?.average?.n ?? 0),
+    formatMbps(r.a?.sustained?.median),
+    String(r.a?.sustained?.n ?? 0),
+    formatMbps(r.a?.effective?.median),
+    formatMbps(r.b?.sustained?.median),
+    String(r.b?.sustained?.n ?? 0),
+    formatMbps(r.b?.effective?.median),
     signed(r.deltaBitsPerSecond, formatMbps(r.deltaBitsPerSecond)),
     signed(r.deltaPercent, formatNumber(r.deltaPercent, 1)),
   ];

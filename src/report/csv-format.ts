@@ -1,6 +1,7 @@
+import { fleetColumns } from "./fleet-section.js";
 import type { ReportFormat } from "./report-format.js";
 import type { ReportModel } from "./report-model.js";
-import { measuringCells, summaryColumns } from "./summary-rows.js";
+import { csvColumns, measuringCells } from "./summary-rows.js";
 
 /** RFC 4180: quote fields holding a comma, quote or line break; double inner quotes. */
 export function csvField(value: string | number | boolean | null): string {
@@ -10,20 +11,34 @@ export function csvField(value: string | number | boolean | null): string {
 }
 
 export function renderCsv(model: ReportModel): string {
-  const header = ["Results", ...summaryColumns.map((c) => c.header), "Cell id"];
+  const header = ["Results", ...csvColumns.map((c) => c.header), "Cell id"];
   const label = model.label ?? "measured";
   const rows = measuringCells(model).map((cell) => [
     label,
-    ...summaryColumns.map((c) => c.raw(cell)),
+    ...csvColumns.map((c) => c.raw(cell)),
     cell.cellId,
   ]);
   return `${[header, ...rows].map((row) => row.map(csvField).join(",")).join("\r\n")}\r\n`;
 }
 
+/** The fleet table (environments at once) as CSV; null when the run has no fleets. */
+export function renderFleetCsv(model: ReportModel): string | null {
+  if (model.fleets.length === 0) return null;
+  const header = ["Results", ...fleetColumns.map((c) => c.header)];
+  const label = model.label ?? "measured";
+  const rows = model.fleets.map((point) => [label, ...fleetColumns.map((c) => c.raw(point))]);
+  return `${[header, ...rows].map((row) => row.map(csvField).join(",")).join("\r\n")}\r\n`;
+}
+
 export const csvFormat: ReportFormat = {
   name: "csv",
-  description: "summary table as CSV (raw numbers, units in the headers)",
+  description:
+    "summary table as CSV (raw numbers, units in the headers); fleets.csv for environments at once",
   async render(model) {
-    return [{ fileName: "summary.csv", content: renderCsv(model) }];
+    const fleets = renderFleetCsv(model);
+    return [
+      { fileName: "summary.csv", content: renderCsv(model) },
+      ...(fleets ? [{ fileName: "fleets.csv", content: fleets }] : []),
+    ];
   },
 };

@@ -1,5 +1,12 @@
+import {
+  baselineHeaderLine,
+  baselineHeaders,
+  baselineRowCells,
+  compareWithBaseline,
+} from "./baseline-comparison.js";
 import { buildCharts } from "./charts/chart-specs.js";
 import { renderSvg } from "./charts/render-chart.js";
+import { fleetColumns, fleetNote } from "./fleet-section.js";
 import { methodNotes } from "./method-notes.js";
 import type { ReportFormat } from "./report-format.js";
 import type { ReportModel } from "./report-model.js";
@@ -71,7 +78,40 @@ export async function renderHtml(model: ReportModel): Promise<string> {
     }
     parts.push("</tr>");
   }
-  parts.push("</tbody></table></div>", "<h2>How these numbers were measured</h2><ul>");
+  parts.push("</tbody></table></div>");
+  const beside = compareWithBaseline(model);
+  if (beside) {
+    parts.push(
+      `<h2>Beside the published study (${escapeHtml(beside.baseline)})${label}</h2>`,
+      `<p class="meta">${escapeHtml(baselineHeaderLine(beside))}</p>`,
+    );
+    if (beside.rows.length === 0) parts.push("<p>No curve of this run matches a series of the baseline.</p>");
+    else {
+      parts.push('<div class="table"><table><thead><tr>');
+      for (const header of baselineHeaders) parts.push(`<th>${escapeHtml(header)}</th>`);
+      parts.push("</tr></thead><tbody>");
+      for (const row of beside.rows)
+        parts.push(
+          `<tr>${baselineRowCells(row)
+            .map((t, i) => `<td${i >= 3 && i <= 10 ? ' class="r"' : ""}>${escapeHtml(t)}</td>`)
+            .join("")}</tr>`,
+        );
+      parts.push("</tbody></table></div>");
+    }
+  }
+  if (model.fleets.length > 0) {
+    parts.push(`<h2>Environments at once${label}</h2>`, '<div class="table"><table><thead><tr>');
+    for (const column of fleetColumns) parts.push(`<th>${escapeHtml(column.header)}</th>`);
+    parts.push("</tr></thead><tbody>");
+    for (const point of model.fleets) {
+      const cells = fleetColumns.map(
+        (c) => `<td${c.align === "right" ? ' class="r"' : ""}>${escapeHtml(c.text(point))}</td>`,
+      );
+      parts.push(`<tr>${cells.join("")}</tr>`);
+    }
+    parts.push("</tbody></table></div>", `<p class="meta">${escapeHtml(fleetNote)}</p>`);
+  }
+  parts.push("<h2>How these numbers were measured</h2><ul>");
   for (const note of methodNotes(model)) parts.push(`<li>${escapeHtml(note)}</li>`);
   parts.push("</ul></body></html>");
   return `${parts.join("\n")}\n`;

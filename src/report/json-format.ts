@@ -1,3 +1,4 @@
+import { compareWithBaseline } from "./baseline-comparison.js";
 import type { ReportFormat } from "./report-format.js";
 import type { ReportModel } from "./report-model.js";
 
@@ -11,6 +12,9 @@ export function renderJson(model: ReportModel): string {
       label: model.label,
       targets: model.targets,
       ...model.analysis,
+      baseline: model.baseline,
+      baselineComparison: compareWithBaseline(model)?.rows ?? null,
+      fleets: model.fleets,
     },
     null,
     2,

@@ -1,3 +1,9 @@
+import {
+  baselineHeaderLine,
+  compareWithBaseline,
+  renderBaselineMarkdownTable,
+} from "./baseline-comparison.js";
+import { fleetMarkdownLines } from "./fleet-section.js";
 import { methodNotes } from "./method-notes.js";
 import type { ReportFormat } from "./report-format.js";
 import type { ReportModel } from "./report-model.js";
@@ -32,6 +38,12 @@ export function renderMarkdown(model: ReportModel): string {
   out.push("", "## Recommendation", "");
   for (const curve of model.analysis.curves)
     out.push(`- ${curveSentence(curve, model.analysis.moveGigabytes)}`);
+  const beside = compareWithBaseline(model);
+  if (beside) {
+    out.push("", `## Beside the published study (${beside.baseline})`, "", baselineHeaderLine(beside), "");
+    out.push(...renderBaselineMarkdownTable(beside));
+  }
+  out.push(...fleetMarkdownLines(model.fleets));
   out.push("", "## How these numbers were measured", "");
   for (const note of methodNotes(model)) out.push(`- ${note}`);
   return `${out.join("\n")}\n`;

@@ -4,15 +4,21 @@ import type { ReportModel } from "./report-model.js";
 export function methodNotes(model: ReportModel): string[] {
   const prices = model.analysis.prices;
   const notes = [
-    "Throughput: bytes moved / measured seconds per invocation (whole-test average), in Mbit/s (1 Mbit = 1,000,000 bits). Median over the successful repetitions of a cell; n = successful/planned.",
-    "Spread: min-max, interquartile range (quartiles by linear interpolation, type 7) and coefficient of variation (sample standard deviation / mean; needs n >= 2).",
-    "Burst: the first second of the transfer. Sustained: median of the per-interval rates after the first second.",
-    "CPU: client CPU seconds per second of test (cores). Share: memory / 1,769 MB per vCPU. CPU-BOUND when the median use is >= 90% of the share: then the client, not the network, may set the rate.",
-    "Quota %: median throughput / the per-environment bandwidth quota in force for the target.",
-    "Plateau: highest median over the memory sizes; knee: smallest memory reaching 95% of it; slope: least-squares Mbit/s per GB of memory on the rising part.",
-    `Cost per GB moved: memory (GB) x seconds per GB at the median rate x Lambda GB-second price, plus requests; list prices of ${prices.retrievedOn} (${prices.source}); free tier and data transfer not included. Recommended: the cheapest size reaching 95% of the plateau.`,
+    "Three rates per invocation, in Mbit/s (1 Mbit = 1,000,000 bits), each shown as the median over the successful repetitions of a cell with [min-max] and n: BURST, the start of the transfer until the per-interval rate settles (detected from the samples, not assumed: rate, seconds and bytes); SUSTAINED, the median of the interval rates after the burst; EFFECTIVE, the whole transfer (bytes / measured seconds), which a burst inflates on short transfers.",
+    "Burst detection: reference level = median interval rate of the second half of the record; the burst runs from the start until two intervals in a row are at most 15% (or 3 robust SDs) above it. A record under 2 s, or whose rate has not settled by half of it, has no sustained rate (shown as '–' with the reason), never the average.",
+    "Every headline (plateau, knee, slope, recommended memory, cost per GB, time to move N GB, quota %) uses the sustained rate.",
+    "iperf3 upload: effective and sent are the sender side (end.sum_sent), as the published study kept it; received (end.sum_received) beside it. s3-get seconds per object: the transfer alone, and the whole download as the study timed it (client and credential set-up, HEAD, transfer).",
+    "Spread: min-max in the tables; the CSV and JSON add the interquartile range (type 7) and coefficient of variation (sample standard deviation / mean; needs n >= 2).",
+    `CPU: client CPU seconds per second of test (cores). Share: the environment's CPU (${cpuBases(model)}). CPU-BOUND when the median use is >= 90% of the share: then the client, not the network, may set the rate.`,
+    "Quota %: median sustained rate / the per-environment bandwidth quota in force for the target. Retransmits: TCP segments retransmitted in the environment's network namespace during the test (median).",
+    "Plateau: highest median sustained rate over the memory sizes; knee: smallest memory reaching 95% of it; slope: least-squares Mbit/s per GB of memory on the rising part.",
+    `Cost per GB moved: memory (GB) x seconds per GB at the median sustained rate x Lambda GB-second price, plus requests; list prices of ${prices.retrievedOn} (${prices.source}); free tier and data transfer not included. Recommended: the cheapest size reaching 95% of the plateau.`,
     "Failed invocations are counted per error kind and never enter the statistics.",
   ];
+  if (model.baseline)
+    notes.push(
+      `Published baseline ${model.baseline.name} (${model.baseline.source}; measured ${model.baseline.studyPeriod.from} to ${model.baseline.studyPeriod.to}): only the figures the study states; "about" figures marked ~, s3-get rates derived from its seconds per object marked derived; a lab profile is shown beside the region whose quota it emulates.`,
+    );
   if (model.label) {
     notes.unshift(
       model.analysis.unshaped
@@ -21,4 +27,16 @@ export function methodNotes(model: ReportModel): string[] {
     );
   }
   return notes;
+}
+
+/** The distinct CPU-share rules of the run's cells, e.g. "memory / 1769 MB per vCPU (profile)". */
+function cpuBases(model: ReportModel): string {
+  const bases = [
+    ...new Set(
+      model.analysis.cells
+        .filter((c) => c.probe !== "info")
+        .map((c) => c.cpuShareBasis.replace(/, capped at.*$/, ", capped by cores")),
+    ),
+  ];
+  return bases.length > 0 ? bases.join("; ") : "memory / 1,769 MB per vCPU";
 }

@@ -4,9 +4,18 @@ import {
   type CurveAnalysis,
   type RunAnalysis,
 } from "../results/analysis.js";
+import {
+  type Baseline,
+  type BaselinePoint,
+  type BaselineSeries,
+  baselinePoints,
+  loadBaseline,
+  matchBaselineSeries,
+} from "../results/baseline.js";
+import { analyzeFleets, type FleetPoint, sustainedRate } from "../results/fleet-analysis.js";
 import type { RunManifest } from "../results/manifest.js";
 import type { PriceTable } from "../results/price-table.js";
-import { intervalSeries, recordRates } from "../results/record-rates.js";
+import { intervalSeries, type RecordRates, recordRates } from "../results/record-rates.js";
 import type { ResultRecord } from "../results/result-record.js";
 
 /** A per-interval series of one representative invocation (the one closest to its cell's median). */
@@ -17,6 +26,18 @@ export interface SeriesPick {
   memoryMb: number;
   repetition: number;
   points: Array<{ startSeconds: number; bitsPerSecond: number }>;
+  /** The burst window detected in this invocation, seconds from the start; null when none. */
+  burstSeconds: number | null;
+}
+
+/** A published baseline series matched to one of this run's curves (same probe, region or quota). */
+export interface BaselineOverlay {
+  targetKey: string;
+  arch: string;
+  probeKey: string;
+  series: BaselineSeries;
+  /** Plottable points (stated, approximate or derived from seconds per object). */
+  points: BaselinePoint[];
 }
 
 export interface CpuPoint {
@@ -48,12 +69,26 @@ export interface ReportModel {
   analysis: RunAnalysis;
   series: SeriesPick[];
   cpuPoints: CpuPoint[];
+  /** The published reference dataset shown beside this run; null when none was asked for. */
+  baseline: {
+    name: string;
+    title: string;
+    source: string;
+    studyPeriod: { from: string; to: string };
+    overlays: BaselineOverlay[];
+  } | null;
+  /** Environments at once: per environment and aggregate against N (empty without fleets). */
+  fleets: FleetPoint[];
 }
+
+/** The reports compare with the published study unless told otherwise. */
+export const defaultBaselineName = "seed-2026";
 
 export function buildReportModel(
   manifest: RunManifest,
   records: ResultRecord[],
   prices?: PriceTable,
+  baselineName: string | null = defaultBaselineName,
 ): ReportModel {
   const analysis = analyzeRun(manifest, records, prices);
   const label = analysis.emulated ? (analysis.unshaped ? "emulated, unshaped" : "emulated") : null;
@@ -80,6 +115,44 @@ export function buildReportModel(
     analysis,
     series: pickSeries(analysis.cells, analysis.curves, records),
     cpuPoints: cpuPoints(analysis.cells, records),
+    fleets: analyzeFleets(records, sustainedRate),
+    baseline: baselineName === null ? null : baselineOverlays(loadBaseline(baselineName), manifest, analysis),
+  };
+}
+
+function baselineOverlays(
+  baseline: Baseline,
+  manifest: RunManifest,
+  analysis: RunAnalysis,
+): NonNullable<ReportModel["baseline"]> {
+  const overlays: BaselineOverlay[] = [];
+  for (const curve of analysis.curves) {
+    const cell = manifest.cells.find(
+      (c) => c.probeKey === curve.probeKey && `${c.target.platform}:${curve.target}` === curve.targetKey,
+    );
+    if (!cell) continue;
+    const matched = matchBaselineSeries(baseline, {
+      platform: curve.platform,
+      target: curve.target,
+      quotaBitsPerSecond: analysis.quotas[curve.targetKey] ?? null,
+      probe: cell.probe.kind,
+      parameters: cell.probe as unknown as Record<string, unknown>,
+    });
+    for (const series of matched)
+      overlays.push({
+        targetKey: curve.targetKey,
+        arch: curve.arch,
+        probeKey: curve.probeKey,
+        series,
+        points: baselinePoints(series),
+      });
+  }
+  return {
+    name: baseline.name,
+    title: baseline.title,
+    source: baseline.source,
+    studyPeriod: baseline.studyPeriod,
+    overlays,
   };
 }
 
@@ -95,29 +168,31 @@ function pickSeries(cells: CellStatistics[], curves: CurveAnalysis[], records: R
         cell.targetKey !== curve.targetKey ||
         cell.probeKey !== curve.probeKey ||
         cell.arch !== curve.arch ||
-        !cell.average
+        !cell.effective
       )
         continue;
-      const median = cell.average.median;
-      const candidates = records.filter(
-        (r) => r.cellId === cell.cellId && !r.warmup && r.ok && r.samples && r.bitsPerSecond !== null,
-      );
-      const best = candidates.reduce<ResultRecord | null>(
-        (a, r) =>
-          a === null ||
-          Math.abs((r.bitsPerSecond as number) - median) < Math.abs((a.bitsPerSecond as number) - median)
-            ? r
-            : a,
-        null,
-      );
+      // the invocation closest to the cell's median sustained rate (effective when there is none)
+      const headline = (rates: RecordRates) =>
+        cell.sustained ? rates.sustainedBitsPerSecond : rates.effectiveBitsPerSecond;
+      const median = (cell.sustained ?? cell.effective).median;
+      let best: { record: ResultRecord; rates: RecordRates; distance: number } | null = null;
+      for (const record of records) {
+        if (record.cellId !== cell.cellId || record.warmup || !record.samples) continue;
+        const rates = recordRates(record);
+        const value = rates ? headline(rates) : null;
+        if (!rates || value === null) continue;
+        const distance = Math.abs(value - median);
+        if (best === null || distance < best.distance) best = { record, rates, distance };
+      }
       if (!best) continue;
       picks.push({
         targetKey: cell.targetKey,
         target: cell.target,
         probeLabel: cell.probeLabel,
         memoryMb: cell.memoryMb,
-        repetition: best.repetition,
-        points: intervalSeries(best.samples),
+        repetition: best.record.repetition,
+        points: intervalSeries(best.record.samples),
+        burstSeconds: best.rates.burst?.seconds ?? null,
       });
     }
   }
@@ -137,7 +212,7 @@ function cpuPoints(cells: CellStatistics[], records: ResultRecord[]): CpuPoint[]
       target: cell.target,
       probeLabel: cell.probeLabel,
       memoryMb: cell.memoryMb,
-      bitsPerSecond: rates.averageBitsPerSecond,
+      bitsPerSecond: rates.effectiveBitsPerSecond,
       cpuCores: rates.cpuCores,
       cpuShareCores: cell.cpuShareCores,
     });

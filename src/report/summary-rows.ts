@@ -1,4 +1,5 @@
 import type { CellStatistics, CurveAnalysis } from "../results/analysis.js";
+import type { Spread } from "../results/statistics.js";
 import type { ReportModel } from "./report-model.js";
 import { formatDuration, formatMbps, formatNumber, formatPercent, formatUsd } from "./units.js";
 
@@ -15,10 +16,60 @@ export interface Column {
 
 const mbit = (bps: number | null | undefined) => (bps === null || bps === undefined ? null : bps / 1e6);
 
-/** A right-aligned Mbit/s column of one rate in bits per second. */
-function mbpsColumn(header: string, pick: (cell: CellStatistics) => number | null | undefined): Column {
-  return { header, text: (c) => formatMbps(pick(c)), raw: (c) => mbit(pick(c)), align: "right" };
+/** "600 [590-612] n=2": the median, the min-max spread and how many repetitions it is over. */
+function spreadText(spread: Spread | null, format: (v: number) => string): string {
+  if (!spread) return "–";
+  const range = spread.n > 1 ? ` [${format(spread.min)}-${format(spread.max)}]` : "";
+  return `${format(spread.median)}${range} n=${spread.n}`;
 }
+
+const mbps = (v: number) => formatMbps(v);
+
+/** A rate with its spread and n, in Mbit/s. */
+function rateColumn(
+  header: string,
+  pick: (cell: CellStatistics) => Spread | null,
+  empty?: (cell: CellStatistics) => string,
+): Column {
+  return {
+    header,
+    text: (c) => {
+      const spread = pick(c);
+      return spread ? spreadText(spread, mbps) : (empty?.(c) ?? "–");
+    },
+    raw: (c) => mbit(pick(c)?.median),
+    align: "right",
+  };
+}
+
+/** Why a cell has no sustained rate, short: "too short", "not settled". */
+export function sustainedMissingText(cell: CellStatistics): string {
+  if (cell.effective === null) return "–";
+  const reason = cell.sustainedNullReasons[0] ?? "";
+  if (reason.startsWith("too short")) return "– (too short)";
+  if (reason.includes("did not settle")) return "– (not settled)";
+  return "– (no samples)";
+}
+
+function burstText(cell: CellStatistics): string {
+  if (cell.burst) return spreadText(cell.burst, mbps);
+  const found = cell.burstFound;
+  if (found.none > 0 && found.detected === 0) return "none";
+  return found.undetermined > 0 ? "? (too short)" : "–";
+}
+
+function burstLengthText(cell: CellStatistics): string {
+  if (!cell.burstSeconds || !cell.burstBytes) return "–";
+  return `${formatNumber(cell.burstSeconds.median, 2)} s, ${formatNumber(cell.burstBytes.median / 1e6)} MB`;
+}
+
+function pairText(a: number | null | undefined, b: number | null | undefined, format: (v: number) => string) {
+  if ((a === null || a === undefined) && (b === null || b === undefined)) return "–";
+  const one = (v: number | null | undefined) => (v === null || v === undefined ? "–" : format(v));
+  return `${one(a)} / ${one(b)}`;
+}
+
+const seconds = (v: number) => formatNumber(v, 2);
 
 export const summaryColumns: Column[] = [
   { header: "Target", text: (c) => c.target, raw: (c) => c.target, align: "left" },
@@ -26,27 +77,39 @@ export const summaryColumns: Column[] = [
   { header: "Arch", text: (c) => c.arch, raw: (c) => c.arch, align: "left" },
   { header: "Memory (MB)", text: (c) => formatNumber(c.memoryMb), raw: (c) => c.memoryMb, align: "right" },
   {
-    header: "n",
-    text: (c) => `${c.average?.n ?? 0}/${c.plannedRepetitions}`,
-    raw: (c) => c.average?.n ?? 0,
+    header: "n ok/planned",
+    text: (c) => `${c.effective?.n ?? 0}/${c.plannedRepetitions}`,
+    raw: (c) => c.effective?.n ?? 0,
     align: "right",
   },
-  mbpsColumn("Median (Mbit/s)", (c) => c.average?.median),
+  rateColumn("Sustained (Mbit/s) [min-max]", (c) => c.sustained, sustainedMissingText),
+  rateColumn("Burst (Mbit/s) [min-max]", (c) => c.burst, burstText),
   {
-    header: "Min-max (Mbit/s)",
-    text: (c) => (c.average ? `${formatMbps(c.average.min)}-${formatMbps(c.average.max)}` : "–"),
-    raw: (c) => (c.average ? `${mbit(c.average.min)}-${mbit(c.average.max)}` : null),
+    header: "Burst length (s, MB)",
+    text: burstLengthText,
+    raw: (c) => c.burstSeconds?.median ?? null,
     align: "right",
   },
-  mbpsColumn("IQR (Mbit/s)", (c) => c.average?.iqr),
+  rateColumn("Effective (Mbit/s) [min-max]", (c) => c.effective),
   {
-    header: "CV (%)",
-    text: (c) => (c.average?.cv === null || c.average === null ? "–" : formatNumber(c.average.cv * 100, 1)),
-    raw: (c) => (c.average?.cv === null || c.average === null ? null : c.average.cv * 100),
+    header: "Sent / received (Mbit/s)",
+    text: (c) => pairText(c.sent?.median, c.received?.median, mbps),
+    raw: (c) => mbit(c.sent?.median),
     align: "right",
   },
-  mbpsColumn("Burst 1st s (Mbit/s)", (c) => c.burst?.median),
-  mbpsColumn("Sustained (Mbit/s)", (c) => c.sustained?.median),
+  {
+    header: "Per object: transfer / whole (s)",
+    text: (c) =>
+      c.probe === "s3-get" ? pairText(c.transferSeconds?.median, c.wholeSeconds?.median, seconds) : "–",
+    raw: (c) => (c.probe === "s3-get" ? (c.wholeSeconds?.median ?? null) : null),
+    align: "right",
+  },
+  {
+    header: "Retransmits",
+    text: (c) => formatNumber(c.retransmits?.median),
+    raw: (c) => c.retransmits?.median ?? null,
+    align: "right",
+  },
   {
     header: "Quota (%)",
     text: (c) => formatPercent(c.quotaPercent),
@@ -74,6 +137,70 @@ export const summaryColumns: Column[] = [
   },
 ];
 
+/** A CSV column: a header with its unit and a raw value. */
+export interface CsvColumn {
+  header: string;
+  raw: (cell: CellStatistics) => string | number | boolean | null;
+}
+
+/** Every statistic of a spread as its own raw column: median, min, max, IQR, CV (%), n. */
+function spreadCsvColumns(
+  name: string,
+  unit: string,
+  scale: number,
+  pick: (c: CellStatistics) => Spread | null,
+): CsvColumn[] {
+  const value = (f: (s: Spread) => number | null) => (c: CellStatistics) => {
+    const spread = pick(c);
+    const v = spread ? f(spread) : null;
+    return v === null ? null : v / scale;
+  };
+  return [
+    { header: `${name} median (${unit})`, raw: value((s) => s.median) },
+    { header: `${name} min (${unit})`, raw: value((s) => s.min) },
+    { header: `${name} max (${unit})`, raw: value((s) => s.max) },
+    { header: `${name} IQR (${unit})`, raw: value((s) => s.iqr) },
+    {
+      header: `${name} CV (%)`,
+      raw: (c) => {
+        const cv = pick(c)?.cv;
+        return cv === null || cv === undefined ? null : cv * 100;
+      },
+    },
+    { header: `${name} n`, raw: (c) => pick(c)?.n ?? 0 },
+  ];
+}
+
+/** The CSV summary: raw numbers, one column per statistic, units in the headers. */
+export const csvColumns: CsvColumn[] = [
+  { header: "Target", raw: (c) => c.target },
+  { header: "Probe", raw: (c) => c.probeLabel },
+  { header: "Arch", raw: (c) => c.arch },
+  { header: "Memory (MB)", raw: (c) => c.memoryMb },
+  { header: "Planned repetitions", raw: (c) => c.plannedRepetitions },
+  ...spreadCsvColumns("Sustained", "Mbit/s", 1e6, (c) => c.sustained),
+  { header: "Sustained missing because", raw: (c) => c.sustainedNullReasons.join("; ") || null },
+  ...spreadCsvColumns("Burst", "Mbit/s", 1e6, (c) => c.burst),
+  { header: "Burst seconds median (s)", raw: (c) => c.burstSeconds?.median ?? null },
+  { header: "Burst bytes median (bytes)", raw: (c) => c.burstBytes?.median ?? null },
+  {
+    header: "Burst detected / none / undetermined",
+    raw: (c) => `${c.burstFound.detected}/${c.burstFound.none}/${c.burstFound.undetermined}`,
+  },
+  ...spreadCsvColumns("Effective", "Mbit/s", 1e6, (c) => c.effective),
+  { header: "Sent median (Mbit/s)", raw: (c) => mbit(c.sent?.median) },
+  { header: "Received median (Mbit/s)", raw: (c) => mbit(c.received?.median) },
+  { header: "Transfer seconds per object median (s)", raw: (c) => c.transferSeconds?.median ?? null },
+  { header: "Whole seconds per object median (s)", raw: (c) => c.wholeSeconds?.median ?? null },
+  { header: "Retransmits median", raw: (c) => c.retransmits?.median ?? null },
+  { header: "Quota of sustained (%)", raw: (c) => c.quotaPercent },
+  { header: "CPU used median (cores)", raw: (c) => c.cpuCores?.median ?? null },
+  { header: "CPU share (cores)", raw: (c) => c.cpuShareCores },
+  { header: "CPU-bound", raw: (c) => c.cpuBound },
+  { header: "Cost at sustained ($/GB)", raw: (c) => c.costPerGigabyteUsd },
+  { header: "Failed", raw: (c) => Object.values(c.failures).reduce((a, b) => a + b, 0) },
+];
+
 export function failureText(cell: CellStatistics): string {
   const entries = Object.entries(cell.failures);
   return entries.length === 0 ? "0" : entries.map(([kind, count]) => `${count} ${kind}`).join(", ");
@@ -96,17 +223,25 @@ export function measuringCells(model: ReportModel): CellStatistics[] {
     );
 }
 
-/** One sentence per curve: plateau, knee, slope, recommendation, cost and time to move N GB. */
+/** One sentence per curve: plateau, knee, slope, recommendation, cost and time to move N GB, all at the sustained rate. */
 export function curveSentence(curve: CurveAnalysis, moveGigabytes: number): string {
+  const name = `${curve.target} ${curve.arch} ${curve.probeLabel}`;
+  const missing =
+    curve.missing.length > 0
+      ? ` No sustained rate at ${curve.missing.map((m) => `${formatNumber(m.memoryMb)} MB (${m.reason})`).join(", ")}.`
+      : "";
   if (curve.plateauBitsPerSecond === null)
-    return `${curve.target} ${curve.arch} ${curve.probeLabel}: no successful measurement.`;
+    return curve.missing.length > 0
+      ? `${name}: no headline: no sustained rate.${missing}`
+      : `${name}: no successful measurement.`;
   return (
-    `${curve.target} ${curve.arch} ${curve.probeLabel}: plateau ${formatMbps(curve.plateauBitsPerSecond)} Mbit/s, ` +
+    `${name}: sustained plateau ${formatMbps(curve.plateauBitsPerSecond)} Mbit/s, ` +
     `reached (95%) from ${formatNumber(curve.kneeMemoryMb)} MB` +
     (curve.slopeBitsPerSecondPerGigabyte
       ? `, rising ${formatNumber(curve.slopeBitsPerSecondPerGigabyte / 1e6)} Mbit/s per GB of memory up to there. `
       : " (flat over the sizes measured). ") +
     `Recommended: ${formatNumber(curve.recommendedMemoryMb)} MB at ${formatUsd(curve.recommendedCostPerGigabyteUsd)} per GB moved; ` +
-    `${formatNumber(moveGigabytes)} GB take ${formatDuration(curve.moveSeconds)}.`
+    `${formatNumber(moveGigabytes)} GB take ${formatDuration(curve.moveSeconds)} at the sustained rate ` +
+    `(effective whole-transfer rate there: ${formatMbps(curve.recommendedEffectiveBitsPerSecond)} Mbit/s).${missing}`
   );
 }

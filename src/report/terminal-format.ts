@@ -1,3 +1,4 @@
+import { fleetTextLines } from "./fleet-section.js";
 import type { ReportFormat } from "./report-format.js";
 import type { ReportModel } from "./report-model.js";
 import { curveSentence, measuringCells, summaryColumns } from "./summary-rows.js";
@@ -28,6 +29,7 @@ export function renderTerminal(model: ReportModel): string {
   }
   lines.push("");
   for (const curve of model.analysis.curves) lines.push(curveSentence(curve, model.analysis.moveGigabytes));
+  lines.push(...fleetTextLines(model.fleets));
   const a = model.analysis;
   lines.push(
     "",

@@ -2,13 +2,16 @@ import { mkdir, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { readManifest, readRecords } from "../results/run-directory.js";
 import { reportFormats } from "./formats.js";
-import { buildReportModel, type ReportModel } from "./report-model.js";
+import { buildReportModel, defaultBaselineName, type ReportModel } from "./report-model.js";
 
 /** Reads a run directory into a report model (the report reads records, never live objects). */
-export async function loadReportModel(runDir: string): Promise<ReportModel> {
+export async function loadReportModel(
+  runDir: string,
+  baselineName: string | null = defaultBaselineName,
+): Promise<ReportModel> {
   const manifest = await readManifest(runDir);
   const { records } = await readRecords(runDir);
-  return buildReportModel(manifest, records);
+  return buildReportModel(manifest, records, undefined, baselineName);
 }
 
 /** Renders the formats and writes their files under `outDir`; returns the paths written. */

@@ -1,14 +1,13 @@
 import type { Cell } from "../plan/cell.js";
 import { targetKey, targetName } from "../plan/plan-schema.js";
 import type { Architecture, PlatformFacts } from "../platforms/platform.js";
+import { environmentCpuShare } from "./cpu-share.js";
 import type { RunManifest } from "./manifest.js";
 import { type LambdaPrice, lambdaPrice, type PriceTable, priceTable } from "./price-table.js";
 import { type RecordRates, recordRates } from "./record-rates.js";
 import type { ResultRecord } from "./result-record.js";
 import { describe, type Spread, slope } from "./statistics.js";
 
-/** 1,769 MB of Lambda memory buys one vCPU (AWS documentation). */
-export const megabytesPerVcpu = 1_769;
 /** A cell is CPU-bound when its client used at least this share of the CPU it had. */
 export const cpuBoundShare = 0.9;
 /** The knee is the smallest memory reaching this share of the plateau. */
@@ -29,20 +28,38 @@ export interface CellStatistics {
   recorded: number;
   /** Failed invocations, by error kind. */
   failures: Record<string, number>;
-  /** Over successful measuring invocations; null when there is none. */
-  average: Spread | null;
+  /**
+   * Over successful measuring invocations; null when there is none. Rates in bit/s.
+   * effective: whole transfer (bytes / measured seconds; iperf3 upload = sum_sent, as in the seed).
+   */
+  effective: Spread | null;
+  /** Rate, length and bytes of the burst, over the repetitions where one was detected. */
   burst: Spread | null;
+  burstSeconds: Spread | null;
+  burstBytes: Spread | null;
+  /** Repetitions with a burst detected, with none, and undetermined (too short or no samples). */
+  burstFound: { detected: number; none: number; undetermined: number };
+  /** Median of the interval rates after the burst: what every headline uses. */
   sustained: Spread | null;
+  /** Why repetitions have no sustained rate (distinct reasons); empty when all have one. */
+  sustainedNullReasons: string[];
+  /** iperf3 end.sum_sent and end.sum_received rates (schemaVersion-2 records); null when absent. */
+  sent: Spread | null;
+  received: Spread | null;
+  /** Seconds per object: the probe's measured transfer, and (s3-get) the whole download as the seed timed it. */
+  transferSeconds: Spread | null;
+  wholeSeconds: Spread | null;
   cpuCores: Spread | null;
   retransmits: Spread | null;
   bytes: Spread | null;
-  /** Median whole-test rate as a share of the quota in force, percent; null when the quota is unknown. */
+  /** Median sustained rate as a share of the quota in force, percent; null when either is unknown. */
   quotaPercent: number | null;
-  /** The environment's CPU share in cores: memory / 1,769, capped by the cores it can have. */
+  /** The environment's CPU share in cores (profile's mbPerVcpu in the lab, 1,769 MB on AWS, capped by cores). */
   cpuShareCores: number;
+  cpuShareBasis: string;
   /** Median client CPU use reached >= 90% of the CPU share: the number may be the client's limit, not the network's. */
   cpuBound: boolean | null;
-  /** USD per GB (1e9 bytes) moved at the median rate: GB-seconds plus requests; null without a price. */
+  /** USD per GB (1e9 bytes) moved at the median sustained rate: GB-seconds plus requests; null without a price or a sustained rate. */
   costPerGigabyteUsd: number | null;
   cold: number;
 }
@@ -54,8 +71,13 @@ export interface CurveAnalysis {
   arch: Architecture;
   probeKey: string;
   probeLabel: string;
+  /** The rate every headline of the curve uses. */
+  rateBasis: "sustained";
+  /** Median sustained rate per memory size (sizes without one are in `missing`). */
   points: Array<{ memoryMb: number; medianBitsPerSecond: number }>;
-  /** Highest median whole-test rate over the memory sizes. */
+  /** Memory sizes with measurements but no sustained rate, and why. */
+  missing: Array<{ memoryMb: number; reason: string }>;
+  /** Highest median sustained rate over the memory sizes. */
   plateauBitsPerSecond: number | null;
   /** Smallest memory reaching 95% of the plateau. */
   kneeMemoryMb: number | null;
@@ -64,7 +86,9 @@ export interface CurveAnalysis {
   /** Cheapest memory size (cost per GB moved) among those reaching 95% of the plateau. */
   recommendedMemoryMb: number | null;
   recommendedCostPerGigabyteUsd: number | null;
-  /** Time to move `moveGigabytes` GB at the recommended size's median rate. */
+  /** The recommended size's median effective (whole-transfer) rate, for context. */
+  recommendedEffectiveBitsPerSecond: number | null;
+  /** Time to move `moveGigabytes` GB at the recommended size's median sustained rate. */
   moveSeconds: number | null;
 }
 
@@ -140,11 +164,13 @@ export function cellStatistics(
   const pick = (f: (r: RecordRates) => number | null) =>
     describe(rates.map(f).filter((v): v is number => v !== null));
   const ok = records.filter((r) => r.ok && r.bitsPerSecond !== null);
-  const average = pick((r) => r.averageBitsPerSecond);
+  const effective = pick((r) => r.effectiveBitsPerSecond);
+  const sustained = pick((r) => r.sustainedBitsPerSecond);
   const cpuCores = pick((r) => r.cpuCores);
   const bytes = describe(ok.map((r) => r.bytes).filter((v): v is number => v !== null));
   const quota = facts?.quotaBitsPerSecond ?? null;
-  const cpuShareCores = environmentCpuShare(cell.memoryMb, facts);
+  const cpuShare = environmentCpuShare(cell.memoryMb, facts);
+  const count = (found: RecordRates["burstFound"]) => rates.filter((r) => r.burstFound === found).length;
   return {
     cellId: cell.id,
     target: targetName(cell.target),
@@ -158,27 +184,32 @@ export function cellStatistics(
     plannedRepetitions: cell.repetitions,
     recorded: records.length,
     failures,
-    average,
-    burst: pick((r) => r.burstBitsPerSecond),
-    sustained: pick((r) => r.sustainedBitsPerSecond),
+    effective,
+    burst: pick((r) => r.burst?.bitsPerSecond ?? null),
+    burstSeconds: pick((r) => r.burst?.seconds ?? null),
+    burstBytes: pick((r) => r.burst?.bytes ?? null),
+    burstFound: { detected: count("detected"), none: count("none"), undetermined: count("undetermined") },
+    sustained,
+    sustainedNullReasons: [
+      ...new Set(rates.map((r) => r.sustainedNullReason).filter((v): v is string => v !== null)),
+    ],
+    sent: pick((r) => r.sentBitsPerSecond),
+    received: pick((r) => r.receivedBitsPerSecond),
+    transferSeconds: pick((r) => r.transferSeconds),
+    wholeSeconds: pick((r) => r.wholeSeconds),
     cpuCores,
     retransmits: describe(ok.map((r) => r.retransmits).filter((v): v is number => v !== null)),
     bytes,
-    quotaPercent: average && quota ? (average.median / quota) * 100 : null,
-    cpuShareCores,
-    cpuBound: cpuCores ? cpuCores.median >= cpuBoundShare * cpuShareCores : null,
+    quotaPercent: sustained && quota ? (sustained.median / quota) * 100 : null,
+    cpuShareCores: cpuShare.cores,
+    cpuShareBasis: cpuShare.basis,
+    cpuBound: cpuCores ? cpuCores.median >= cpuBoundShare * cpuShare.cores : null,
     costPerGigabyteUsd:
-      average && bytes && price ? costPerGigabyte(cell.memoryMb, average.median, bytes.median, price) : null,
+      sustained && bytes && price
+        ? costPerGigabyte(cell.memoryMb, sustained.median, bytes.median, price)
+        : null,
     cold: records.filter((r) => r.cold === true).length,
   };
-}
-
-/** memory / 1,769 vCPU, capped by the platform's core limit when it states one (`details.hostCores`, Lambda's 6 vCPUs). */
-export function environmentCpuShare(memoryMb: number, facts: PlatformFacts | undefined): number {
-  const share = memoryMb / megabytesPerVcpu;
-  const hostCores = facts?.details.hostCores;
-  const cap = typeof hostCores === "number" && hostCores > 0 ? hostCores : 6;
-  return Math.min(share, cap);
 }
 
 /**
@@ -212,11 +243,14 @@ function buildCurves(cells: CellStatistics[], moveGigabytes: number): CurveAnaly
 
 export function curveAnalysis(group: CellStatistics[], moveGigabytes: number): CurveAnalysis {
   const first = group[0] as CellStatistics;
-  const measured = group.filter((c) => c.average !== null).sort((a, b) => a.memoryMb - b.memoryMb);
-  const points = measured.map((c) => ({
-    memoryMb: c.memoryMb,
-    medianBitsPerSecond: (c.average as Spread).median,
-  }));
+  const bySize = [...group].sort((a, b) => a.memoryMb - b.memoryMb);
+  // headlines use the sustained rate only; a size without one is listed, never filled with the average
+  const measured = bySize.filter((c) => c.sustained !== null);
+  const missing = bySize
+    .filter((c) => c.sustained === null && c.effective !== null)
+    .map((c) => ({ memoryMb: c.memoryMb, reason: c.sustainedNullReasons.join("; ") || "no sustained rate" }));
+  const rate = (c: CellStatistics) => (c.sustained as Spread).median;
+  const points = measured.map((c) => ({ memoryMb: c.memoryMb, medianBitsPerSecond: rate(c) }));
   const base = {
     targetKey: first.targetKey,
     target: first.target,
@@ -224,7 +258,9 @@ export function curveAnalysis(group: CellStatistics[], moveGigabytes: number): C
     arch: first.arch,
     probeKey: first.probeKey,
     probeLabel: first.probeLabel,
+    rateBasis: "sustained" as const,
     points,
+    missing,
   };
   if (points.length === 0) {
     return {
@@ -234,6 +270,7 @@ export function curveAnalysis(group: CellStatistics[], moveGigabytes: number): C
       slopeBitsPerSecondPerGigabyte: null,
       recommendedMemoryMb: null,
       recommendedCostPerGigabyteUsd: null,
+      recommendedEffectiveBitsPerSecond: null,
       moveSeconds: null,
     };
   }
@@ -249,7 +286,7 @@ export function curveAnalysis(group: CellStatistics[], moveGigabytes: number): C
     .slice(riseStart, kneeIndex + 1)
     .map((p) => ({ x: p.memoryMb / 1024, y: p.medianBitsPerSecond }));
   const risingSlope = kneeIndex === 0 ? 0 : slope(rising);
-  const candidates = measured.filter((c) => (c.average as Spread).median >= kneeShare * plateau);
+  const candidates = measured.filter((c) => rate(c) >= kneeShare * plateau);
   const priced = candidates.filter(
     (c) => c.costPerGigabyteUsd !== null && Number.isFinite(c.costPerGigabyteUsd),
   );
@@ -259,7 +296,7 @@ export function curveAnalysis(group: CellStatistics[], moveGigabytes: number): C
           (c.costPerGigabyteUsd as number) < (best.costPerGigabyteUsd as number) ? c : best,
         )
       : (candidates[0] as CellStatistics);
-  const recommendedRate = (recommended.average as Spread).median;
+  const recommendedRate = rate(recommended);
   return {
     ...base,
     plateauBitsPerSecond: plateau,
@@ -267,6 +304,7 @@ export function curveAnalysis(group: CellStatistics[], moveGigabytes: number): C
     slopeBitsPerSecondPerGigabyte: risingSlope,
     recommendedMemoryMb: recommended.memoryMb,
     recommendedCostPerGigabyteUsd: recommended.costPerGigabyteUsd,
+    recommendedEffectiveBitsPerSecond: recommended.effective?.median ?? null,
     moveSeconds: recommendedRate > 0 ? (moveGigabytes * 8e9) / recommendedRate : null,
   };
 }

@@ -1,29 +1,43 @@
-import type { IntervalSamples } from "../probes/interval-sampler.js";
+import { type BurstAnalysis, type BurstWindow, detectBurst } from "./burst-detection.js";
+import { receivedSide, sentSide, wholeDownloadSeconds } from "./record-sides.js";
 import type { ResultRecord } from "./result-record.js";
-import { median } from "./statistics.js";
+import { intervalRates, normalizeSamples } from "./samples.js";
 
-/** The rates one invocation achieved, bits per second. Pure. */
+/** The rates and times one invocation achieved (bits per second, seconds). Pure. */
 export interface RecordRates {
-  /** Whole test: bytes / measured seconds. */
-  averageBitsPerSecond: number;
-  /** The first second of the transfer; null when the test lasted under a second. */
-  burstBitsPerSecond: number | null;
-  /** Median of the per-interval rates after the first second; null when nothing came after it. */
+  /** Whole transfer: the record's bytes / measured seconds ("effective"). */
+  effectiveBitsPerSecond: number;
+  /** The burst detected at the start (rate, seconds, bytes); null when none or undetermined. */
+  burst: BurstWindow | null;
+  burstFound: BurstAnalysis["burstFound"];
+  /** Median of the interval rates after the burst; null with the reason when there is no sustained part. */
   sustainedBitsPerSecond: number | null;
+  sustainedNullReason: string | null;
+  /** iperf3 sum_sent / sum_received rates (schemaVersion 2); null when absent. */
+  sentBitsPerSecond: number | null;
+  receivedBitsPerSecond: number | null;
+  /** The probe's measured period (s3-get: the transfer alone). */
+  transferSeconds: number | null;
+  /** s3-get: the whole download as the seed timed it; null when absent. */
+  wholeSeconds: number | null;
   /** Client CPU seconds per second of test: cores the probe kept busy. */
   cpuCores: number | null;
 }
 
-export const burstSeconds = 1;
-
 /** Rates of a successful measuring record; null for failures and probes that move no data (info). */
 export function recordRates(record: ResultRecord): RecordRates | null {
   if (!record.ok || record.bitsPerSecond === null) return null;
-  const intervals = intervalRates(record.samples);
+  const analysis = detectBurst(normalizeSamples(record.samples));
   return {
-    averageBitsPerSecond: record.bitsPerSecond,
-    burstBitsPerSecond: intervals.burst,
-    sustainedBitsPerSecond: intervals.sustained,
+    effectiveBitsPerSecond: record.bitsPerSecond,
+    burst: analysis.burst,
+    burstFound: analysis.burstFound,
+    sustainedBitsPerSecond: analysis.sustainedBitsPerSecond,
+    sustainedNullReason: analysis.sustainedNullReason,
+    sentBitsPerSecond: sentSide(record)?.bitsPerSecond ?? null,
+    receivedBitsPerSecond: receivedSide(record)?.bitsPerSecond ?? null,
+    transferSeconds: record.seconds,
+    wholeSeconds: wholeDownloadSeconds(record),
     cpuCores:
       record.cpuSeconds !== null && record.seconds !== null && record.seconds > 0
         ? record.cpuSeconds / record.seconds
@@ -31,38 +45,10 @@ export function recordRates(record: ResultRecord): RecordRates | null {
   };
 }
 
-/** Time series of one record: start of each interval (s) and its rate (bit/s); short partial tails left out. */
-export function intervalSeries(
-  samples: IntervalSamples | null,
-): Array<{ startSeconds: number; bitsPerSecond: number }> {
-  if (!samples || samples.bytes.length === 0 || !(samples.intervalSeconds > 0)) return [];
-  const series: Array<{ startSeconds: number; bitsPerSecond: number }> = [];
-  const last = samples.bytes.length - 1;
-  samples.bytes.forEach((bytes, index) => {
-    const partial =
-      index === last &&
-      samples.lastIntervalSeconds > 0 &&
-      samples.lastIntervalSeconds < samples.intervalSeconds;
-    const seconds = partial ? samples.lastIntervalSeconds : samples.intervalSeconds;
-    // a sliver of an interval gives a wild rate from a handful of bytes
-    if (seconds < samples.intervalSeconds / 2) return;
-    series.push({ startSeconds: index * samples.intervalSeconds, bitsPerSecond: (bytes * 8) / seconds });
-  });
-  return series;
-}
-
-function intervalRates(samples: IntervalSamples | null): { burst: number | null; sustained: number | null } {
-  if (!samples || !(samples.intervalSeconds > 0)) return { burst: null, sustained: null };
-  const perBurst = Math.max(1, Math.round(burstSeconds / samples.intervalSeconds));
-  const series = intervalSeries(samples);
-  const full = series.filter((point) => point.startSeconds < burstSeconds - 1e-9);
-  let burst: number | null = null;
-  if (samples.bytes.length >= perBurst && full.length === perBurst) {
-    const bytes = samples.bytes.slice(0, perBurst).reduce((sum, b) => sum + b, 0);
-    burst = (bytes * 8) / (perBurst * samples.intervalSeconds);
-  }
-  const after = series
-    .filter((point) => point.startSeconds >= burstSeconds - 1e-9)
-    .map((p) => p.bitsPerSecond);
-  return { burst, sustained: after.length > 0 ? median(after) : null };
+/** Time series of one record: measured start of each interval (s) and its rate (bit/s); slivers left out. */
+export function intervalSeries(samples: unknown): Array<{ startSeconds: number; bitsPerSecond: number }> {
+  return intervalRates(normalizeSamples(samples)).map((r) => ({
+    startSeconds: r.startSeconds,
+    bitsPerSecond: r.bitsPerSecond,
+  }));
 }

@@ -3,12 +3,23 @@ import { probeParameters } from "../plan/cell.js";
 import type { InvocationOutcome } from "../platforms/platform.js";
 import type { IntervalSamples } from "../probes/interval-sampler.js";
 
+/** schemaVersion 1: a nominal interval and the length of the last, partial one. */
+export interface LegacyIntervalSamples {
+  intervalSeconds: number;
+  bytes: number[];
+  lastIntervalSeconds: number;
+}
+
+import type { Iperf3Figures, ReceivedFigures, SentFigures } from "../probes/probe-summary.js";
+
 /**
  * One JSON line of results.jsonl: one invocation, successful or not (failures are never dropped).
  * Raw units; `megabitsPerSecond` is a convenience copy of `bitsPerSecond / 1e6` for people reading the file.
+ * Version 2 gave samples measured interval times (C1) and added sent, received, iperf3 and
+ * wholeSeconds (C2); version 1 lines (older runs) are read through src/results/samples.ts.
  */
 export interface ResultRecord {
-  schemaVersion: 1;
+  schemaVersion: 2;
   runId: string;
   cellId: string;
   /** 1-based; 0 for a warm-up invocation (never used in statistics). */
@@ -27,8 +38,9 @@ export interface ResultRecord {
   /** Wall time of the invocation as the platform saw it. */
   durationSeconds: number;
   ok: boolean;
-  /** Measured period of the probe (null when it did not measure). */
+  /** Measured period of the probe (null when it did not measure); s3-get: the transfer alone. */
   seconds: number | null;
+  /** iperf3 upload: the sender side (sum_sent, as the seed study); download: sum_received; bidir: both received sums. */
   bytes: number | null;
   bitsPerSecond: number | null;
   megabitsPerSecond: number | null;
@@ -36,10 +48,32 @@ export interface ResultRecord {
   cpuSeconds: number | null;
   retransmits: number | null;
   retries: number | null;
-  samples: IntervalSamples | null;
+  /** Measured intervals (schemaVersion 2), or nominal ones in older runs' lines: read through normalizeSamples. */
+  samples: IntervalSamples | LegacyIntervalSamples | null;
+  /** Sender side: iperf3 end.sum_sent; s3-put: bytes sent. null when n/a. */
+  sent: SentFigures | null;
+  /** Receiver side: iperf3 end.sum_received. null when n/a. */
+  received: ReceivedFigures | null;
+  /** The compact parts of the iperf3 -J document that recompute sent and received; null for other probes. */
+  iperf3: Iperf3Figures | null;
+  /** s3-get: client and credential set-up, HEAD and transfer, as the seed timed boto3's download; null otherwise. */
+  wholeSeconds: number | null;
   environmentId: string | null;
   invocationNumber: number | null;
   cold: boolean | null;
+  /** Measured by the function attached to a VPC (AWS); false outside one. */
+  vpc: boolean;
+  /** Environments invoked at once in this record's group (1: alone). */
+  environments: number;
+  /** 0-based position of this invocation in its group. */
+  environmentIndex: number;
+  /** Shared by the records of one group (one repetition of one cell); unique per attempt. */
+  groupId: string | null;
+  /**
+   * When the agent finished, by the environment's own clock (ISO, ms): anchors the samples in
+   * time, so a group's aggregate can be summed over the window in which all its members ran.
+   */
+  agentEndedAt: string | null;
   /** Small probe details (info, the concurrency s3-get chose with `auto`); null when large or absent. */
   detail: unknown;
   error: { kind: string; message: string } | null;
@@ -52,8 +86,10 @@ export function buildRecord(args: {
   cell: Cell;
   repetition: number;
   outcome: InvocationOutcome;
+  /** The fleet group this invocation ran in; absent for one environment alone. */
+  group?: { id: string; size: number; index: number };
 }): ResultRecord {
-  const { runId, cell, repetition, outcome } = args;
+  const { runId, cell, repetition, outcome, group } = args;
   const response = outcome.response;
   const summary = response?.ok ? response.summary : null;
   const error = outcome.failure
@@ -69,7 +105,7 @@ export function buildRecord(args: {
     if (text !== undefined && text.length <= maxDetailBytes) detail = response.detail;
   }
   return {
-    schemaVersion: 1,
+    schemaVersion: 2,
     runId,
     cellId: cell.id,
     repetition,
@@ -94,10 +130,26 @@ export function buildRecord(args: {
     retransmits: summary?.retransmits ?? null,
     retries: summary?.retries ?? null,
     samples: summary?.samples ?? null,
+    sent: summary?.sent ?? null,
+    received: summary?.received ?? null,
+    iperf3: summary?.iperf3 ?? null,
+    wholeSeconds: summary?.wholeSeconds ?? null,
     environmentId: response?.invocation.environmentId ?? null,
     invocationNumber: response?.invocation.invocationNumber ?? null,
     cold: response?.invocation.cold ?? null,
+    vpc: cell.vpc ?? false,
+    environments: group?.size ?? 1,
+    environmentIndex: group?.index ?? 0,
+    groupId: group?.id ?? null,
+    agentEndedAt: response ? agentEndTime(response.startedAt, response.durationSeconds) : null,
     detail,
     error,
   };
+}
+
+function agentEndTime(startedAt: string, durationSeconds: number): string | null {
+  const startMs = Date.parse(startedAt);
+  return Number.isFinite(startMs) && Number.isFinite(durationSeconds)
+    ? new Date(startMs + durationSeconds * 1000).toISOString()
+    : null;
 }

@@ -53,7 +53,7 @@ export function buildEvent(cell: Cell, context: EventContext): AgentEventInput {
       return {
         probe: "s3-put",
         ...requireS3(context),
-        key: `lambda-netbench/put/${context.runId}/${cell.id}-${context.repetition}`,
+        key: `${context.endpoints.s3?.putKeyPrefix ?? "lambda-netbench/put/"}${context.runId}/${cell.id}-${context.repetition}`,
         sizeMib: probe.sizeMib,
         partMib: probe.partMib,
         concurrency: probe.concurrency,

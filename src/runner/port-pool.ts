@@ -4,7 +4,7 @@
  */
 export class PortPool {
   private readonly free: number[];
-  private readonly waiting: Array<(port: number) => void> = [];
+  private readonly waiting: Array<{ count: number; wake: (ports: number[]) => void }> = [];
   private readonly held = new Set<number>();
 
   constructor(ports: readonly number[]) {
@@ -15,23 +15,36 @@ export class PortPool {
     return this.free.length + this.held.size;
   }
 
-  acquire(): Promise<number> {
-    const port = this.free.shift();
-    if (port !== undefined) {
-      this.held.add(port);
-      return Promise.resolve(port);
+  async acquire(): Promise<number> {
+    return (await this.acquireMany(1))[0] as number;
+  }
+
+  /**
+   * Takes `count` ports at once (a fleet group needs one per environment). All or nothing, in
+   * order of asking: taking them one by one would let two groups each hold half and wait forever.
+   */
+  acquireMany(count: number): Promise<number[]> {
+    if (!(Number.isInteger(count) && count >= 1 && count <= this.size)) {
+      return Promise.reject(new Error(`${count} iperf3 ports wanted at once, the server has ${this.size}`));
     }
-    return new Promise((resolve) => this.waiting.push(resolve));
+    if (this.waiting.length === 0 && this.free.length >= count) return Promise.resolve(this.take(count));
+    return new Promise((resolve) => this.waiting.push({ count, wake: resolve }));
   }
 
   release(port: number): void {
     if (!this.held.has(port)) throw new Error(`port ${port} released but not held`);
-    const next = this.waiting.shift();
-    if (next) next(port);
-    else {
-      this.held.delete(port);
-      this.free.push(port);
+    this.held.delete(port);
+    this.free.push(port);
+    while (this.waiting.length > 0 && this.free.length >= (this.waiting[0]?.count ?? 0)) {
+      const next = this.waiting.shift() as { count: number; wake: (ports: number[]) => void };
+      next.wake(this.take(next.count));
     }
+  }
+
+  private take(count: number): number[] {
+    const ports = this.free.splice(0, count);
+    for (const port of ports) this.held.add(port);
+    return ports;
   }
 
   /** Ports in use right now (for tests and diagnostics). */

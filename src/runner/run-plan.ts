@@ -11,20 +11,24 @@ import {
   readRecords,
   writeManifest,
 } from "../results/run-directory.js";
+import { defaultParallelism } from "./parallelism.js";
 import { type RunnerEvent, runTarget } from "./run-target.js";
-import { scheduleTasks, taskKey } from "./schedule.js";
+import { CompletedTasks, invocationCount, scheduleTasks } from "./schedule.js";
 import { toolVersion } from "./tool-version.js";
 
-export type OpenPlatform = (target: Target) => Promise<Platform>;
+export { defaultParallelism };
 
-/**
- * Without `parallelism` in the plan: one invocation at a time on the lab, whose environments
- * share this machine's few cores and one cloud namespace (parallel tests would measure each
- * other); as many as the platform allows on AWS, where environments are separate machines.
- */
-export function defaultParallelism(target: Target): number {
-  return target.platform === "local" ? 1 : Number.POSITIVE_INFINITY;
+/** What opening a target needs besides the target itself. */
+export interface OpenContext {
+  /** The plan's custom lab profiles (validated with the plan); a `local` target may name one. */
+  profiles: Plan["profiles"];
+  /** `run --unshaped`: the lab on loopback without shaping (results labelled unshaped). */
+  unshaped: boolean;
+  /** The largest fleet (environments at once) among the target's cells. */
+  environments?: number;
 }
+
+export type OpenPlatform = (target: Target, context: OpenContext) => Promise<Platform>;
 
 export interface RunPlanOptions {
   /** A new run: the plan and where to create the run directory. */
@@ -32,12 +36,15 @@ export interface RunPlanOptions {
   /** Or an interrupted run to complete. */
   resumeDir?: string;
   openPlatform: OpenPlatform;
+  /** Open lab targets unshaped (`run --unshaped`). */
+  unshaped?: boolean;
   stop?: AbortSignal;
   abandon?: AbortSignal;
   onEvent?: (event: RunnerEvent | { type: "target"; target: string; tasks: number }) => void;
   /** Called once the directory exists and the total is known (before any invocation). */
   onStart?: (info: {
     dir: string;
+    /** Invocations (a fleet group of N counts N). */
     totalTasks: number;
     remainingTasks: number;
     manifest: RunManifest;
@@ -88,12 +95,13 @@ export async function runPlan(options: RunPlanOptions): Promise<RunPlanResult> {
   }
 
   const { records } = await readRecords(dir);
-  const done = new Set(records.filter((r) => !r.warmup).map((r) => taskKey(r.cellId, r.repetition)));
-  const totalTasks = scheduleTasks(manifest.cells).length;
+  const completed = new CompletedTasks(records);
+  const done = completed.keys;
+  const totalTasks = invocationCount(scheduleTasks(manifest.cells));
   options.onStart?.({
     dir,
     totalTasks,
-    remainingTasks: scheduleTasks(manifest.cells, done).length,
+    remainingTasks: invocationCount(scheduleTasks(manifest.cells, done)),
     manifest,
   });
 
@@ -107,7 +115,11 @@ export async function runPlan(options: RunPlanOptions): Promise<RunPlanResult> {
       const remaining = scheduleTasks(cells, done).length;
       if (remaining === 0) continue;
       options.onEvent?.({ type: "target", target: targetName(target), tasks: remaining });
-      const platform = await options.openPlatform(target);
+      const platform = await options.openPlatform(target, {
+        profiles: manifest.plan.profiles,
+        unshaped: options.unshaped ?? false,
+        environments: Math.max(1, ...cells.map((cell) => cell.environments ?? 1)),
+      });
       try {
         manifest.platforms[key] = await platform.facts();
         await writeManifest(dir, manifest);
@@ -120,7 +132,7 @@ export async function runPlan(options: RunPlanOptions): Promise<RunPlanResult> {
           parallelism: manifest.plan.parallelism ?? defaultParallelism(target),
           record: (record) => {
             writer.append(record);
-            if (!record.warmup) done.add(taskKey(record.cellId, record.repetition));
+            completed.add(record);
           },
           ...(options.stop ? { stop: options.stop } : {}),
           ...(options.abandon ? { abandon: options.abandon } : {}),

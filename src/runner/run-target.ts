@@ -1,9 +1,16 @@
+import { randomUUID } from "node:crypto";
 import { type Cell, stableHash } from "../plan/cell.js";
-import type { EnvironmentVariant, InvocationOutcome, Platform } from "../platforms/platform.js";
+import {
+  type EnvironmentVariant,
+  type InvocationOutcome,
+  type Platform,
+  RunPausedError,
+} from "../platforms/platform.js";
 import { buildRecord, type ResultRecord } from "../results/result-record.js";
 import { buildEvent, mebibyte } from "./build-event.js";
 import { PortPool } from "./port-pool.js";
 import { scheduleTasks, type Task } from "./schedule.js";
+import { WeightedSlots } from "./weighted-slots.js";
 
 export type RunnerEvent =
   | { type: "phase"; message: string }
@@ -49,6 +56,9 @@ export async function runTarget(options: RunTargetOptions): Promise<RunTargetRes
   const result: RunTargetResult = { recorded: 0, abandoned: 0, notStarted: 0 };
   if (tasks.length === 0) return result;
 
+  const fleetProblems = fleetCapacityProblems(platform, tasks);
+  if (fleetProblems.length > 0) throw new FleetCapacityError(fleetProblems);
+
   const variants = uniqueVariants(tasks.map((task) => task.cell));
   emit({
     type: "phase",
@@ -56,6 +66,8 @@ export async function runTarget(options: RunTargetOptions): Promise<RunTargetRes
   });
   await platform.prepare(variants);
   const endpoints = platform.endpoints();
+  const portProblems = fleetPortProblems(tasks, endpoints.iperf3?.ports.length ?? null);
+  if (portProblems.length > 0) throw new FleetCapacityError(portProblems);
 
   const objectKeys = new Map<number, string | Error>();
   for (const bytes of new Set(
@@ -69,6 +81,7 @@ export async function runTarget(options: RunTargetOptions): Promise<RunTargetRes
     try {
       objectKeys.set(bytes, await platform.ensureTestObject(bytes));
     } catch (error) {
+      if (error instanceof RunPausedError) throw error;
       objectKeys.set(bytes, error instanceof Error ? error : new Error(String(error)));
     }
   }
@@ -77,14 +90,17 @@ export async function runTarget(options: RunTargetOptions): Promise<RunTargetRes
     1,
     Math.min(options.parallelism ?? Number.POSITIVE_INFINITY, platform.maxConcurrency()),
   );
+
   const ports = new PortPool(endpoints.iperf3?.ports ?? []);
 
   if (options.warmup && !options.stop?.aborted) {
     emit({ type: "phase", message: `warming up ${variants.length} environment(s) on ${platform.target}` });
-    const warmups = variants.map((variant) => ({
-      cell: warmupCell(cells[0] as Cell, variant),
-      repetition: 0,
-    }));
+    const warmups = variants.flatMap((variant) =>
+      Array.from({ length: largestFleet(tasks, variant) }, () => ({
+        cell: warmupCell(cells[0] as Cell, variant),
+        repetition: 0,
+      })),
+    );
     await runPool(
       warmups,
       parallelism,
@@ -98,41 +114,74 @@ export async function runTarget(options: RunTargetOptions): Promise<RunTargetRes
   }
 
   let inFlight = 0;
-  const started = await runPool(
-    tasks,
-    parallelism,
-    async (task) => {
-      const isIperf3 = task.cell.probe.kind === "iperf3" && endpoints.iperf3 !== undefined;
-      let port: number | undefined;
-      if (isIperf3) {
-        if (ports.size === 0) throw new Error(`${platform.target}: endpoints().iperf3.ports is empty`);
-        port = await ports.acquire();
-      }
-      inFlight += 1;
-      emit({ type: "started", task, inFlight });
-      try {
-        const outcome = await invokeTask(task, port);
-        const failed = outcome.failure !== null || outcome.response?.ok !== true;
-        // Ctrl-C reaches the platform's child processes too: a failure that comes back after a
-        // stop was asked for is most likely the interrupt itself, so it runs again on resume.
-        if (options.abandon?.aborted || (options.stop?.aborted && failed)) {
-          result.abandoned += 1;
-          emit({ type: "abandoned", task });
-          return;
-        }
-        const record = buildRecord({ runId, cell: task.cell, repetition: task.repetition, outcome });
-        options.record(record);
-        result.recorded += 1;
-        emit({ type: "recorded", task, record });
-      } finally {
-        inFlight -= 1;
-        if (port !== undefined) ports.release(port);
-      }
-    },
-    options.stop,
-  );
+  const slots = new WeightedSlots(parallelism);
+  const running = new Set<Promise<void>>();
+  let failure: unknown = null;
+  let started = 0;
+  for (const task of tasks) {
+    if (options.stop?.aborted || failure !== null) break;
+    const size = fleetSize(task.cell);
+    const taken = await slots.acquire(size);
+    if (options.stop?.aborted || failure !== null) {
+      slots.release(taken);
+      break;
+    }
+    started += 1;
+    const run: Promise<void> = runGroup(task, size)
+      .catch((error: unknown) => {
+        failure ??= error;
+      })
+      .finally(() => {
+        slots.release(taken);
+        running.delete(run);
+      });
+    running.add(run);
+  }
+  await Promise.all([...running]);
+  if (failure !== null) throw failure;
   result.notStarted = tasks.length - started;
   return result;
+
+  /** One repetition of a cell: one invocation, or a fleet of `size` invoked at once. */
+  async function runGroup(task: Task, size: number): Promise<void> {
+    const isIperf3 = task.cell.probe.kind === "iperf3" && endpoints.iperf3 !== undefined;
+    let groupPorts: number[] = [];
+    if (isIperf3) {
+      if (ports.size === 0) throw new Error(`${platform.target}: endpoints().iperf3.ports is empty`);
+      groupPorts = await ports.acquireMany(size);
+    }
+    inFlight += size;
+    emit({ type: "started", task, inFlight });
+    try {
+      const outcomes = await Promise.all(
+        Array.from({ length: size }, (_, index) => invokeTask(task, groupPorts[index])),
+      );
+      const failed = outcomes.some((o) => o.failure !== null || o.response?.ok !== true);
+      // Ctrl-C reaches the platform's child processes too: a failure that comes back after a
+      // stop was asked for is most likely the interrupt itself, so it runs again on resume.
+      if (options.abandon?.aborted || (options.stop?.aborted && failed)) {
+        result.abandoned += 1;
+        emit({ type: "abandoned", task });
+        return;
+      }
+      const groupId = size > 1 ? `${task.cell.id}-${task.repetition}-${randomUUID().slice(0, 8)}` : null;
+      outcomes.forEach((outcome, index) => {
+        const record = buildRecord({
+          runId,
+          cell: task.cell,
+          repetition: task.repetition,
+          outcome,
+          ...(groupId !== null ? { group: { id: groupId, size, index } } : {}),
+        });
+        options.record(record);
+        emit({ type: "recorded", task, record });
+      });
+      result.recorded += size;
+    } finally {
+      inFlight -= size;
+      for (const port of groupPorts) ports.release(port);
+    }
+  }
 
   async function invokeTask(task: Task, port: number | undefined): Promise<InvocationOutcome> {
     const startedAt = new Date().toISOString();
@@ -170,12 +219,10 @@ async function invokeSafely(
   const startedAt = new Date().toISOString();
   const startMs = performance.now();
   try {
-    return await platform.invoke(
-      { memoryMb: cell.memoryMb, arch: cell.arch },
-      event,
-      abandon ? { signal: abandon } : {},
-    );
+    return await platform.invoke(variantOf(cell), event, abandon ? { signal: abandon } : {});
   } catch (error) {
+    // the run must stop for the user (expired login, server gone): not a result, not recorded
+    if (error instanceof RunPausedError) throw error;
     return {
       response: null,
       failure: { kind: "platform", message: error instanceof Error ? error.message : String(error) },
@@ -196,21 +243,38 @@ async function runPool<T>(
   stop: AbortSignal | undefined,
 ): Promise<number> {
   let next = 0;
+  let paused: RunPausedError | null = null;
   const worker = async () => {
-    while (next < items.length && !stop?.aborted) {
+    while (next < items.length && !stop?.aborted && paused === null) {
       const item = items[next] as T;
       next += 1;
-      await work(item);
+      try {
+        await work(item);
+      } catch (error) {
+        // the others finish what they started (and record it); nobody takes new work
+        if (!(error instanceof RunPausedError)) throw error;
+        paused ??= error;
+      }
     }
   };
   await Promise.all(Array.from({ length: Math.min(parallelism, items.length) }, worker));
+  if (paused) throw paused;
   return next;
+}
+
+/** What the platform provides for a cell: memory, architecture and, on AWS, the VPC variant. */
+export function variantOf(cell: Cell): EnvironmentVariant {
+  return { memoryMb: cell.memoryMb, arch: cell.arch, ...(cell.vpc ? { vpc: true } : {}) };
+}
+
+function sameVariant(a: EnvironmentVariant, b: EnvironmentVariant): boolean {
+  return a.memoryMb === b.memoryMb && a.arch === b.arch && (a.vpc ?? false) === (b.vpc ?? false);
 }
 
 function uniqueVariants(cells: Cell[]): EnvironmentVariant[] {
   const variants = new Map<string, EnvironmentVariant>();
   for (const cell of cells)
-    variants.set(`${cell.memoryMb}/${cell.arch}`, { memoryMb: cell.memoryMb, arch: cell.arch });
+    variants.set(`${cell.memoryMb}/${cell.arch}/${cell.vpc ?? false}`, variantOf(cell));
   return [...variants.values()];
 }
 
@@ -225,5 +289,56 @@ export function warmupCell(template: Cell, variant: EnvironmentVariant): Cell {
     probeKey: "warmup",
     probeLabel: "warm-up",
     repetitions: 1,
+    ...(variant.vpc ? { vpc: true } : {}),
   };
+}
+
+function fleetSize(cell: Cell): number {
+  return cell.environments ?? 1;
+}
+
+function largestFleet(tasks: Task[], variant: EnvironmentVariant): number {
+  let largest = 1;
+  for (const { cell } of tasks)
+    if (sameVariant(variantOf(cell), variant)) largest = Math.max(largest, fleetSize(cell));
+  return largest;
+}
+
+/** Fleets this platform cannot run at once, each as a sentence naming the cell and the limit. */
+export function fleetCapacityProblems(platform: Platform, tasks: Task[]): string[] {
+  const problems = new Map<string, string>();
+  for (const { cell } of tasks) {
+    const size = fleetSize(cell);
+    if (size <= 1) continue;
+    const key = `${cell.memoryMb}/${cell.arch}/${size}`;
+    if (problems.has(key)) continue;
+    const limit = platform.maxConcurrency();
+    const problem =
+      size > limit
+        ? `environments: ${size} at once, but ${platform.target} runs at most ${limit} invocations at once`
+        : (platform.fleetCapacityProblem?.(variantOf(cell), size) ?? null);
+    if (problem) problems.set(key, `${cell.memoryMb} MB ${cell.arch}: ${problem}`);
+  }
+  return [...problems.values()];
+}
+
+/** iperf3 fleets need a server port per member: one test at a time per port. */
+export function fleetPortProblems(tasks: Task[], serverPorts: number | null): string[] {
+  if (serverPorts === null) return [];
+  const largest = Math.max(
+    0,
+    ...tasks.filter((t) => t.cell.probe.kind === "iperf3").map((t) => fleetSize(t.cell)),
+  );
+  return largest > serverPorts
+    ? [
+        `environments: ${largest} iperf3 tests at once need ${largest} server ports, the iperf3 server has ${serverPorts} (AWS: deploy --with-server --server-ports ${largest}; lab: lab up --environments ${largest})`,
+      ]
+    : [];
+}
+
+export class FleetCapacityError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`this platform cannot hold these fleets:\n  ${problems.join("\n  ")}`);
+    this.name = "FleetCapacityError";
+  }
 }

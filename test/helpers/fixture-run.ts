@@ -2,6 +2,7 @@ import type { Cell } from "../../src/plan/cell.js";
 import { expandPlan } from "../../src/plan/expand-plan.js";
 import { validatePlan } from "../../src/plan/load-plan.js";
 import type { PlanInput } from "../../src/plan/plan-schema.js";
+import type { IntervalSamples } from "../../src/probes/interval-sampler.js";
 import type { RunManifest } from "../../src/results/manifest.js";
 import type { ResultRecord } from "../../src/results/result-record.js";
 
@@ -47,20 +48,23 @@ export function fixtureRecord(
     bitsPerSecond: number;
     seconds?: number;
     cpuSeconds?: number;
-    samples?: { intervalSeconds: number; bytes: number[]; lastIntervalSeconds: number };
+    samples?: ResultRecord["samples"];
     burstFactor?: number;
+    /** Rate of the default samples after the first second (default: bitsPerSecond). */
+    sustainedBitsPerSecond?: number;
   },
 ): ResultRecord {
   const seconds = values.seconds ?? 4;
   const bytes = (values.bitsPerSecond * seconds) / 8;
-  const intervalBytes = (values.bitsPerSecond * 0.25) / 8;
-  const samples = values.samples ?? {
-    intervalSeconds: 0.25,
-    bytes: Array.from({ length: seconds * 4 }, (_, i) =>
-      i < 4 ? intervalBytes * (values.burstFactor ?? 1) : intervalBytes,
-    ),
-    lastIntervalSeconds: 0.25,
-  };
+  const intervalBytes = ((values.sustainedBitsPerSecond ?? values.bitsPerSecond) * 0.25) / 8;
+  const samples =
+    values.samples ??
+    fixtureSamples(
+      0.25,
+      Array.from({ length: seconds * 4 }, (_, i) =>
+        i < 4 ? intervalBytes * (values.burstFactor ?? 1) : intervalBytes,
+      ),
+    );
   return {
     ...baseRecord(cell, repetition),
     ok: true,
@@ -77,13 +81,31 @@ export function fixtureRecord(
   };
 }
 
+/**
+ * Samples (C1) of back-to-back intervals of `intervalSeconds`, the last one `lastSeconds` long:
+ * starts and durations as a probe would have measured them on an idle machine.
+ */
+export function fixtureSamples(
+  intervalSeconds: number,
+  bytes: number[],
+  lastSeconds = intervalSeconds,
+): IntervalSamples {
+  const durationSeconds = bytes.map((_, i) => (i === bytes.length - 1 ? lastSeconds : intervalSeconds));
+  return {
+    intervalSeconds,
+    startSeconds: bytes.map((_, i) => i * intervalSeconds),
+    durationSeconds,
+    bytes: [...bytes],
+  };
+}
+
 export function fixtureFailure(cell: Cell, repetition: number, kind: string): ResultRecord {
   return { ...baseRecord(cell, repetition), ok: false, error: { kind, message: `${kind} in fixture` } };
 }
 
 function baseRecord(cell: Cell, repetition: number): ResultRecord {
   return {
-    schemaVersion: 1,
+    schemaVersion: 2,
     runId: "fixture-run",
     cellId: cell.id,
     repetition,
@@ -108,9 +130,18 @@ function baseRecord(cell: Cell, repetition: number): ResultRecord {
     retransmits: null,
     retries: null,
     samples: null,
+    sent: null,
+    received: null,
+    iperf3: null,
+    wholeSeconds: null,
     environmentId: `env-${cell.memoryMb}`,
     invocationNumber: repetition + 1,
     cold: false,
+    vpc: false,
+    environments: cell.environments ?? 1,
+    environmentIndex: 0,
+    groupId: null,
+    agentEndedAt: null,
     detail: null,
     error: null,
   };

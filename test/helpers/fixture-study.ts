@@ -4,8 +4,11 @@ import { fixtureFailure, fixtureManifest, fixtureRecord } from "./fixture-run.js
 
 /**
  * A fixed study-like run: two lab targets, iperf3 and s3-get over six memory sizes, three
- * repetitions, one failure. Rates follow the lab profiles (625 flat; 625 -> 3,000 from 2 GB)
- * with a deterministic +-5% spread, so reports have something to show.
+ * repetitions, one failure. Sustained rates follow the lab profiles (625 flat; 625 -> 3,000 from
+ * 2 GB) with a deterministic +-5% spread; each 4 s record starts with a 1 s burst at 2,800 Mbit/s
+ * where that is above its sustained rate, and its effective (whole-transfer) rate includes it:
+ * (4 x 2,800 + 12 x sustained) / 16. iperf3 records carry sent/received (received 1% lower) and
+ * s3-get records a whole-download time 0.5 s longer than the transfer (schemaVersion-2 fields).
  */
 export function fixtureStudy(): { manifest: RunManifest; records: ResultRecord[] } {
   const manifest = fixtureManifest(
@@ -30,15 +33,28 @@ export function fixtureStudy(): { manifest: RunManifest; records: ResultRecord[]
     const sustained =
       raised && cell.memoryMb > 2048 ? 625e6 + ((cell.memoryMb - 2048) / (10240 - 2048)) * 2375e6 : 625e6;
     const rate = cell.probe.kind === "s3-get" ? sustained * 0.97 : sustained * 0.99;
-    return spread.map((factor, i) =>
-      cell.memoryMb === 3072 && i === 2 && cell.probe.kind === "iperf3"
-        ? fixtureFailure(cell, i + 1, "connect-timeout")
-        : fixtureRecord(cell, i + 1, {
-            bitsPerSecond: rate * factor,
-            cpuSeconds: Math.min(cell.memoryMb / 1769, 2) * 4 * 0.3,
-            burstFactor: 2.8e9 / rate,
-          }),
-    );
+    return spread.map((factor, i) => {
+      if (cell.memoryMb === 3072 && i === 2 && cell.probe.kind === "iperf3")
+        return fixtureFailure(cell, i + 1, "connect-timeout");
+      const sustainedRate = rate * factor;
+      const burstRate = Math.max(2.8e9, sustainedRate);
+      const effective = (4 * burstRate + 12 * sustainedRate) / 16;
+      const record = fixtureRecord(cell, i + 1, {
+        bitsPerSecond: effective,
+        sustainedBitsPerSecond: sustainedRate,
+        cpuSeconds: Math.min(cell.memoryMb / 1769, 2) * 4 * 0.3,
+        burstFactor: burstRate / sustainedRate,
+      });
+      const seconds = record.seconds as number;
+      return cell.probe.kind === "iperf3"
+        ? ({
+            ...record,
+            schemaVersion: 2,
+            sent: { bytes: record.bytes, seconds, bitsPerSecond: effective, retransmits: 3 },
+            received: { bytes: (record.bytes as number) * 0.99, seconds, bitsPerSecond: effective * 0.99 },
+          } as unknown as ResultRecord)
+        : ({ ...record, schemaVersion: 2, wholeSeconds: seconds + 0.5 } as unknown as ResultRecord);
+    });
   });
   return { manifest, records };
 }

@@ -2,6 +2,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { createConnection, createServer } from "node:net";
 import type { AgentEventInput } from "../../src/agent/event.js";
 import { handleEvent } from "../../src/agent/handler.js";
+import type { LabProfileInput } from "../../src/platforms/local/profiles.js";
 import type {
   EnvironmentVariant,
   InvocationOutcome,
@@ -9,6 +10,18 @@ import type {
   PlatformFacts,
   ProbeEndpoints,
 } from "../../src/platforms/platform.js";
+
+/**
+ * A custom lab profile for plans run on this platform (a `local` target must name a profile
+ * the plan defines; the loopback platform itself does not shape).
+ */
+export function loopProfile(name: string): LabProfileInput {
+  return {
+    name,
+    download: [{ memoryMb: 128, megabitsPerSecond: 1000 }],
+    upload: [{ memoryMb: 128, megabitsPerSecond: 1000 }],
+  };
+}
 
 /**
  * A test-only platform: every "environment" is this process, running the real agent handler

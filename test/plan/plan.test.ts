@@ -239,3 +239,62 @@ test("lab targets run on the host's architecture; AWS targets on every planned o
     ["local/x86_64", "aws/arm64", "aws/x86_64"],
   );
 });
+
+test("custom lab profiles: targets may name them; errors name the field; unknown names list the allowed ones", () => {
+  const custom = {
+    name: "slow-link",
+    download: [{ memoryMb: 128, megabitsPerSecond: 100 }],
+    upload: [{ memoryMb: 128, megabitsPerSecond: 100 }],
+    roundTripMs: 20,
+  };
+  const plan = validatePlan({
+    ...minimal,
+    targets: [{ platform: "local", profile: "slow-link" }],
+    profiles: [custom],
+  });
+  assert.equal(plan.profiles?.[0]?.roundTripMs, 20);
+  assert.equal(plan.profiles?.[0]?.lossPercent, 0);
+  assert.match(
+    problems({ ...minimal, targets: [{ platform: "local", profile: "slow-lnk" }], profiles: [custom] }),
+    /targets\.0\.profile: unknown lab profile "slow-lnk" \(allowed: default-625, raised-3000, slow-link;/,
+  );
+  assert.match(
+    problems({ ...minimal, profiles: [{ ...custom, download: [{ memoryMb: 128, megabitsPerSecond: -5 }] }] }),
+    /profiles\.0\.download\.0\.megabitsPerSecond: /,
+  );
+  assert.match(
+    problems({
+      ...minimal,
+      profiles: [
+        {
+          ...custom,
+          upload: [
+            { memoryMb: 2048, megabitsPerSecond: 1 },
+            { memoryMb: 1024, megabitsPerSecond: 2 },
+          ],
+        },
+      ],
+    }),
+    /profiles\.0\.upload: points must be sorted by memoryMb/,
+  );
+  assert.match(
+    problems({ ...minimal, profiles: [{ ...custom, roundTripMs: -1 }] }),
+    /profiles\.0\.roundTripMs: /,
+  );
+  assert.match(
+    problems({ ...minimal, profiles: [{ ...custom, lossPercent: 70 }] }),
+    /profiles\.0\.lossPercent: /,
+  );
+  assert.match(
+    problems({ ...minimal, profiles: [{ ...custom, name: "default-625" }] }),
+    /profiles\.0\.name: "default-625" is a built-in profile/,
+  );
+  assert.match(
+    problems({ ...minimal, profiles: [custom, custom] }),
+    /profiles\.1\.name: "slow-link" is defined twice/,
+  );
+  assert.match(
+    problems({ ...minimal, profiles: [{ ...custom, colour: 1 }] }),
+    /profiles\.0: Unrecognized key/,
+  );
+});

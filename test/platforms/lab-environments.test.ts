@@ -1,18 +1,20 @@
 import assert from "node:assert/strict";
 import { existsSync, readFileSync } from "node:fs";
 import { after, before, test } from "node:test";
-import { environmentCgroup } from "../../src/platforms/local/cgroups.js";
+import { cgroups } from "../../src/platforms/local/cgroup-choice.js";
+import { CFS_PERIOD_US, quotaMicroseconds } from "../../src/platforms/local/cgroups.js";
 import { removeLab } from "../../src/platforms/local/cleanup.js";
 import { privateLabName } from "../../src/platforms/local/lab-names.js";
 import { LocalPlatform } from "../../src/platforms/local/local-platform.js";
 import { listNamespaces } from "../../src/platforms/local/namespaces.js";
-import { ensureBuilt, isRoot, median, withBenchLock } from "./lab-helpers.js";
+import { rootSkip } from "../helpers/root-gate.js";
+import { ensureBuilt, median, withBenchLock } from "./lab-helpers.js";
 
 /**
  * Shaped environments of a private lab (lnblabp<PID>): bandwidth, CPU share, memory limit,
  * warm/cold agents and the failure kinds, checked against real tools and kernel counters.
  */
-const skip = isRoot() ? false : "needs root (network namespaces, tc, cgroups)";
+const skip = rootSkip("the lab environment tests");
 const labName = privateLabName();
 const x86 = process.arch === "x64" ? "x86_64" : "arm64";
 let platform: LocalPlatform;
@@ -41,8 +43,7 @@ after(async () => {
   }
   const left = (await listNamespaces()).filter((name) => name.startsWith(labName));
   assert.deepEqual(left, [], "namespaces left behind");
-  assert.ok(!existsSync(`/sys/fs/cgroup/cpu/${labName}`), "cpu cgroup left behind");
-  assert.ok(!existsSync(`/sys/fs/cgroup/memory/${labName}`), "memory cgroup left behind");
+  for (const dir of cgroups().labDirs(labName)) assert.ok(!existsSync(dir), `cgroup ${dir} left behind`);
 });
 
 test("facts say emulated and shaped", { skip }, async () => {
@@ -160,13 +161,13 @@ test("a crashed agent is reported as function-error", { skip }, async () => {
   // the agent of that environment: the only process in its cgroup
   let killed = 0;
   for (const index of [0, 1]) {
-    const cgroup = environmentCgroup(labName, `e${index}`);
-    const pids = readFileSync(`${cgroup.cpuDir}/cgroup.procs`, "utf8")
+    const cgroup = cgroups().environmentCgroup(labName, `e${index}`);
+    const pids = readFileSync(`${cgroup.dirs[0]}/cgroup.procs`, "utf8")
       .split("\n")
       .filter(Boolean)
       .map(Number);
-    const quota = Number(readFileSync(`${cgroup.cpuDir}/cpu.cfs_quota_us`, "utf8"));
-    if (quota === Math.round((memoryMb / 1769) * 100_000)) {
+    const quotaCores = await cgroups().cpuQuotaCores(cgroup);
+    if (quotaCores === quotaMicroseconds(memoryMb / 1769) / CFS_PERIOD_US) {
       for (const pid of pids) process.kill(pid, "SIGTERM");
       killed += pids.length;
     }

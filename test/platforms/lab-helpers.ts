@@ -47,10 +47,6 @@ export async function withBenchLock<T>(work: () => Promise<T>, waitSeconds = 90)
   }
 }
 
-export function isRoot(): boolean {
-  return process.getuid?.() === 0;
-}
-
 export function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
   const middle = Math.floor(sorted.length / 2);

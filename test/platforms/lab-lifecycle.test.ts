@@ -2,16 +2,18 @@ import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync } from "node:fs";
 import { test } from "node:test";
+import { cgroups } from "../../src/platforms/local/cgroup-choice.js";
 import { findOrphanedLabs, removeLab, removeOrphanedLabs } from "../../src/platforms/local/cleanup.js";
 import { labDown, labStatus, labUp } from "../../src/platforms/local/lab.js";
 import { privateLabName } from "../../src/platforms/local/lab-names.js";
 import { LocalPlatform } from "../../src/platforms/local/local-platform.js";
 import { createNamespace, listNamespaces } from "../../src/platforms/local/namespaces.js";
 import { processStartTicks } from "../../src/platforms/local/state-file.js";
-import { ensureBuilt, isRoot } from "./lab-helpers.js";
+import { rootSkip } from "../helpers/root-gate.js";
+import { ensureBuilt } from "./lab-helpers.js";
 
 /** `lab up` / `down`, crash leftovers, and the unshaped loopback mode. */
-const rootOnly = isRoot() ? false : "needs root (network namespaces, tc, cgroups)";
+const rootOnly = rootSkip("lab up/down and crash clean-up");
 const labName = privateLabName();
 const x86 = process.arch === "x64" ? "x86_64" : "arm64";
 
@@ -27,7 +29,7 @@ test("lab up starts the servers detached; a second up removes the first one's le
     assert.equal(first.mode, "shaped");
     assert.deepEqual(
       first.processes.map((p) => p.role),
-      ["s3rver", "nginx", "iperf3-server:5201", "iperf3-server:5202"],
+      ["s3-control", "nginx", "iperf3-server:5201", "iperf3-server:5202"],
     );
     const status = await labStatus(labName);
     assert.equal(status.up, true, status.problems.join("; "));
@@ -60,13 +62,14 @@ test("a crashed private lab (owner gone) is found and removed, and only names of
   try {
     await createNamespace(`${orphan}-e0`);
     await createNamespace(unrelated);
-    mkdirSync(`/sys/fs/cgroup/cpu/${orphan}/e0`, { recursive: true });
+    const orphanCgroup = cgroups().environmentCgroup(orphan, "e0");
+    for (const dir of orphanCgroup.dirs) mkdirSync(dir, { recursive: true });
     assert.ok((await findOrphanedLabs()).includes(orphan));
     assert.ok(!(await findOrphanedLabs()).includes(labName), "a live lab is never an orphan");
     await removeOrphanedLabs();
     const left = await listNamespaces();
     assert.ok(!left.includes(`${orphan}-e0`));
-    assert.ok(!existsSync(`/sys/fs/cgroup/cpu/${orphan}`));
+    for (const dir of cgroups().labDirs(orphan)) assert.ok(!existsSync(dir), `${dir} left behind`);
     assert.ok(left.includes(unrelated), "a name the lab does not create was touched");
   } finally {
     spawnSync("ip", ["netns", "delete", unrelated]);
@@ -103,7 +106,7 @@ test("unshaped mode runs everything on loopback and says so", async () => {
       "-J",
     ]);
     assert.equal(run.exitCode, 0, run.stderr);
-    // and the S3 server over TLS with the lab's CA: PUT goes to s3rver, GET comes back
+    // and the S3 server over TLS with the lab's CA: PutObject, then GET from the file
     const url = `${endpoints.s3?.endpoint}/${endpoints.s3?.bucket}/unshaped-check`;
     const ca = platform.lab.s3.caFile;
     const put = spawnSync(

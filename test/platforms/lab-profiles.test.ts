@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
+import { NOT_CHECKED, parseKernelProbe } from "../../src/platforms/local/capabilities.js";
 import {
   cloudVethName,
   environmentLinkAddresses,
@@ -14,9 +15,14 @@ import {
   flowCapBitsPerSecond,
   interpolateMegabitsPerSecond,
   resolveProfile,
-  s3RequestBytesPerSecond,
 } from "../../src/platforms/local/profiles.js";
-import { tbfArguments } from "../../src/platforms/local/shaping.js";
+import { s3ConnectionCapBytesPerSecond } from "../../src/platforms/local/s3-connection-cap.js";
+import {
+  fqFlowCapCommand,
+  peakBucketBytes,
+  shapingCommands,
+  tbfArguments,
+} from "../../src/platforms/local/shaping.js";
 import { FlowPacer } from "../../src/probes/iperf3/flow-pacer.js";
 
 test("raised-3000 follows the announcement: 625 up to 2,048 MB, then linear to 3,000 at 10,240 MB", () => {
@@ -141,12 +147,12 @@ test("fitted profiles: payload rates get the frame overhead, the burst is 60 MB,
   assert.equal(directionShape(oregon, "upload", 10_240).rateBitsPerSecond, Math.round(3000e6 * factor));
   assert.ok(directionShape(oregon, "upload", 10_240).peakBitsPerSecond !== null);
   assert.equal(flowCapBitsPerSecond(oregon), 600e6);
-  assert.equal(s3RequestBytesPerSecond(oregon), 75_000_000);
+  assert.equal(s3ConnectionCapBytesPerSecond(oregon), 75_000_000);
   // wire-rate profiles without a cap are unchanged
   const plain = resolveProfile("default-625");
   assert.equal(plain.flowMegabitsPerSecond, null);
   assert.equal(plain.payload, false);
-  assert.equal(s3RequestBytesPerSecond(plain), 90_000_000);
+  assert.equal(s3ConnectionCapBytesPerSecond(plain), 90_000_000);
   const tokyo = resolveProfile("seed-tokyo-2026");
   for (const memoryMb of [1024, 10_240])
     assert.equal(directionShape(tokyo, "upload", memoryMb).rateBitsPerSecond, Math.round(625e6 * factor));
@@ -172,4 +178,90 @@ test("the per-flow pacer holds a stream to its cap, without catch-up after a sta
   // a long stall refills only the bucket's depth, never the time stalled
   assert.equal(pacer.take(1_048_576, 10_000), 0);
   assert.ok(pacer.take(1, 10_000) > 0);
+});
+
+test("a round trip: netem at the root (half the delay, loss, a delay line for the rate), tbf under it with a queue of rate x RTT", () => {
+  const shape = directionShape(resolveProfile("default-625"), "download", 1024);
+  const [netem, tbf] = shapingCommands("lnblab0", shape, { oneWayMs: 10, lossPercent: 0.5 });
+  assert.deepEqual(netem?.slice(0, 7), ["qdisc", "add", "dev", "lnblab0", "root", "handle", "1:"]);
+  // 2.8 Gbit/s peak x 10 ms x 2 = 7 MB = 4,667 packets of 1,500 bytes
+  assert.deepEqual(netem?.slice(7), ["netem", "delay", "10000us", "limit", "4667", "loss", "random", "0.5%"]);
+  assert.deepEqual(tbf?.slice(0, 9), [
+    "qdisc",
+    "add",
+    "dev",
+    "lnblab0",
+    "parent",
+    "1:1",
+    "handle",
+    "10:",
+    "tbf",
+  ]);
+  // queue: the peak rate x the 20 ms round trip (7 MB), rate and burst unchanged
+  assert.deepEqual(tbf?.slice(9), [
+    "rate",
+    "625000000bit",
+    "burst",
+    "271875000",
+    "peakrate",
+    "2800000000bit",
+    "mtu",
+    `${peakBucketBytes(2800e6)}`,
+    "limit",
+    "7000000",
+  ]);
+  // a 100 Mbit/s link with a 200 ms round trip: the queue grows with the round trip
+  const slow = directionShape(
+    resolveProfile("slow", [
+      {
+        name: "slow",
+        download: [{ memoryMb: 128, megabitsPerSecond: 100 }],
+        upload: [{ memoryMb: 128, megabitsPerSecond: 100 }],
+      },
+    ]),
+    "upload",
+    1024,
+  );
+  assert.equal(tbfArguments(slow, 200).at(-1), `${Math.round((100e6 * 0.2) / 8)}`);
+  assert.equal(tbfArguments(slow).at(-1), "1048576");
+  // no round trip and no loss: the tbf alone at the root, as before
+  const plain = shapingCommands("lnblab0", shape, null);
+  assert.equal(plain.length, 1);
+  assert.deepEqual(plain[0]?.slice(4, 8), ["root", "handle", "1:", "tbf"]);
+  assert.equal(shapingCommands("lnblab0", shape, { oneWayMs: 0, lossPercent: 0 }).length, 1);
+});
+
+test("kernel probe: each piece is named with tc's or ip's own message", () => {
+  const probe = parseKernelProbe("veth 0 \ntbf 0 \nnetem 2 Error: Specified qdisc kind is unknown. \n");
+  assert.equal(probe.veth, null);
+  assert.equal(probe.tbf, null);
+  assert.equal(probe.netem, "Error: Specified qdisc kind is unknown.");
+  // a probe cut short says so: a piece it did not reach is not reported missing
+  assert.equal(parseKernelProbe("veth 0 \n").tbf, NOT_CHECKED);
+});
+
+test("a per-flow cap: sch_fq maxrate as the inner qdisc of the tbf, where shapingCommands put it", () => {
+  // tbf at the root (handle 1:): fq is the child of its class 1:1
+  assert.deepEqual(fqFlowCapCommand("lnblab0", 627_348_066, null), [
+    "qdisc",
+    "replace",
+    "dev",
+    "lnblab0",
+    "parent",
+    "1:1",
+    "handle",
+    "20:",
+    "fq",
+    "maxrate",
+    "627348066bit",
+  ]);
+  assert.equal(fqFlowCapCommand("lnblab0", 6e8, { oneWayMs: 0, lossPercent: 0 })[5], "1:1");
+  // netem at the root, tbf its child (handle 10:): fq goes under the tbf's class 10:1
+  assert.equal(fqFlowCapCommand("lnblab0", 6e8, { oneWayMs: 10, lossPercent: 0 })[5], "10:1");
+  const shape = directionShape(resolveProfile("default-625"), "download", 1024);
+  const [, tbf] = shapingCommands("lnblab0", shape, { oneWayMs: 10, lossPercent: 0 });
+  assert.equal(tbf?.[7], "10:");
+  // the peak bucket holds 1 ms at the peak, at least one 64 KiB GSO packet
+  assert.equal(peakBucketBytes(4e9), 500_000);
+  assert.equal(peakBucketBytes(1e8), 65_536);
 });

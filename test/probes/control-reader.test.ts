@@ -1,7 +1,13 @@
 import assert from "node:assert/strict";
 import { connect, createServer, type Socket } from "node:net";
 import { test } from "node:test";
-import { ControlReader, encodeJson, makeCookie, normalizeCount } from "../../src/probes/iperf3/protocol.js";
+import {
+  ControlReader,
+  encodeJson,
+  isControlReadError,
+  makeCookie,
+  normalizeCount,
+} from "../../src/probes/iperf3/protocol.js";
 
 async function socketPair(): Promise<{ client: Socket; server: Socket; close: () => void }> {
   const listener = createServer();
@@ -67,5 +73,39 @@ test("a peer closing mid-exchange fails the read", async () => {
     await assert.rejects(reader.readJson(100), /closed the control connection/);
   } finally {
     close();
+  }
+});
+
+test("failures carry a typed reason: eof, malformed, overflow", async () => {
+  const cases: Array<{ reason: "eof" | "malformed" | "overflow"; send: Buffer; end: boolean; max?: number }> =
+    [
+      { reason: "eof", send: Buffer.from([0, 0]), end: true },
+      { reason: "malformed", send: Buffer.from([0, 0, 0, 0]), end: false },
+      {
+        reason: "malformed",
+        send: Buffer.concat([Buffer.from([0, 0, 0, 2]), Buffer.from("{x")]),
+        end: false,
+      },
+      { reason: "overflow", send: Buffer.alloc(200, 1), end: false, max: 100 },
+    ];
+  for (const { reason, send, end, max } of cases) {
+    const { client, server, close } = await socketPair();
+    try {
+      const reader = new ControlReader(client, "test peer", max);
+      if (reason === "overflow") {
+        server.write(send);
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      } else if (end) server.end(send);
+      else server.write(send);
+      await assert.rejects(
+        reason === "overflow" ? reader.readExact(1_000) : reader.readJson(100),
+        (error: unknown) => {
+          assert.ok(isControlReadError(error, reason), `${reason}: ${String(error)}`);
+          return true;
+        },
+      );
+    } finally {
+      close();
+    }
   }
 });

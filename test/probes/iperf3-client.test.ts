@@ -2,9 +2,12 @@ import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { handleEvent } from "../../src/agent/handler.js";
 import { buildIperf3Event, formatIperf3Summary } from "../../src/cli/commands/probe-iperf3.js";
+import { expandPlan } from "../../src/plan/expand-plan.js";
+import { validatePlan } from "../../src/plan/load-plan.js";
 import { type Iperf3ClientOptions, runIperf3Client } from "../../src/probes/iperf3/client.js";
 import type { Iperf3JsonReport } from "../../src/probes/iperf3/json-report.js";
 import { isProbeError } from "../../src/probes/probe-error.js";
+import { buildRecord } from "../../src/results/result-record.js";
 import { loopbackClientOptions } from "./iperf3-support/client-options.js";
 import { freePort, type StockServer, startStockServer } from "./iperf3-support/stock-server.js";
 
@@ -94,7 +97,7 @@ describe("iperf3 client against stock iperf3 3.12", () => {
     assert.equal(typeof end.sum_sent.retransmits, "number");
     assert.equal(end.streams[0]?.sender.max_snd_cwnd, 0);
     assert.ok(Math.abs(end.sum_received.seconds - 1) < 0.1, `receiver seconds ${end.sum_received.seconds}`);
-    assert.ok(result.receivedSamples.bytes.length >= 3, "250 ms samples of received bytes");
+    assert.ok(result.samples.bytes.length >= 3, "250 ms samples of received bytes");
   });
 
   test("--bidir -P 2: client-to-server ids first, then server-to-client, both sums", async () => {
@@ -153,7 +156,7 @@ describe("iperf3 client against stock iperf3 3.12", () => {
     assert.ok(result.report.end.sum_sent.bytes > 0, "the running test was not disturbed");
   });
 
-  test("the agent handler runs the probe: summary of delivered bytes and 250 ms samples", async () => {
+  test("the agent handler runs the probe: an upload record has the sent side as headline, both sides kept", async () => {
     const response = await handleEvent({
       probe: "iperf3",
       host: "127.0.0.1",
@@ -163,12 +166,53 @@ describe("iperf3 client against stock iperf3 3.12", () => {
     assert.equal(response.ok, true, JSON.stringify(response));
     if (!response.ok || !response.summary) return;
     const detail = response.detail as Iperf3JsonReport & { cpuSeconds: number };
-    assert.equal(response.summary.direction, "upload");
-    assert.equal(response.summary.bytes, detail.end.sum_received.bytes);
-    assert.equal(response.summary.seconds, detail.end.sum_received.seconds);
-    assert.ok(response.summary.samples.bytes.length >= 4);
-    assert.equal(response.summary.samples.intervalSeconds, 0.25);
-    assert.equal(response.summary.cpuSeconds, detail.cpuSeconds);
+    const summary = response.summary;
+    assert.equal(summary.direction, "upload");
+    // upload: the seed study's figure, sum_sent
+    assert.equal(summary.bytes, detail.end.sum_sent.bytes);
+    assert.equal(summary.seconds, detail.end.sum_sent.seconds);
+    assert.ok(summary.samples.bytes.length >= 4);
+    assert.equal(summary.samples.intervalSeconds, 0.25);
+    assert.equal(summary.samples.startSeconds.length, summary.samples.bytes.length);
+    assert.equal(summary.samples.durationSeconds.length, summary.samples.bytes.length);
+    assert.equal(summary.cpuSeconds, detail.cpuSeconds);
+    // the record built from this response carries both sides and the compact -J parts
+    const cell = expandPlan(
+      validatePlan({
+        name: "record",
+        targets: [{ platform: "local", profile: "default-625" }],
+        memoryMb: [1024],
+        probes: [{ kind: "iperf3", timeSeconds: 1 }],
+      }),
+    )[0];
+    assert.ok(cell);
+    const record = buildRecord({
+      runId: "r",
+      cell,
+      repetition: 1,
+      outcome: { response, failure: null, startedAt: response.startedAt, durationSeconds: 1 },
+    });
+    assert.equal(record.schemaVersion, 2);
+    assert.deepEqual(record.sent, {
+      bytes: detail.end.sum_sent.bytes,
+      seconds: detail.end.sum_sent.seconds,
+      bitsPerSecond: (detail.end.sum_sent.bytes * 8) / detail.end.sum_sent.seconds,
+      retransmits: detail.end.sum_sent.retransmits ?? null,
+    });
+    assert.equal(record.received?.bytes, detail.end.sum_received.bytes);
+    assert.equal(record.received?.seconds, detail.end.sum_received.seconds);
+    assert.equal(record.bytes, record.sent?.bytes);
+    assert.equal(record.wholeSeconds, null);
+    const figures = record.iperf3;
+    assert.ok(figures);
+    assert.equal(figures.streams.length, 1);
+    assert.equal(figures.streams[0]?.id, 1);
+    assert.equal(figures.streams[0]?.sent.bytes, detail.end.sum_sent.bytes);
+    assert.equal(figures.streams[0]?.received.bytes, detail.end.sum_received.bytes);
+    // the interval sums recompute sum_sent (the C client's intervals cover the whole test)
+    const intervalBytes = figures.intervals.reduce((sum, interval) => sum + interval.bytes, 0);
+    assert.equal(intervalBytes, detail.end.sum_sent.bytes);
+    assert.ok(JSON.stringify(figures).length < 16_384);
   });
 
   test("CLI: options become an event, the password comes from the environment, output in Mbit/s", async () => {

@@ -86,6 +86,17 @@ test("s3-get downloads the whole object over HTTPS with parallel ranged GETs", a
   );
   assert.equal(summary?.direction, "download");
   assert.equal(summary?.bytes, detail.bytes);
+  // the seed's timing: set-up, HEAD and transfer; `seconds` stays the transfer alone
+  assert.equal(summary?.wholeSeconds, detail.wholeSeconds);
+  assert.ok(detail.wholeSeconds >= detail.seconds + detail.headSeconds, "whole covers HEAD and transfer");
+  assert.equal(summary?.seconds, detail.seconds);
+  const { samples } = detail;
+  const last = samples.bytes.length - 1;
+  assert.ok(
+    Math.abs((samples.startSeconds[last] ?? 0) + (samples.durationSeconds[last] ?? 0) - detail.seconds) <
+      1e-6,
+    "the measured intervals cover the transfer",
+  );
 });
 
 test("a single stream and a chunk larger than the object work too", async () => {

@@ -46,6 +46,12 @@ test("s3-put creates the object by multipart upload over HTTPS and verifies it w
   assert.equal(detail.retries, 0);
   assert.ok(detail.mbps > 0 && detail.cpuSeconds > 0);
   assert.equal(summary?.direction, "upload");
+  assert.deepEqual(summary?.sent, {
+    bytes: 12 * MIB,
+    seconds: detail.seconds,
+    bitsPerSecond: detail.bitsPerSecond,
+    retransmits: detail.retransmits,
+  });
   assert.equal(
     detail.samples.bytes.reduce((a, b) => a + b, 0),
     12 * MIB,

@@ -23,36 +23,70 @@ function medianOfRecords(target: string, memoryMb: number, probe: string): numbe
     : ((values[mid - 1] as number) + (values[mid] as number)) / 2;
 }
 
-test("CSV: one row per measuring cell, raw Mbit/s matching the records, labelled emulated", () => {
+/** default-625 iperf3: sustained 625 x 0.99 = 618.75; effective (4 x 2,800 + 12 x 618.75) / 16 = 1,164.06. */
+const defaultSustained = 618.75;
+const defaultEffective = (4 * 2800 + 12 * 618.75) / 16;
+
+test("CSV: one row per measuring cell; sustained, burst and effective apart, each with n and spread", () => {
   const lines = renderCsv(model).trimEnd().split("\r\n");
   assert.equal(lines.length, 1 + 24);
   const header = (lines[0] as string).split(",");
   assert.equal(header[0], "Results");
-  assert.ok(header.includes("Median (Mbit/s)"));
-  const medianColumn = header.indexOf("Median (Mbit/s)");
+  const column = (name: string) => {
+    const index = header.indexOf(name);
+    assert.ok(index >= 0, name);
+    return index;
+  };
   const row = lines.find((l) => l.startsWith("emulated,raised-3000,iperf3 upload -P 4 -t 4s,arm64,8192,"));
   assert.ok(row, "row for raised-3000 8,192 MB iperf3");
   const fields = row.split(",");
-  assert.equal(Number(fields[medianColumn]), medianOfRecords("raised-3000", 8192, "iperf3") / 1e6);
+  assert.equal(
+    Number(fields[column("Effective median (Mbit/s)")]),
+    medianOfRecords("raised-3000", 8192, "iperf3") / 1e6,
+  );
+  const defaultRow = lines.find((l) =>
+    l.startsWith("emulated,default-625,iperf3 upload -P 4 -t 4s,arm64,1024,"),
+  );
+  const d = defaultRow?.split(",") ?? [];
+  assert.ok(Math.abs(Number(d[column("Sustained median (Mbit/s)")]) - defaultSustained) < 1e-6);
+  assert.ok(Math.abs(Number(d[column("Effective median (Mbit/s)")]) - defaultEffective) < 1e-6);
+  assert.equal(Number(d[column("Burst median (Mbit/s)")]), 2800);
+  assert.equal(Number(d[column("Burst seconds median (s)")]), 1);
+  assert.equal(d[column("Sustained n")], "3");
+  assert.ok(Number(d[column("Sustained CV (%)")]) > 0, "spread of the sustained rate");
+  assert.equal(d[column("Retransmits median")], "0");
   // the failed repetition: n = 2 at 3,072 MB
   const failedRow = lines.find((l) =>
     l.startsWith("emulated,default-625,iperf3 upload -P 4 -t 4s,arm64,3072,"),
   );
-  assert.equal(failedRow?.split(",")[header.indexOf("n")], "2");
+  assert.equal(failedRow?.split(",")[column("Effective n")], "2");
   assert.equal(csvField('a,"b"'), '"a,""b"""');
 });
 
 test("terminal and Markdown: labelled emulated, the medians of the records, failures by kind", () => {
   const text = renderTerminal(model);
   assert.match(text, /^\[EMULATED\]/);
-  const expected = Math.round(medianOfRecords("raised-3000", 10240, "iperf3") / 1e6).toLocaleString("en-US");
-  assert.match(text, new RegExp(`raised-3000 +iperf3 upload -P 4 -t 4s +arm64 +10,240 +3/3 +${expected} `));
+  // sustained [min-max] n, burst, burst length, effective: default-625 1,024 MB
+  assert.match(
+    text,
+    /default-625 +iperf3 upload -P 4 -t 4s +arm64 +1,024 +3\/3 +619 \[588-650\] n=3 +2,800 \[2,800-2,800\] n=3 +1.00 s, 350 MB +1,164 \[1,141-1,187\] n=3 +1,164 \/ 1,152 /,
+  );
+  // raised-3000 at 10,240 MB: 3,000 x 0.99 = 2,970 sustained, above the 2,800 peak: no burst
+  assert.match(text, /raised-3000 +iperf3 upload -P 4 -t 4s +arm64 +10,240 +3\/3 +2,970 .* none /);
   assert.match(text, /1 connect-timeout/);
   assert.match(text, /72 of 72 invocations recorded, 2 failed/);
   const md = renderMarkdown(model);
   assert.match(md, /^# .*\(emulated\)/);
   assert.match(md, /\| Target \| Probe \| Arch \| Memory \(MB\) \|/);
-  assert.match(md, /raised-3000 arm64 iperf3 upload -P 4 -t 4s: plateau 2,970 Mbit\/s/);
+  assert.match(md, /raised-3000 arm64 iperf3 upload -P 4 -t 4s: sustained plateau 2,970 Mbit\/s/);
+  // the headline is the sustained 619, not the burst-inflated effective 1,164: 100 GB at 618.75 Mbit/s = 1,293 s
+  assert.match(
+    md,
+    /default-625 arm64 iperf3 upload -P 4 -t 4s: sustained plateau 619 Mbit\/s.*100 GB take 21 min 33 s at the sustained rate \(effective whole-transfer rate there: 1,164 Mbit\/s\)/,
+  );
+  assert.match(md, /## Beside the published study \(seed-2026\)/);
+  // s3-get seconds per object: transfer 4.00 s, whole 4.50 s
+  assert.match(md, /s3-get 64 MiB conc 4 chunk 8 MiB \| arm64 \| 1,024 \|.*\| 4\.00 \/ 4\.50 \|/);
 });
 
 test("JSON: the analysis in raw units", () => {
@@ -62,14 +96,25 @@ test("JSON: the analysis in raw units", () => {
     (c: { target: string; memoryMb: number; probe: string }) =>
       c.target === "raised-3000" && c.memoryMb === 8192 && c.probe === "iperf3",
   );
-  assert.equal(cell.average.median, medianOfRecords("raised-3000", 8192, "iperf3"));
+  assert.equal(cell.effective.median, medianOfRecords("raised-3000", 8192, "iperf3"));
+  assert.ok(Math.abs(cell.sustained.median - (625 + (6144 / 8192) * 2375) * 0.99e6) < 1);
   assert.equal(json.curves.length, 4);
+  assert.equal(json.curves[0].rateBasis, "sustained");
+  assert.equal(json.baseline.name, "seed-2026");
+  assert.ok(json.baselineComparison.length > 0);
 });
 
 test("compare: same targets pair by target; deltas of the medians", () => {
   const { manifest: m2, records: r2 } = fixtureStudy();
+  // 10% faster throughout: whole-transfer rate and every interval's bytes
   const faster = r2.map((r) =>
-    r.bitsPerSecond === null ? r : { ...r, bitsPerSecond: r.bitsPerSecond * 1.1 },
+    r.bitsPerSecond === null || r.samples === null
+      ? r
+      : {
+          ...r,
+          bitsPerSecond: r.bitsPerSecond * 1.1,
+          samples: { ...r.samples, bytes: r.samples.bytes.map((b) => b * 1.1) },
+        },
   );
   const comparison = compareRuns(model, buildReportModel({ ...m2, runId: "after" }, faster));
   assert.equal(comparison.pairing, "same-target");

@@ -78,7 +78,7 @@ test("the HTML report renders offline in Chromium with every chart drawn", {
         rules: number;
         texts: string[];
       }>;
-    assert.equal(charts.length, 8, "4 charts per target, 2 targets");
+    assert.equal(charts.length, 9, "4 charts per target, 2 targets, and one chart both targets share");
     for (const chart of charts) {
       assert.ok(chart.width > 300, `${chart.name} is laid out`);
       assert.ok(
@@ -88,16 +88,29 @@ test("the HTML report renders offline in Chromium with every chart drawn", {
     }
     const through = charts.find((c) => c.name === "throughput-vs-memory-raised-3000");
     assert.ok(through);
-    // 2 probes x 6 memory sizes: a point and a min-max whisker each, plus the quota rule
-    assert.equal(through.symbols, 12);
+    // 2 probes x 6 memory sizes x (sustained, effective) points, min-max whiskers on the sustained
+    // ones, the quota rule, and the published study's two "about 2,400" points (Oregon, iperf3 upload)
+    assert.equal(through.lines, 4);
+    assert.equal(through.symbols, 24 + 2);
     assert.equal(through.rules, 12 + 1);
     assert.ok(through.texts.some((t) => t.includes("quota 3,000 Mbit/s")));
+    assert.ok(through.texts.some((t) => t.startsWith("seed-2026: Oregon (us-west-2) iperf3 upload")));
+    // the overlay: both lab profiles on one chart with the study's points beside them
+    const shared = charts.find((c) => c.name === "throughput-vs-memory-all-targets");
+    assert.ok(shared);
+    assert.equal(shared.lines, 2, "one line per target");
+    assert.equal(shared.symbols, 12 + 2);
+    assert.ok(shared.texts.includes("default-625") && shared.texts.includes("raised-3000"));
+    assert.ok(shared.texts.some((t) => t.includes("seed-2026: Oregon")));
     const series = charts.find((c) => c.name === "time-series-raised-3000");
     assert.equal(series?.lines, 6, "one series per memory size");
     const cpu = charts.find((c) => c.name === "cpu-vs-throughput-raised-3000");
     assert.equal(cpu?.symbols, 35, "one point per successful invocation (36 minus 1 failure)");
-    const tableRows = await page.$$eval("table tbody tr", (rows) => rows.length);
-    assert.equal(tableRows, 24);
+    const tableRows = await page.$$eval("table", (tables) =>
+      tables.map((t) => t.querySelectorAll("tbody tr").length),
+    );
+    // the summary (24 cells), then the study beside the run: 6 Tokyo + 6 Oregon iperf3 figures
+    assert.deepEqual(tableRows, [24, 12]);
     const screenshot =
       process.env.LNBR_SCREENSHOT ?? join(tmpdir(), `lnbr-report-screenshot-${process.pid}.png`);
     await page.screenshot({ path: screenshot, fullPage: true });

@@ -6,6 +6,7 @@ import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { reportCommand } from "../../src/cli/commands/report.js";
 import { writeManifest } from "../../src/results/run-directory.js";
+import { fixtureManifest, fixtureRecord } from "../helpers/fixture-run.js";
 import { fixtureStudy } from "../helpers/fixture-study.js";
 
 let runDir: string;
@@ -33,6 +34,17 @@ test("report --format writes each format's files; PNG charts are real PNGs", {
   assert.deepEqual([...png.subarray(1, 4)].map((b) => String.fromCharCode(b)).join(""), "PNG");
   assert.ok((await stat(join(runDir, "charts", "time-series-default-625.png"))).size > 10_000);
   assert.equal(await reportCommand(runDir, { format: ["pdf"] }), 2, "unknown format refused");
+  assert.match(
+    await readFile(join(runDir, "report.md"), "utf8"),
+    /## Beside the published study \(seed-2026\)/,
+  );
+  assert.equal(await reportCommand(runDir, { format: ["md"], baseline: "none" }), 0);
+  assert.doesNotMatch(await readFile(join(runDir, "report.md"), "utf8"), /Beside the published study/);
+  assert.equal(
+    await reportCommand(runDir, { format: ["md"], baseline: "seed-1999" }),
+    2,
+    "unknown baseline refused",
+  );
 });
 
 test("compare through the CLI prints both runs and the deltas", async () => {
@@ -46,6 +58,56 @@ test("compare through the CLI prints both runs and the deltas", async () => {
   assert.match(result.stdout, /^# Comparison\n/);
   assert.match(
     result.stdout,
-    /\| raised-3000 \| raised-3000 \| iperf3 upload -P 4 -t 4s \| arm64 \| 10,240 \| 2,970 \| 3 \| 2,970 \| 3 \| 0 \| 0\.0 \|/,
+    /\| raised-3000 \| raised-3000 \| iperf3 upload -P 4 -t 4s \| arm64 \| 10,240 \| 2,970 \| 3 \| 2,970 \| 2,970 \| 3 \| 2,970 \| 0 \| 0\.0 \|/,
   );
+});
+
+test("compare RUN --baseline seed-2026: the seed's seconds per object beside ours, like for like", async () => {
+  // an Oregon run of the study's S3 download: 1 GiB at concurrency 10, whole download 13.0 s at
+  // 1,024 MB and 3.0 s at 10,240 MB (the study: 13.36 s and 2.89 s)
+  const dir = await mkdtemp(join(tmpdir(), "lnbr-baseline-cmd-"));
+  try {
+    const manifest = fixtureManifest({
+      name: "oregon",
+      targets: [{ platform: "aws", region: "us-west-2" }],
+      memoryMb: [1024, 10240],
+      repetitions: 1,
+      probes: [{ kind: "s3-get", objectMib: 1024, concurrency: 10, chunkMib: 16 }],
+    });
+    const records = manifest.cells.map((cell) => {
+      const whole = cell.memoryMb === 1024 ? 13.0 : 3.0;
+      const rate = (1073741824 * 8) / (whole - 0.5);
+      return {
+        ...fixtureRecord(cell, 1, { bitsPerSecond: rate, seconds: whole - 0.5 }),
+        wholeSeconds: whole,
+      };
+    });
+    await writeManifest(dir, manifest);
+    await writeFile(join(dir, "results.jsonl"), records.map((r) => `${JSON.stringify(r)}\n`).join(""));
+    const run = (...args: string[]) =>
+      spawnSync(
+        process.execPath,
+        ["--import", "tsx", "test/helpers/run-cli-loopback.ts", "compare", ...args],
+        {
+          encoding: "utf8",
+        },
+      );
+    const result = run(dir, "--baseline", "seed-2026", "--format", "md");
+    assert.equal(result.status, 0, result.stderr);
+    assert.match(result.stdout, /^# Beside the published study\n/);
+    // (13.0 - 13.36) / 13.36 = -2.7%; (3.0 - 2.89) / 2.89 = +3.8%
+    assert.match(
+      result.stdout,
+      /\| us-west-2 \| Oregon \(us-west-2, quota 3,000\) \| s3-get 1024 MiB conc 10 chunk 16 MiB \| 1,024 \|.*\| 12\.50 \/ 13\.00 \| – \| 13\.36 \| -2\.7% \(whole seconds per object\) \|/,
+    );
+    assert.match(
+      result.stdout,
+      /\| 10,240 \|.*\| 2\.50 \/ 3\.00 \| 2,976 \| 2\.89 \| \+3\.8% \(whole seconds per object\) \|/,
+    );
+    const refused = run(dir, "--baseline", "seed-1999");
+    assert.equal(refused.status, 2);
+    assert.match(refused.stderr, /--baseline: unknown baseline "seed-1999" \(allowed: seed-2026\)/);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
 });

@@ -5,6 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { readManifest, readRecords } from "../../src/results/run-directory.js";
+import { loopProfile } from "../helpers/loopback-platform.js";
 
 /**
  * The real `run` command in a child process on the loopback test platform, killed with
@@ -24,6 +25,7 @@ before(async () => {
         { platform: "local", profile: "loop-a" },
         { platform: "local", profile: "loop-b" },
       ],
+      profiles: [loopProfile("loop-a"), loopProfile("loop-b")],
       memoryMb: [1024, 2048],
       repetitions: 3,
       probes: [{ kind: "iperf3", timeSeconds: 1, parallel: 1 }, { kind: "info" }],

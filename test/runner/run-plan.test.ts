@@ -6,7 +6,7 @@ import { after, before, test } from "node:test";
 import { validatePlan } from "../../src/plan/load-plan.js";
 import { readManifest, readRecords } from "../../src/results/run-directory.js";
 import { runPlan } from "../../src/runner/run-plan.js";
-import { LoopbackPlatform } from "../helpers/loopback-platform.js";
+import { LoopbackPlatform, loopProfile } from "../helpers/loopback-platform.js";
 
 let parentDir: string;
 before(async () => {
@@ -19,6 +19,8 @@ after(async () => {
 const plan = validatePlan({
   name: "loop",
   targets: [{ platform: "local", profile: "loop-a" }],
+  // the loopback platform ignores the profile's figures; the plan must still define the name
+  profiles: [loopProfile("loop-a")],
   memoryMb: [1024, 2048],
   repetitions: 2,
   parallelism: 3,

@@ -12,6 +12,8 @@ export const awsTestHooks: {
   requestHandler?: RequestHandler<any, any>;
   credentials?: AwsCredentialIdentity;
   fast?: boolean;
+  /** The preflight's iperf3 handshake (tests: no real server). */
+  handshake?: (host: string, port: number) => Promise<string>;
 } = {};
 
 export async function openAwsSession(dryRun: boolean) {

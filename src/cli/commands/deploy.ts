@@ -6,9 +6,10 @@ import {
   validateMemoryMb,
   validateNumberInRange,
   validateRegion,
+  validateResourceId,
 } from "../../platforms/aws/aws-input.js";
-import { estimateCost, formatCostEstimate } from "../../platforms/aws/cost-estimate.js";
 import { buildStackTemplate } from "../../platforms/aws/stack-template.js";
+import { estimateCost, formatCostEstimate } from "../../results/cost-estimate.js";
 import { awsTestHooks, openAwsSession } from "./aws-session.js";
 
 interface DeployCliOptions {
@@ -21,8 +22,14 @@ interface DeployCliOptions {
   ttlHours: string;
   serverPorts: string;
   testObjectMib: string;
+  idleTimeoutSeconds: string;
+  subnetId?: string;
+  vpcId?: string;
+  updateAmi?: boolean;
+  serverUsdPerHour?: string;
   dryRun?: boolean;
   printTemplate?: boolean;
+  printOperatorPolicy?: boolean;
 }
 
 /** `lambda-netbench deploy --region R`: creates or updates the region's stack. */
@@ -30,18 +37,40 @@ export function registerDeployCommand(program: Command): void {
   program
     .command("deploy")
     .description("create or update the region's stack: bucket, agent function, optional iperf3 server")
-    .requiredOption("--region <region>", "AWS region, e.g. us-west-2")
+    .option("--region <region>", "AWS region, e.g. us-west-2 (required, except with --print-operator-policy)")
     .option("--arch <arch>", "function architecture: arm64 or x86_64", "arm64")
     .option("--memory-mb <mb>", "memory of $LATEST (each measured size gets its own version)", "2048")
     .option("--timeout-seconds <s>", "function timeout, 1-900", "900")
     .option("--with-server", "also deploy the iperf3 server on EC2 (RSA-authenticated)")
     .option("--instance-type <type>", "iperf3 server instance type", "c8gn.large")
-    .option("--ttl-hours <h>", "the server terminates itself after this many hours", "3")
+    .option(
+      "--ttl-hours <h>",
+      "the server terminates itself this many hours after this deploy (deploy again to extend)",
+      "3",
+    )
     .option("--server-ports <n>", "iperf3 servers on ports 5201.. (one test at a time per port)", "1")
+    .option(
+      "--idle-timeout-seconds <s>",
+      "iperf3 --idle-timeout: a stalled test or a scanner frees the port after this long",
+      "30",
+    )
+    .option("--subnet-id <id>", "public subnet for the server (accounts without a default VPC)")
+    .option("--vpc-id <id>", "VPC for the server (a subnet of it is chosen) when there is no default VPC")
+    .option("--update-ami", "move the server to the latest Amazon Linux 2023 AMI (replaces it)")
+    .option("--server-usd-per-hour <usd>", "the server type's price, when the price table lacks it")
     .option("--test-object-mib <mib>", "size of the S3 test object the agent creates (0: none)", "1024")
     .option("--dry-run", "print the calls deploy would make, change nothing")
     .option("--print-template", "print the CloudFormation template and exit (no AWS call)")
+    .option(
+      "--print-operator-policy",
+      "print the least-privilege IAM policy the person running quota/deploy/run/teardown needs, and exit",
+    )
     .action(async (options: DeployCliOptions) => {
+      if (options.printOperatorPolicy) {
+        const { operatorPolicy } = await import("../../platforms/aws/operator-policy.js");
+        console.log(JSON.stringify(operatorPolicy(), null, 2));
+        return;
+      }
       const region = validateRegion(options.region ?? "");
       const arch = validateArchitecture(options.arch);
       const memoryMb = validateMemoryMb(Number(options.memoryMb), "memory-mb");
@@ -51,8 +80,24 @@ export function registerDeployCommand(program: Command): void {
             instanceType: validateInstanceType(options.instanceType, "instance-type"),
             ttlHours: validateNumberInRange(options.ttlHours, "ttl-hours", 0.25, 72),
             ports: validateNumberInRange(options.serverPorts, "server-ports", 1, 16, true),
+            idleTimeoutSeconds: validateNumberInRange(
+              options.idleTimeoutSeconds,
+              "idle-timeout-seconds",
+              5,
+              3600,
+              true,
+            ),
+            ...(options.subnetId
+              ? { subnetId: validateResourceId(options.subnetId, "subnet-id", "subnet") }
+              : {}),
+            ...(options.vpcId ? { vpcId: validateResourceId(options.vpcId, "vpc-id", "vpc") } : {}),
+            updateAmi: options.updateAmi === true,
           }
         : null;
+      const serverUsdPerHour =
+        options.serverUsdPerHour === undefined
+          ? undefined
+          : validateNumberInRange(options.serverUsdPerHour, "server-usd-per-hour", 0, 1000);
       const testObjectMib = validateNumberInRange(
         options.testObjectMib,
         "test-object-mib",
@@ -69,9 +114,15 @@ export function registerDeployCommand(program: Command): void {
           timeoutSeconds,
           server: server
             ? {
-                ...server,
+                instanceType: server.instanceType,
+                ports: server.ports,
+                idleTimeoutSeconds: server.idleTimeoutSeconds,
                 generation: 1,
                 expiresAt: new Date(Date.now() + server.ttlHours * 3_600_000).toISOString(),
+                // what deploy resolves from the account (shown as placeholders here)
+                imageId: "<latest AL2023 AMI, pinned at deploy>",
+                vpcId: server.vpcId ?? "<default VPC>",
+                subnetId: server.subnetId ?? "<a subnet of the VPC>",
               }
             : null,
         });
@@ -83,8 +134,13 @@ export function registerDeployCommand(program: Command): void {
           formatCostEstimate(
             estimateCost({
               region,
-              items: [],
-              ec2: { instanceType: server.instanceType, hours: server.ttlHours },
+              lambda: [],
+              server: {
+                instanceType: server.instanceType,
+                hours: server.ttlHours,
+                ...(serverUsdPerHour !== undefined ? { usdPerHourOverride: serverUsdPerHour } : {}),
+              },
+              serverTransferBytes: 0,
             }),
           ),
         );

@@ -1,7 +1,62 @@
 import type { Command } from "commander";
+import { PlanError } from "../../plan/expand-plan.js";
+import { loadPlan } from "../../plan/load-plan.js";
 import { DEFAULT_ENVIRONMENTS, labDown, labStatus, labUp } from "../../platforms/local/lab.js";
 import { DEFAULT_LAB_NAME } from "../../platforms/local/lab-names.js";
+import { LabRefusal } from "../../platforms/local/lab-refusal.js";
 import { builtInProfileNames } from "../../platforms/local/profiles.js";
+
+interface LabUpCommandOptions {
+  profile: string;
+  config?: string;
+  environments: string;
+  unshaped?: boolean;
+  iperf3Server: string;
+}
+
+/**
+ * `lab up`: refuses (exit 2) a bad option, an unknown profile or a plan file that does not
+ * load, and, without --unshaped, a host that cannot shape (not root, a missing kernel piece),
+ * before anything starts.
+ */
+async function labUpCommand(options: LabUpCommandOptions): Promise<number> {
+  let customProfiles: unknown[] = [];
+  if (options.config) {
+    try {
+      customProfiles = (await loadPlan({ configPath: options.config })).profiles ?? [];
+    } catch (error) {
+      if (!(error instanceof PlanError)) throw error;
+      console.error(`lambda-netbench lab up: --config ${options.config}: ${error.message}`);
+      return 2;
+    }
+  }
+  let state: Awaited<ReturnType<typeof labUp>>;
+  try {
+    state = await labUp({
+      profile: options.profile,
+      customProfiles,
+      environments: Number(options.environments),
+      mode: options.unshaped ? "unshaped" : "shaped",
+      iperf3Server: options.iperf3Server as "ours" | "stock",
+    });
+  } catch (error) {
+    if (!(error instanceof LabRefusal)) throw error;
+    console.error(`lambda-netbench lab up: ${error.message}`);
+    return 2;
+  }
+  if (state.mode === "unshaped") {
+    console.error(
+      `lambda-netbench: lab is UNSHAPED (${state.unshapedReason}); every result will be labelled "unshaped"`,
+    );
+  }
+  console.log(`lab ${state.labName} up (${state.mode}, profile ${state.profile})`);
+  console.log(
+    `  iperf3: ${state.iperf3.host} ports ${state.iperf3.ports.join(",")} (${state.iperf3.server})`,
+  );
+  console.log(`  s3:     ${state.s3.endpoint}/${state.s3.bucket} (CA ${state.s3.caFile})`);
+  console.log(`  state:  ${state.dir}/state.json`);
+  return 0;
+}
 
 /** `lambda-netbench lab up|down|status`: the local lab's cloud side (servers, namespaces). */
 export function registerLabCommand(program: Command): void {
@@ -11,37 +66,18 @@ export function registerLabCommand(program: Command): void {
   lab
     .command("up")
     .description("start the lab's cloud namespace: iperf3 servers and an S3-compatible server over HTTPS")
-    .option("--profile <name>", `lab profile (${builtInProfileNames().join(", ")})`, "default-625")
+    .option(
+      "--profile <name>",
+      `lab profile (${builtInProfileNames().join(", ")}, or one of --config's profiles)`,
+      "default-625",
+    )
+    .option("--config <file>", "plan file whose `profiles:` --profile may name")
     .option("--environments <n>", "environments that may run at once", `${DEFAULT_ENVIRONMENTS}`)
-    .option("--unshaped", "run everything on loopback without shaping, even as root")
+    .option("--unshaped", "run everything on loopback without shaping (no root needed; results labelled)")
     .option("--iperf3-server <kind>", "iperf3 server in the cloud namespace: ours or stock", "ours")
-    .action(
-      async (options: {
-        profile: string;
-        environments: string;
-        unshaped?: boolean;
-        iperf3Server: string;
-      }) => {
-        const environments = Number(options.environments);
-        const state = await labUp({
-          profile: options.profile,
-          environments,
-          mode: options.unshaped ? "unshaped" : "auto",
-          iperf3Server: options.iperf3Server as "ours" | "stock",
-        });
-        if (state.mode === "unshaped") {
-          console.error(
-            `lambda-netbench: lab is UNSHAPED (${state.unshapedReason}); every result will be labelled "unshaped"`,
-          );
-        }
-        console.log(`lab ${state.labName} up (${state.mode}, profile ${state.profile})`);
-        console.log(
-          `  iperf3: ${state.iperf3.host} ports ${state.iperf3.ports.join(",")} (${state.iperf3.server})`,
-        );
-        console.log(`  s3:     ${state.s3.endpoint}/${state.s3.bucket} (CA ${state.s3.caFile})`);
-        console.log(`  state:  ${state.dir}/state.json`);
-      },
-    );
+    .action(async (options: LabUpCommandOptions) => {
+      process.exitCode = await labUpCommand(options);
+    });
   lab
     .command("down")
     .description("stop the lab and remove every namespace, qdisc, cgroup and process it created")
@@ -73,6 +109,10 @@ export function registerLabCommand(program: Command): void {
       for (const p of status.processes)
         console.log(`  ${p.running ? "running" : "DEAD   "} ${p.role} (pid ${p.pid})`);
       console.log(`  namespaces: ${status.namespaces.join(", ") || "(none)"}`);
+      if (state.hostLink)
+        console.log(
+          `  host link: ${state.hostLink.megabitsPerSecond} Mbit/s each way, shared by all environments`,
+        );
       console.log(`  in use by: ${state.user ? `pid ${state.user.pid}` : "nobody"}`);
       for (const problem of status.problems) console.log(`  problem: ${problem}`);
       if (!status.up) process.exitCode = 1;

@@ -24,9 +24,10 @@ export function registerQuotaCommand(program: Command): void {
 
   withRegions(quota.command("get").description("value in force, AWS default, open and past requests")).action(
     async (options: QuotaOptions) => {
-      const regions = validateRegions(options);
+      const requested = validateRegions(options);
       const { getQuotaReport } = await import("../../platforms/aws/quota.js");
       const session = await openAwsSession(false);
+      const regions = await usableRegions(session, requested, options.allRegions === true);
       const reports: (QuotaReport | { region: string; error: string })[] = [];
       for (const region of regions) {
         const clients = session.clientsFor(region);
@@ -47,9 +48,10 @@ export function registerQuotaCommand(program: Command): void {
   withRegions(
     quota.command("history").description("past and open increase requests with status and case id"),
   ).action(async (options: QuotaOptions) => {
-    const regions = validateRegions(options);
+    const requested = validateRegions(options);
     const { listQuotaRequests } = await import("../../platforms/aws/quota.js");
     const session = await openAwsSession(false);
+    const regions = await usableRegions(session, requested, options.allRegions === true);
     const rows: Record<string, unknown>[] = [];
     for (const region of regions) {
       const clients = session.clientsFor(region);
@@ -87,9 +89,10 @@ export function registerQuotaCommand(program: Command): void {
       .option("--dry-run", "check and print the call without making it"),
   ).action(async (options: QuotaOptions) => {
     const value = validateQuotaValue(options.value ?? "");
-    const regions = validateRegions(options);
+    const requested = validateRegions(options);
     const { requestQuotaIncrease, quotaRequestNextSteps } = await import("../../platforms/aws/quota.js");
     const session = await openAwsSession(options.dryRun === true);
+    const regions = await usableRegions(session, requested, options.allRegions === true);
     const results: Record<string, unknown>[] = [];
     for (const region of regions) {
       const clients = session.clientsFor(region);
@@ -147,4 +150,23 @@ export function table(headers: string[], rows: unknown[][]): string {
         .trimEnd(),
     )
     .join("\n");
+}
+
+/** `--all-regions`: only the regions enabled for this account (opt-in regions not turned on are skipped, and said so). */
+async function usableRegions(
+  session: Awaited<ReturnType<typeof openAwsSession>>,
+  regions: string[],
+  allRegions: boolean,
+): Promise<string[]> {
+  if (!allRegions) return regions;
+  const { splitEnabledRegions } = await import("../../platforms/aws/enabled-regions.js");
+  const clients = session.clientsFor("us-east-1");
+  try {
+    const { enabled, notEnabled } = await splitEnabledRegions(clients.ec2, regions);
+    if (notEnabled.length > 0)
+      console.error(`skipping opt-in regions not enabled in this account: ${notEnabled.join(", ")}`);
+    return enabled;
+  } finally {
+    session.release(clients);
+  }
 }

@@ -1,13 +1,18 @@
 import { resolve } from "node:path";
 import type { Command } from "commander";
 import { reportFormatNames, reportFormats } from "../../report/formats.js";
+import { defaultBaselineName } from "../../report/report-model.js";
 import { renderTerminal } from "../../report/terminal-format.js";
 import { loadReportModel, writeReport } from "../../report/write-report.js";
+import { baselineNames } from "../../results/baseline.js";
 
 interface ReportOptions {
   format?: string[];
   out?: string;
   stdout?: boolean;
+  /** A published baseline to show beside the run, or "none". */
+  baseline?: string;
+  history?: string[];
 }
 
 /**
@@ -18,14 +23,30 @@ export function registerReportCommand(program: Command): void {
   program
     .command("report")
     .description("print the summary of a run and write its report files")
-    .argument("<runDir>", "run directory (runs/<date>-<name>)")
+    .argument("[runDir]", "run directory (runs/<date>-<name>)")
     .option(
       "--format <formats...>",
       `formats to write: ${reportFormatNames.map((n) => `${n} (${reportFormats[n]?.description})`).join(", ")}`,
     )
     .option("--out <dir>", "where to write the files (default: the run directory)")
     .option("--stdout", "print a text format (md, csv, json, text) instead of writing a file")
-    .action(async (runDir: string, options: ReportOptions) => {
+    .option(
+      "--baseline <name>",
+      `published dataset shown beside the run in md, html, json and the charts: ${baselineNames.join(", ")} or none`,
+      defaultBaselineName,
+    )
+    .option("--history <dirs...>", "sustained and burst rates over these runs (run directories or runs/)")
+    .action(async (runDir: string | undefined, options: ReportOptions) => {
+      if (options.history) {
+        const { historyCommand } = await import("./report-history.js");
+        process.exitCode = await historyCommand([...(runDir ? [runDir] : []), ...options.history], options);
+        return;
+      }
+      if (!runDir) {
+        console.error("lambda-netbench report: give a run directory, or --history DIR...");
+        process.exitCode = 2;
+        return;
+      }
       process.exitCode = await reportCommand(runDir, options);
     });
 }
@@ -39,7 +60,14 @@ export async function reportCommand(runDir: string, options: ReportOptions): Pro
     );
     return 2;
   }
-  const model = await loadReportModel(runDir);
+  const baseline = options.baseline ?? defaultBaselineName;
+  if (baseline !== "none" && !baselineNames.includes(baseline)) {
+    console.error(
+      `lambda-netbench report: --baseline: unknown baseline "${baseline}" (allowed: ${[...baselineNames, "none"].join(", ")})`,
+    );
+    return 2;
+  }
+  const model = await loadReportModel(runDir, baseline === "none" ? null : baseline);
   if (formats.length === 0) {
     process.stdout.write(renderTerminal(model));
     return 0;

@@ -2,15 +2,20 @@ import { createInterface } from "node:readline/promises";
 import type { Command } from "commander";
 import { PlanError } from "../../plan/expand-plan.js";
 import { loadPlan } from "../../plan/load-plan.js";
-import { targetName } from "../../plan/plan-schema.js";
+import { type Plan, targetName } from "../../plan/plan-schema.js";
 import { presetNames } from "../../plan/presets.js";
+import { compareWithBaseline, renderBaselineText } from "../../report/baseline-comparison.js";
+import type { ReportModel } from "../../report/report-model.js";
 import { writeStreamsSection } from "../../report/streams-section.js";
 import { renderTerminal } from "../../report/terminal-format.js";
 import { loadReportModel, writeReport } from "../../report/write-report.js";
+import { readManifest } from "../../results/run-directory.js";
 import { type OpenPlatform, runPlan } from "../../runner/run-plan.js";
 import { estimateAwsCost } from "../estimate-cost.js";
+import { labRefusal } from "../lab-preflight.js";
 import { openPlatform as defaultOpenPlatform } from "../open-platform.js";
 import { Progress } from "../progress.js";
+import { checkBeforeRun } from "./run-preflight.js";
 
 export interface RunCommandOptions {
   config?: string;
@@ -19,10 +24,17 @@ export interface RunCommandOptions {
   out: string;
   yes?: boolean;
   resume?: string;
+  unshaped?: boolean;
+  dryRun?: boolean;
 }
 
 export interface RunCommandDeps {
   openPlatform: OpenPlatform;
+  /**
+   * Refuses lab targets this host cannot run shaped, before the run directory exists (the
+   * default deps use the real check; tests that bring their own platform leave it out).
+   */
+  labRefusal?: typeof labRefusal;
 }
 
 /** The formats `run` writes into the run directory when it completes. */
@@ -36,7 +48,7 @@ export const runReportFormats = ["html", "md", "csv", "json"];
  */
 export function registerRunCommand(
   program: Command,
-  deps: RunCommandDeps = { openPlatform: defaultOpenPlatform },
+  deps: RunCommandDeps = { openPlatform: defaultOpenPlatform, labRefusal },
 ): void {
   program
     .command("run")
@@ -49,6 +61,14 @@ export function registerRunCommand(
     .option("--out <dir>", "parent folder of run directories", "runs")
     .option("--yes", "do not ask before invoking on AWS (costs money)")
     .option("--resume <runDir>", "complete an interrupted run")
+    .option(
+      "--unshaped",
+      "run lab targets on loopback without shaping (no root needed; results labelled unshaped)",
+    )
+    .option(
+      "--dry-run",
+      "print the plan, its invocations and cost, and check the AWS account (preflight); invoke and create nothing",
+    )
     .action(async (options: RunCommandOptions) => {
       process.exitCode = await runCommand(options, deps);
     });
@@ -80,8 +100,20 @@ export async function runCommand(options: RunCommandOptions, deps: RunCommandDep
       }
       throw error;
     }
-    if (plan.targets.some((t) => t.platform === "aws") && !(await confirmAws(plan, options.yes === true)))
+    if (options.dryRun) return (await checkBeforeRun(plan, { dryRun: true })).ok ? 0 : 1;
+  } else if (!(await resumePreflight(options.resume, options.dryRun === true))) return 1;
+  else if (options.dryRun) return 0;
+  const refusal = await labRefusalOf(plan, options, deps);
+  if (refusal) {
+    console.error(`lambda-netbench run: ${refusal}`);
+    return 2;
+  }
+  if (plan?.targets.some((t) => t.platform === "aws")) {
+    if (!(await checkBeforeRun(plan, { dryRun: false })).ok) {
+      console.error("lambda-netbench run: the preflight failed (above); nothing was invoked");
       return 1;
+    }
+    if (!(await confirmAws(plan, options.yes === true))) return 1;
   }
 
   const stop = new AbortController();
@@ -116,6 +148,7 @@ export async function runCommand(options: RunCommandOptions, deps: RunCommandDep
         : {}),
       ...(options.resume ? { resumeDir: options.resume } : {}),
       openPlatform: deps.openPlatform,
+      unshaped: options.unshaped === true,
       stop: stop.signal,
       abandon: abandon.signal,
       onStart: ({ dir, totalTasks, remainingTasks, manifest }) => {
@@ -144,6 +177,7 @@ export async function runCommand(options: RunCommandOptions, deps: RunCommandDep
     }
     const model = await loadReportModel(result.dir);
     process.stdout.write(renderTerminal(model));
+    printBesideBaseline(model);
     const written = await writeReport(model, runReportFormats, result.dir);
     written.push(...(await printStreamsSection(result.dir)));
     console.log(`\nRun directory: ${result.dir}\nReport: ${written.join(", ")}`);
@@ -162,11 +196,46 @@ export async function runCommand(options: RunCommandOptions, deps: RunCommandDep
   }
 }
 
+/**
+ * The run beside the published study (seed-2026), when a curve matches one of its series: the
+ * same table as `compare RUN --baseline seed-2026`, like for like (iperf3 sender side, S3 whole
+ * seconds per object).
+ */
+function printBesideBaseline(model: ReportModel): void {
+  const beside = compareWithBaseline(model);
+  if (beside && beside.rows.length > 0) process.stdout.write(`\n${renderBaselineText(beside)}`);
+}
+
 /** A streams sweep's per-flow cap fit, after the summary (and in streams.md). */
 async function printStreamsSection(runDir: string): Promise<string[]> {
   const streams = await writeStreamsSection(runDir);
   if (streams.text) process.stdout.write(`\n${streams.text}`);
   return streams.written;
+}
+
+/** The lab's refusal (not root, a missing kernel piece, no netem for a round trip), for a new or resumed run. */
+async function labRefusalOf(
+  plan: Plan | undefined,
+  options: RunCommandOptions,
+  deps: RunCommandDeps,
+): Promise<string | null> {
+  if (!deps.labRefusal) return null;
+  const checked =
+    plan ??
+    (options.resume
+      ? await readManifest(options.resume).then(
+          (manifest) => manifest.plan,
+          () => undefined,
+        )
+      : undefined);
+  return checked ? deps.labRefusal(checked, options.unshaped === true) : null;
+}
+
+/** A resumed AWS run gets the same preflight (credentials may have been renewed, the server extended). */
+async function resumePreflight(dir: string, dryRun: boolean): Promise<boolean> {
+  const manifest = await readManifest(dir);
+  if (!manifest.plan.targets.some((t) => t.platform === "aws") && !dryRun) return true;
+  return (await checkBeforeRun(manifest.plan, { dryRun })).ok;
 }
 
 async function confirmAws(

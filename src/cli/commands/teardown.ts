@@ -37,6 +37,16 @@ export function registerTeardownCommand(program: Command): void {
           for (const arn of result.remaining) console.error(`  ${arn}`);
           process.exitCode = 1;
         }
+        if (result.remainingByName.length === 0)
+          console.log(`verified gone by name: ${result.checkedByName.join(", ")}`);
+        else {
+          console.error("still present (checked by name):");
+          for (const name of result.remainingByName) console.error(`  ${name}`);
+          process.exitCode = 1;
+        }
+        console.log(
+          "note: a raised Lambda bandwidth quota stays raised (quotas are not resources; it costs nothing by itself)",
+        );
       } finally {
         session.release(clients);
       }

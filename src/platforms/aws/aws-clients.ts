@@ -1,10 +1,13 @@
 import { CloudFormationClient } from "@aws-sdk/client-cloudformation";
+import { CloudWatchLogsClient } from "@aws-sdk/client-cloudwatch-logs";
 import { EC2Client } from "@aws-sdk/client-ec2";
+import { IAMClient } from "@aws-sdk/client-iam";
 import { LambdaClient } from "@aws-sdk/client-lambda";
 import { ResourceGroupsTaggingAPIClient } from "@aws-sdk/client-resource-groups-tagging-api";
 import { S3Client } from "@aws-sdk/client-s3";
 import { ServiceQuotasClient } from "@aws-sdk/client-service-quotas";
 import { SSMClient } from "@aws-sdk/client-ssm";
+import { STSClient } from "@aws-sdk/client-sts";
 import { NodeHttpHandler } from "@smithy/node-http-handler";
 import type { AwsCredentialIdentity, AwsCredentialIdentityProvider, RequestHandler } from "@smithy/types";
 import { PlannedCallRecorder } from "./planned-calls.js";
@@ -12,7 +15,10 @@ import { PlannedCallRecorder } from "./planned-calls.js";
 /** How every AWS client of one command is built: one region, one credential source, one recorder. */
 export interface AwsClientOptions {
   region: string;
-  /** Resolved credentials (see resolveCredentials): clients never start a credential lookup themselves. */
+  /**
+   * Credentials: the memoized provider chain (credentials.ts), so temporary credentials (SSO,
+   * assumed roles) are refreshed before they expire for the whole run; or fixed ones (tests).
+   */
   credentials: AwsCredentialIdentity | AwsCredentialIdentityProvider;
   recorder?: PlannedCallRecorder;
   /** Replaces the HTTP transport (tests: a stub returning AWS's real responses). */
@@ -24,6 +30,11 @@ export interface AwsClientOptions {
   s3Endpoint?: string;
   /** Longest synchronous invocation to wait for, seconds (function timeout plus a margin). */
   invokeTimeoutSeconds?: number;
+  /**
+   * Control-plane connection/response timeouts, ms. The preflight uses short ones so that
+   * without network it answers in seconds instead of waiting on the SDK's defaults.
+   */
+  controlTimeouts?: { connectionMs: number; requestMs: number };
 }
 
 export interface AwsClients {
@@ -36,15 +47,26 @@ export interface AwsClients {
   s3: S3Client;
   ssm: SSMClient;
   tagging: ResourceGroupsTaggingAPIClient;
+  sts: STSClient;
+  iam: IAMClient;
+  logs: CloudWatchLogsClient;
 }
 
 export function createAwsClients(options: AwsClientOptions): AwsClients {
   const recorder = options.recorder ?? new PlannedCallRecorder(false);
+  const controlHandler =
+    options.requestHandler ??
+    (options.controlTimeouts
+      ? new NodeHttpHandler({
+          connectionTimeout: options.controlTimeouts.connectionMs,
+          requestTimeout: options.controlTimeouts.requestMs,
+        })
+      : undefined);
   const common = {
     region: options.region,
     credentials: options.credentials,
     maxAttempts: options.maxAttempts ?? 3,
-    ...(options.requestHandler ? { requestHandler: options.requestHandler } : {}),
+    ...(controlHandler ? { requestHandler: controlHandler } : {}),
   };
   const invokeTimeoutMs = (options.invokeTimeoutSeconds ?? 960) * 1000;
   const clients: AwsClients = {
@@ -58,7 +80,10 @@ export function createAwsClients(options: AwsClientOptions): AwsClients {
       maxAttempts: 1,
       requestHandler:
         options.requestHandler ??
-        new NodeHttpHandler({ requestTimeout: invokeTimeoutMs, connectionTimeout: 10_000 }),
+        new NodeHttpHandler({
+          requestTimeout: invokeTimeoutMs,
+          connectionTimeout: options.controlTimeouts?.connectionMs ?? 10_000,
+        }),
     }),
     quotas: new ServiceQuotasClient(common),
     s3: new S3Client({
@@ -67,6 +92,11 @@ export function createAwsClients(options: AwsClientOptions): AwsClients {
     }),
     ssm: new SSMClient(common),
     tagging: new ResourceGroupsTaggingAPIClient(common),
+    // the regional STS endpoint: works in every enabled region, fails clearly in a disabled one
+    sts: new STSClient(common),
+    // IAM is global; its client still takes a region for signing
+    iam: new IAMClient(common),
+    logs: new CloudWatchLogsClient(common),
   };
   for (const client of sdkClients(clients)) recorder.attach(client, options.region);
   return clients;
@@ -77,6 +107,6 @@ export function destroyAwsClients(clients: AwsClients): void {
 }
 
 function sdkClients(clients: AwsClients) {
-  const { cloudFormation, ec2, lambda, quotas, s3, ssm, tagging } = clients;
-  return [cloudFormation, ec2, lambda, quotas, s3, ssm, tagging];
+  const { cloudFormation, ec2, lambda, quotas, s3, ssm, tagging, sts, iam, logs } = clients;
+  return [cloudFormation, ec2, lambda, quotas, s3, ssm, tagging, sts, iam, logs];
 }

@@ -98,3 +98,10 @@ export function validateInstanceType(instanceType: string, field = "instanceType
   if (/^[a-z][a-z0-9-]*\.[a-z0-9]+$/.test(instanceType)) return instanceType;
   throw new AwsInputError(field, `"${instanceType}" is not an EC2 instance type (e.g. c8gn.large)`);
 }
+
+/** An EC2 resource id such as subnet-0123abcd or vpc-0123abcd. */
+export function validateResourceId(value: string, field: string, prefix: "subnet" | "vpc"): string {
+  const trimmed = value.trim();
+  if (new RegExp(`^${prefix}-[0-9a-f]{8,17}$`).test(trimmed)) return trimmed;
+  throw new AwsInputError(field, `"${value}" is not a ${prefix} id (e.g. ${prefix}-0123456789abcdef0)`);
+}

@@ -8,6 +8,7 @@ import type {
   PlatformFacts,
   ProbeEndpoints,
 } from "../platform.js";
+import { RunPausedError } from "../platform.js";
 import { type AwsClients, createAwsClients, destroyAwsClients } from "./aws-clients.js";
 import { validateMemoryMb, validateRegion } from "./aws-input.js";
 import { type BackoffOptions, errorName } from "./backoff.js";
@@ -15,7 +16,7 @@ import { resolveCredentials } from "./credentials.js";
 import { type PublishedVariant, publishVariants } from "./function-versions.js";
 import { fetchIperf3Auth, type Iperf3Auth } from "./iperf3-credentials.js";
 import { invokeAgent } from "./lambda-invoker.js";
-import { aliasName, functionName, stackName } from "./naming.js";
+import { aliasName, functionName, s3PutKeyPrefix, stackName } from "./naming.js";
 import type { PlannedCallRecorder } from "./planned-calls.js";
 import { getQuotaReport, type QuotaReport } from "./quota.js";
 import { describeStack, type StackState } from "./stack-state.js";
@@ -34,6 +35,8 @@ export interface AwsPlatformOptions {
   requestHandler?: RequestHandler<any, any>;
   waiter?: { minDelaySeconds: number; maxDelaySeconds: number; maxWaitSeconds: number };
   backoff?: Partial<BackoffOptions>;
+  /** Waits before retrying an iperf3 test the server refused as busy (tests: short). */
+  serverBusyRetryMs?: number[];
   log?: (line: string) => void;
 }
 
@@ -137,6 +140,7 @@ export class AwsPlatform implements Platform {
     };
   }
 
+  /** A cap only: the plan's parallelism (default 1) applies, checked by the preflight. */
   maxConcurrency(): number {
     return this.options.maxConcurrency ?? 10;
   }
@@ -164,7 +168,13 @@ export class AwsPlatform implements Platform {
       ...(host && this.auth
         ? { iperf3: { host, ports: parsePorts(outputs.ServerPorts), auth: this.auth } }
         : {}),
-      s3: { region: this.target, bucket: outputs.BucketName as string, pathStyle: false },
+      s3: {
+        region: this.target,
+        bucket: outputs.BucketName as string,
+        pathStyle: false,
+        // breaker 7: inside the agent role's grant and the lifecycle rule
+        putKeyPrefix: s3PutKeyPrefix,
+      },
     };
   }
 
@@ -203,7 +213,41 @@ export class AwsPlatform implements Platform {
         durationSeconds: 0,
       };
     }
-    return invokeAgent(this.clients.lambda, alias, event, { ...this.invokeOptions(), ...options });
+    this.checkServerTimeToLive(event);
+    const delays = this.options.serverBusyRetryMs ?? [5_000, 10_000, 20_000, 40_000];
+    for (let attempt = 0; ; attempt++) {
+      const outcome = await invokeAgent(this.clients.lambda, alias, event, {
+        ...this.invokeOptions(),
+        ...options,
+      });
+      const response = outcome.response;
+      // breaker 6: another test (or a scanner) holds the port; --idle-timeout frees it soon
+      const busy = response !== null && !response.ok && response.error.kind === "server-busy";
+      if (busy && attempt < delays.length && !options.signal?.aborted) {
+        this.options.log?.(`iperf3 server busy; trying again in ${(delays[attempt] ?? 0) / 1000} s`);
+        await new Promise((resolve) => setTimeout(resolve, delays[attempt]));
+        continue;
+      }
+      // breaker 1: a failure once the server's time-to-live has passed is the server being gone
+      if (event.probe === "iperf3" && !(response?.ok === true)) this.checkServerTimeToLive(event, 0);
+      return outcome;
+    }
+  }
+
+  /**
+   * The iperf3 server terminates itself at its time-to-live: an iperf3 cell that could not finish
+   * before then pauses the run (not recorded) with how to extend it, instead of failing every
+   * remaining cell and counting them as done.
+   */
+  private checkServerTimeToLive(event: AgentEventInput, marginSeconds = 60): void {
+    if (event.probe !== "iperf3") return;
+    const expiresAt = Date.parse(this.stack.outputs.ServerExpiresAt ?? "");
+    if (!Number.isFinite(expiresAt)) return;
+    const needed = Date.now() + ((event.timeSeconds ?? 10) + (event.omitSeconds ?? 0) + marginSeconds) * 1000;
+    if (needed > expiresAt)
+      throw new RunPausedError(
+        `the iperf3 server in ${this.target} terminates itself at ${this.stack.outputs.ServerExpiresAt}: extend it with \`lambda-netbench deploy --region ${this.target} --with-server --ttl-hours N\`, then resume`,
+      );
   }
 
   private invokeOptions(): { backoff?: Partial<BackoffOptions> } {

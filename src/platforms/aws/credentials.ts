@@ -1,23 +1,79 @@
 import { defaultProvider } from "@aws-sdk/credential-provider-node";
 import type { AwsCredentialIdentity, AwsCredentialIdentityProvider } from "@smithy/types";
+import { RunPausedError } from "../platform.js";
 import { AwsInputError } from "./aws-input.js";
+import { errorName } from "./backoff.js";
 
 /**
- * Resolves credentials once, before any AWS API call, so "no credentials" is a clear error
- * naming what to set instead of a failure halfway through a deploy.
+ * Credentials for the whole command. The standard chain (environment, profile, SSO, assumed
+ * role, web identity, container, instance role), memoized by the SDK and refreshed before it
+ * expires (five minutes ahead), so a run of hours keeps working on temporary credentials.
+ * The clients get the provider itself, never a resolved snapshot.
+ */
+export function credentialChain(): AwsCredentialIdentityProvider {
+  // the instance-metadata step waits 1 s once, not the SDK's retries: no network stays fast
+  return defaultProvider({ timeout: 1000, maxRetries: 0 });
+}
+
+/** What to do when no credentials are found: every way the chain looks for them. */
+export function missingCredentialsHelp(): string {
+  const profile = process.env.AWS_PROFILE;
+  return profile
+    ? `profile "${profile}" (AWS_PROFILE) gave no credentials: log in with \`aws sso login --profile ${profile}\` (SSO) or check ~/.aws/config`
+    : "set AWS_PROFILE (then `aws sso login` for SSO profiles), or AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (and AWS_SESSION_TOKEN for temporary keys), or run on a machine with a role";
+}
+
+/** How to log in again once temporary credentials or the SSO session have expired. */
+export function loginAgainHelp(): string {
+  const profile = process.env.AWS_PROFILE;
+  if (profile) return `log in again (\`aws sso login --profile ${profile}\`, or refresh that profile's keys)`;
+  if (process.env.AWS_SESSION_TOKEN)
+    return "get new temporary keys and export AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY and AWS_SESSION_TOKEN again";
+  return "log in again (`aws sso login`, or refresh the keys of your profile or environment)";
+}
+
+/**
+ * Resolves once, before any AWS API call, so "no credentials" is a clear error naming what to
+ * set instead of a failure halfway through; returns the provider the clients then use.
  */
 export async function resolveCredentials(
-  provider: AwsCredentialIdentityProvider = defaultProvider(),
-): Promise<AwsCredentialIdentity> {
+  provider: AwsCredentialIdentityProvider = credentialChain(),
+): Promise<AwsCredentialIdentityProvider> {
+  let credentials: AwsCredentialIdentity;
   try {
-    const credentials = await provider();
-    if (!credentials.accessKeyId || !credentials.secretAccessKey) throw new Error("empty credentials");
-    return credentials;
+    credentials = await provider();
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
     throw new AwsInputError(
       "credentials",
-      `no AWS credentials found (${reason}); set AWS_PROFILE, or AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or run on a machine with a role`,
+      `no AWS credentials found (${reason}); ${missingCredentialsHelp()}`,
     );
+  }
+  if (!credentials.accessKeyId || !credentials.secretAccessKey)
+    throw new AwsInputError("credentials", `no AWS credentials found (empty); ${missingCredentialsHelp()}`);
+  return provider;
+}
+
+/** Errors AWS and the SDK give once temporary credentials or the SSO session have expired. */
+const expiredErrorNames = new Set(["ExpiredTokenException", "ExpiredToken", "TokenRefreshRequired"]);
+
+export function isExpiredCredentials(error: unknown): boolean {
+  const name = errorName(error);
+  if (expiredErrorNames.has(name)) return true;
+  const message = error instanceof Error ? error.message : "";
+  // the SSO / token providers throw these when the login itself has expired
+  return (
+    (name === "CredentialsProviderError" || name === "TokenProviderError") &&
+    /expired|refresh|log ?in/i.test(message)
+  );
+}
+
+/** Thrown when the run must stop for a new login: nothing of the failed call is recorded. */
+export class CredentialsExpiredError extends RunPausedError {
+  constructor(cause: unknown) {
+    super(
+      `AWS credentials expired (${errorName(cause)}: ${cause instanceof Error ? cause.message : String(cause)}); ${loginAgainHelp()}`,
+    );
+    this.name = "CredentialsExpiredError";
   }
 }

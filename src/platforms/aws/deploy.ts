@@ -7,15 +7,29 @@ import { errorName } from "./backoff.js";
 import { ensureIperf3Secrets, readServerStatus } from "./iperf3-credentials.js";
 import { invokeAgent } from "./lambda-invoker.js";
 import { agentCodePrefix, iperf3StatusParameter, stackName, tagKey, tagValue } from "./naming.js";
+import { keepScheduleStacks } from "./schedule/parent-stack-hook.js";
+import { resolveServerImage, resolveServerNetwork, type ServerNetwork } from "./server-network.js";
 import { describeStack, type StackState, waitForStack } from "./stack-state.js";
-import { buildStackTemplate, type StackTemplateOptions } from "./stack-template.js";
+import { buildStackTemplate, instanceArchitecture, type StackTemplateOptions } from "./stack-template.js";
 import { ensureTestObject } from "./test-object.js";
+
+/** What `deploy --with-server` asks for. */
+export interface ServerRequest {
+  instanceType: string;
+  ttlHours: number;
+  ports: number;
+  idleTimeoutSeconds: number;
+  subnetId?: string;
+  vpcId?: string;
+  /** Re-resolve the AMI (otherwise the one pinned at the first deploy stays). */
+  updateAmi?: boolean;
+}
 
 export interface DeployOptions {
   arch: Architecture;
   memoryMb: number;
   timeoutSeconds: number;
-  server: { instanceType: string; ttlHours: number; ports: number } | null;
+  server: ServerRequest | null;
   agent: { zip: Buffer; sha256: string };
   /** Size of the S3 test object to create with the agent's s3-put (null: none). */
   testObjectBytes: number | null;
@@ -34,6 +48,16 @@ export interface DeployResult {
   dryRun: boolean;
 }
 
+/** The server did not report ready (every port answering an iperf3 handshake) in time. */
+export class ServerNotReadyError extends Error {
+  constructor(minutes: number, instanceId: string) {
+    super(
+      `the iperf3 server ${instanceId} did not report ready within ${minutes} minutes: its boot log is /var/log/lambda-netbench-boot.log (aws ssm start-session --target ${instanceId}); \`deploy\` again to keep waiting, or \`teardown\``,
+    );
+    this.name = "ServerNotReadyError";
+  }
+}
+
 export class StackBusyError extends Error {
   constructor(status: string) {
     super(`stack ${stackName} is ${status}: wait until it finishes, or run \`lambda-netbench teardown\``);
@@ -44,24 +68,28 @@ export class StackBusyError extends Error {
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /**
- * Decides the server's generation: the running one is kept while it has at least 30 minutes
- * to live; otherwise (none yet, or about to terminate itself) a new generation replaces it.
+ * Decides the server's generation and time-to-live. The time-to-live is an instance tag, so
+ * every deploy sets it to now + ttlHours in place (extending a running server). A new
+ * generation (a deliberate replacement, with the old "ready" status removed) only when there is
+ * no server, the old one has terminated or is about to, or its type, image or subnet changes.
  */
 export function planServer(
   previous: Record<string, string>,
-  server: NonNullable<DeployOptions["server"]>,
+  server: { instanceType: string; ttlHours: number; imageId: string; subnetId: string },
   now: Date,
 ): { generation: number; expiresAt: string; fresh: boolean } {
   const generation = Number(previous.ServerGeneration ?? "0");
-  const expiresAt = previous.ServerExpiresAt ? Date.parse(previous.ServerExpiresAt) : Number.NaN;
-  const sameType = previous.ServerInstanceType === server.instanceType;
-  if (generation > 0 && sameType && expiresAt - now.getTime() > 30 * 60_000)
-    return { generation, expiresAt: previous.ServerExpiresAt as string, fresh: false };
-  return {
-    generation: generation + 1,
-    expiresAt: new Date(now.getTime() + server.ttlHours * 3_600_000).toISOString(),
-    fresh: true,
-  };
+  const previousExpiry = previous.ServerExpiresAt ? Date.parse(previous.ServerExpiresAt) : Number.NaN;
+  const expiresAt = new Date(now.getTime() + server.ttlHours * 3_600_000).toISOString();
+  const keep =
+    generation > 0 &&
+    previousExpiry - now.getTime() > 5 * 60_000 &&
+    previous.ServerInstanceType === server.instanceType &&
+    (previous.ServerImageId === undefined || previous.ServerImageId === server.imageId) &&
+    (previous.ServerSubnetId === undefined || previous.ServerSubnetId === server.subnetId);
+  return keep
+    ? { generation, expiresAt, fresh: false }
+    : { generation: generation + 1, expiresAt, fresh: true };
 }
 
 /**
@@ -85,9 +113,29 @@ export async function deployStack(clients: AwsClients, options: DeployOptions): 
   } else if (state && /FAILED$/.test(state.status))
     throw new StackBusyError(`${state.status} (needs attention)`);
 
-  const serverPlan = options.server
-    ? planServer(state?.outputs ?? {}, options.server, (options.now ?? (() => new Date()))())
-    : null;
+  const previous = state?.outputs ?? {};
+  let serverSetup: { network: ServerNetwork; imageId: string } | null = null;
+  if (options.server) {
+    // reads only, before any change: a missing default VPC or a private subnet stops here
+    const network = await resolveServerNetwork(clients.ec2, options.server, previous, clients.region);
+    const image = await resolveServerImage(
+      clients.ssm,
+      instanceArchitecture(options.server.instanceType),
+      previous,
+      options.server.updateAmi === true,
+    );
+    if (image.changed && previous.ServerImageId)
+      log(`--update-ami: ${previous.ServerImageId} -> ${image.imageId} (the server is replaced)`);
+    serverSetup = { network, imageId: image.imageId };
+  }
+  const serverPlan =
+    options.server && serverSetup
+      ? planServer(
+          previous,
+          { ...options.server, imageId: serverSetup.imageId, subnetId: serverSetup.network.subnetId },
+          (options.now ?? (() => new Date()))(),
+        )
+      : null;
   if (options.server && serverPlan) {
     if (await ensureIperf3Secrets(clients.ssm))
       log("generated the iperf3 RSA key pair and password (SSM SecureString)");
@@ -105,8 +153,16 @@ export async function deployStack(clients: AwsClients, options: DeployOptions): 
     memoryMb: options.memoryMb,
     timeoutSeconds: options.timeoutSeconds,
     server:
-      options.server && serverPlan
-        ? { ...options.server, generation: serverPlan.generation, expiresAt: serverPlan.expiresAt }
+      options.server && serverPlan && serverSetup
+        ? {
+            instanceType: options.server.instanceType,
+            ports: options.server.ports,
+            idleTimeoutSeconds: options.server.idleTimeoutSeconds,
+            generation: serverPlan.generation,
+            expiresAt: serverPlan.expiresAt,
+            imageId: serverSetup.imageId,
+            ...serverSetup.network,
+          }
         : null,
   });
   const stackCall = {
@@ -153,7 +209,10 @@ export async function deployStack(clients: AwsClients, options: DeployOptions): 
     await cfn.send(
       new UpdateStackCommand({
         ...stackCall,
-        TemplateBody: JSON.stringify(buildStackTemplate(templateOptions(agentCodeKey))),
+        // schedule hook: the nested stacks of `schedule create` stay
+        TemplateBody: JSON.stringify(
+          keepScheduleStacks(buildStackTemplate(templateOptions(agentCodeKey)), state?.outputs ?? {}),
+        ),
       }),
     );
     if (!dryRun) state = await waitForStack(cfn, ["UPDATE_COMPLETE"], poll);
@@ -172,18 +231,28 @@ export async function deployStack(clients: AwsClients, options: DeployOptions): 
   let server: DeployResult["server"] = null;
   if (options.server && !dryRun) {
     const ready = options.serverReady ?? { pollIntervalMs: 10_000, timeoutMs: 15 * 60_000 };
+    const instanceId = outputs.ServerInstanceId ?? "";
     const deadline = Date.now() + ready.timeoutMs;
-    let status = await readServerStatus(clients.ssm);
+    // ready = this instance's watchdog saw every port answer an iperf3 handshake
+    const current = async () => {
+      const status = await readServerStatus(clients.ssm);
+      return status && status.instanceId === instanceId && status.ports === outputs.ServerPorts
+        ? status
+        : null;
+    };
+    let status = await current();
+    if (status === null)
+      log(`waiting for the iperf3 server ${instanceId} to answer on ${outputs.ServerPorts}`);
     while (status === null && Date.now() < deadline) {
       await sleep(ready.pollIntervalMs);
-      status = await readServerStatus(clients.ssm);
+      status = await current();
     }
-    if (status === null) log("the iperf3 server has not reported ready yet; `deploy` again later to check");
+    if (status === null) throw new ServerNotReadyError(Math.round(ready.timeoutMs / 60_000), instanceId);
     server = {
       host: outputs.ServerPublicDnsName || outputs.ServerPublicIp || "",
       ports: outputs.ServerPorts ?? "",
       expiresAt: outputs.ServerExpiresAt ?? "",
-      padding: status?.padding ?? null,
+      padding: status.padding,
     };
   }
 

@@ -101,14 +101,30 @@ export async function ensureIperf3Secrets(
 }
 
 /** What the server reported at boot (iperf3 version and the RSA padding it decrypts). */
-export async function readServerStatus(
-  ssm: SSMClient,
-): Promise<{ version: string; padding: "pkcs1" | "oaep" } | null> {
+export interface ServerStatus {
+  version: string;
+  padding: "pkcs1" | "oaep";
+  /** The instance that published it: a status left by a replaced instance is not "ready". */
+  instanceId: string | null;
+  ports: string | null;
+}
+
+export async function readServerStatus(ssm: SSMClient): Promise<ServerStatus | null> {
   const raw = await readParameter(ssm, iperf3StatusParameter);
   if (raw === null) return null;
-  const status = JSON.parse(raw) as { version?: unknown; padding?: unknown };
+  let status: { version?: unknown; padding?: unknown; instanceId?: unknown; ports?: unknown };
+  try {
+    status = JSON.parse(raw);
+  } catch {
+    return null;
+  }
   if (status.padding !== "pkcs1" && status.padding !== "oaep") return null;
-  return { version: String(status.version ?? "unknown"), padding: status.padding };
+  return {
+    version: String(status.version ?? "unknown"),
+    padding: status.padding,
+    instanceId: typeof status.instanceId === "string" ? status.instanceId : null,
+    ports: typeof status.ports === "string" ? status.ports : null,
+  };
 }
 
 /** Credentials for the agent, fetched at run time; never logged (see redactEventSecrets). */

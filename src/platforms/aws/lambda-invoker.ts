@@ -2,14 +2,15 @@ import { InvokeCommand, type LambdaClient } from "@aws-sdk/client-lambda";
 import type { AgentEventInput } from "../../agent/event.js";
 import type { InvocationOutcome } from "../platform.js";
 import { type BackoffOptions, defaultBackoff, isThrottlingOrConflict, withBackoff } from "./backoff.js";
+import { CredentialsExpiredError, isExpiredCredentials } from "./credentials.js";
 import { outcomeFromInvokeError, outcomeFromInvokeResult } from "./invocation-outcome.js";
 import { functionName } from "./naming.js";
 
 /**
  * Invokes the agent synchronously (RequestResponse) on a qualifier (an alias per memory size
  * and architecture, or $LATEST), retrying throttling and conflicts (a function still being
- * updated) with backoff and jitter. Never throws:
- * every failure comes back as an outcome with its kind, with the retries counted.
+ * updated) with backoff and jitter. Every failure comes back as an outcome with its kind, with
+ * the retries counted, except expired credentials: CredentialsExpiredError (the run pauses).
  */
 export async function invokeAgent(
   lambda: LambdaClient,
@@ -46,6 +47,8 @@ export async function invokeAgent(
       retries,
     };
   } catch (error) {
+    // an expired login fails every later call too: stop the run instead of recording failures
+    if (isExpiredCredentials(error)) throw new CredentialsExpiredError(error);
     return { ...outcomeFromInvokeError(error, startedAt, elapsed()), retries };
   }
 }

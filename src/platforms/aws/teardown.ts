@@ -1,12 +1,14 @@
-import { DeleteStackCommand } from "@aws-sdk/client-cloudformation";
+import { DeleteStackCommand, ListStackResourcesCommand } from "@aws-sdk/client-cloudformation";
+import { DescribeLogGroupsCommand } from "@aws-sdk/client-cloudwatch-logs";
 import { DescribeInstancesCommand } from "@aws-sdk/client-ec2";
+import { GetInstanceProfileCommand, GetRoleCommand } from "@aws-sdk/client-iam";
 import { GetResourcesCommand } from "@aws-sdk/client-resource-groups-tagging-api";
 import { DeleteParametersCommand, GetParametersByPathCommand } from "@aws-sdk/client-ssm";
 import type { AwsClients } from "./aws-clients.js";
 import { errorName } from "./backoff.js";
 import { emptyBucket } from "./bucket-emptying.js";
 import { deletePublishedVersions } from "./function-versions.js";
-import { parameterPath, stackName, tagKey } from "./naming.js";
+import { logGroupName, parameterPath, stackName, tagKey } from "./naming.js";
 import { describeStack, waitForStack } from "./stack-state.js";
 
 export interface TeardownOptions {
@@ -28,6 +30,13 @@ export interface TeardownResult {
   remaining: string[];
   /** Terminated EC2 instances the tagging API still lists (AWS keeps them visible for a while). */
   terminatedInstances: string[];
+  /**
+   * IAM roles, instance profiles and log groups, checked by name (the tagging API cannot see
+   * IAM): the names the stack's resources had, and the agent's log group.
+   */
+  checkedByName: string[];
+  /** Of those, what still exists after the last check (empty: verified gone). */
+  remainingByName: string[];
   dryRun: boolean;
 }
 
@@ -96,6 +105,8 @@ export async function teardownRegion(
     deletedParameters: [],
     remaining: [],
     terminatedInstances: [],
+    checkedByName: [],
+    remainingByName: [],
     dryRun,
   };
   const state = await describeStack(clients.cloudFormation);
@@ -120,6 +131,12 @@ export async function teardownRegion(
     result.deletedObjectVersions += emptied.deletedVersions;
     result.abortedUploads += emptied.abortedUploads;
   }
+
+  // names of what the tagging API cannot see, taken before the stack (and its list) is gone
+  const byName = state ? await namedResources(clients) : [];
+  if (!byName.some((entry) => entry.kind === "log-group"))
+    byName.push({ kind: "log-group", name: logGroupName });
+  result.checkedByName = byName.map((entry) => `${entry.kind} ${entry.name}`);
 
   if (state) {
     log(`deleting stack ${stackName} (${state.status})`);
@@ -149,13 +166,56 @@ export async function teardownRegion(
     const terminated = await terminatedInstanceArns(clients, listed);
     result.terminatedInstances = listed.filter((arn) => terminated.has(arn));
     result.remaining = listed.filter((arn) => !terminated.has(arn));
-    if (result.remaining.length === 0) break;
+    result.remainingByName = [];
+    for (const entry of byName)
+      if (await stillExists(clients, entry)) result.remainingByName.push(`${entry.kind} ${entry.name}`);
+    if (result.remaining.length === 0 && result.remainingByName.length === 0) break;
     if (attempt < verify.attempts) {
       log(
-        `${result.remaining.length} tagged resource(s) still listed; checking again (the tagging API lags)`,
+        `${result.remaining.length + result.remainingByName.length} resource(s) still listed; checking again (deletion and the tagging API lag)`,
       );
       await sleep(verify.intervalMs);
     }
   }
   return result;
+}
+
+type NamedResource = { kind: "role" | "instance-profile" | "log-group"; name: string };
+
+/** The stack's IAM roles, instance profiles and log groups, by physical name. */
+async function namedResources(clients: AwsClients): Promise<NamedResource[]> {
+  const kinds: Record<string, NamedResource["kind"]> = {
+    "AWS::IAM::Role": "role",
+    "AWS::IAM::InstanceProfile": "instance-profile",
+    "AWS::Logs::LogGroup": "log-group",
+  };
+  const found: NamedResource[] = [];
+  let token: string | undefined;
+  do {
+    const page = await clients.cloudFormation.send(
+      new ListStackResourcesCommand({ StackName: stackName, NextToken: token }),
+    );
+    for (const resource of page.StackResourceSummaries ?? []) {
+      const kind = kinds[resource.ResourceType ?? ""];
+      if (kind && resource.PhysicalResourceId) found.push({ kind, name: resource.PhysicalResourceId });
+    }
+    token = page.NextToken;
+  } while (token);
+  return found;
+}
+
+async function stillExists(clients: AwsClients, entry: NamedResource): Promise<boolean> {
+  try {
+    if (entry.kind === "role") await clients.iam.send(new GetRoleCommand({ RoleName: entry.name }));
+    else if (entry.kind === "instance-profile")
+      await clients.iam.send(new GetInstanceProfileCommand({ InstanceProfileName: entry.name }));
+    else {
+      const page = await clients.logs.send(new DescribeLogGroupsCommand({ logGroupNamePrefix: entry.name }));
+      return (page.logGroups ?? []).some((group) => group.logGroupName === entry.name);
+    }
+    return true;
+  } catch (error) {
+    if (errorName(error) === "NoSuchEntity" || errorName(error) === "NoSuchEntityException") return false;
+    throw error;
+  }
 }

@@ -30,7 +30,22 @@ export interface AgentExit {
   stderrTail: string;
 }
 
+/** "Runtime exited with signal SIGKILL: <last lines of stderr>", as Lambda words it. */
+export function describeAgentExit(exit: AgentExit): string {
+  const how = exit.signal ? `signal ${exit.signal}` : `exit code ${exit.code}`;
+  const tail = exit.stderrTail.trim().split("\n").slice(-5).join(" | ");
+  return `Runtime exited with ${how}${tail ? `: ${tail}` : ""}`;
+}
+
 const STDERR_TAIL_BYTES = 4096;
+/** What the runtime shim writes on fd 3 once the bundle is loaded. */
+const READY_LINE = JSON.stringify({ ready: true });
+/**
+ * How long a new agent may take to load before its first invocation (Node starting and the
+ * bundle loading), not counted in the function timeout. Generous: well under 1 s on this
+ * machine, 41 s in the stock-kernel guest (TCG, 9p root) while the host was heavily loaded.
+ */
+export const AGENT_READY_LIMIT_SECONDS = 600;
 
 /** The environment variables Lambda gives a function (those the agent reads), nothing of ours. */
 export function agentEnvironment(
@@ -55,6 +70,8 @@ export class AgentProcess {
   private readonly pending: ((line: string) => void)[] = [];
   private exitInfo: AgentExit | null = null;
   private readonly exitWaiters: ((exit: AgentExit) => void)[] = [];
+  private readyState: "loading" | "ready" = "loading";
+  private readonly readyWaiters: (() => void)[] = [];
 
   constructor(
     readonly placement: AgentPlacement,
@@ -83,7 +100,12 @@ export class AgentProcess {
       while (newline >= 0) {
         const line = this.buffered.slice(0, newline);
         this.buffered = this.buffered.slice(newline + 1);
-        this.pending.shift()?.(line);
+        if (this.readyState === "loading" && line === READY_LINE) {
+          this.readyState = "ready";
+          for (const waiter of this.readyWaiters.splice(0)) waiter();
+        } else {
+          this.pending.shift()?.(line);
+        }
         newline = this.buffered.indexOf("\n");
       }
     });
@@ -121,6 +143,17 @@ export class AgentProcess {
         failure: { kind: "platform", message: "agent process is not running" },
         exit: this.exitInfo,
       };
+    }
+    const readiness = await this.waitUntilReady(signal);
+    if (readiness.kind === "exit")
+      return { response: null, failure: await classifyExit(readiness.exit), exit: readiness.exit };
+    if (readiness.kind !== "ready") {
+      const exit = await this.kill();
+      const message =
+        readiness.kind === "abort"
+          ? "invocation aborted"
+          : `the agent did not start within ${AGENT_READY_LIMIT_SECONDS} s (Node and the bundle loading); stderr: ${exit.stderrTail.trim().slice(-500)}`;
+      return { response: null, failure: { kind: "platform", message }, exit };
     }
     let cleanup = () => {};
     const outcome = await new Promise<
@@ -169,6 +202,37 @@ export class AgentProcess {
       };
     }
     return { response: null, failure: { kind: "platform", message: "invocation aborted" }, exit };
+  }
+
+  /**
+   * Waits until the runtime has loaded the agent (its ready line), it dies, the abort signal
+   * fires or the readiness limit passes: not part of the function timeout.
+   */
+  private async waitUntilReady(
+    signal: AbortSignal | undefined,
+  ): Promise<{ kind: "ready" } | { kind: "exit"; exit: AgentExit } | { kind: "limit" } | { kind: "abort" }> {
+    if (this.readyState === "ready") return { kind: "ready" };
+    if (this.exitInfo) return { kind: "exit", exit: this.exitInfo };
+    let cleanup = () => {};
+    const result = await new Promise<
+      { kind: "ready" } | { kind: "exit"; exit: AgentExit } | { kind: "limit" } | { kind: "abort" }
+    >((resolveReady) => {
+      const timer = setTimeout(() => resolveReady({ kind: "limit" }), AGENT_READY_LIMIT_SECONDS * 1000);
+      const onReady = () => resolveReady({ kind: "ready" });
+      const onExit = (exit: AgentExit) => resolveReady({ kind: "exit", exit });
+      const onAbort = () => resolveReady({ kind: "abort" });
+      this.readyWaiters.push(onReady);
+      this.exitWaiters.push(onExit);
+      signal?.addEventListener("abort", onAbort, { once: true });
+      cleanup = () => {
+        clearTimeout(timer);
+        removeItem(this.readyWaiters, onReady);
+        removeItem(this.exitWaiters, onExit);
+        signal?.removeEventListener("abort", onAbort);
+      };
+    });
+    cleanup();
+    return result;
   }
 
   /** Kills the agent (SIGKILL, as Lambda does at a timeout) and waits for its exit. */

@@ -24,6 +24,9 @@ if (typeof handler !== "function") {
   process.exit(2);
 }
 const responses = createWriteStream("", { fd: 3 });
+// loaded: the platform starts the function timeout only now (Lambda's init phase is not part of
+// it), and a slow host (Node takes ~16 s to start in an emulated guest) is not a timeout
+responses.write(`${JSON.stringify({ ready: true })}\n`);
 
 for await (const line of createInterface({ input: process.stdin, crlfDelay: Number.POSITIVE_INFINITY })) {
   if (line.trim().length === 0) continue;

@@ -1,98 +1,57 @@
 import { existsSync } from "node:fs";
-import { mkdir, readdir, readFile, rmdir, writeFile } from "node:fs/promises";
-import { dirname, join } from "node:path";
+import { readdir, readFile, rmdir, writeFile } from "node:fs/promises";
+import { join } from "node:path";
 
 /**
- * CPU share and memory limit of an environment with cgroup v1 (this machine's hierarchy:
- * /sys/fs/cgroup/cpu and /sys/fs/cgroup/memory). Each lab has a directory named after it in
- * both controllers, one child per environment.
+ * CPU share and memory limit of the lab's environments, behind one interface with two
+ * implementations: cgroup v1 (one hierarchy per controller, like this build machine) and
+ * cgroup v2 (one unified hierarchy: Debian 12, Ubuntu 22.04+, Fedora, most CI runners).
+ * Each lab has a directory named after it, one child per environment (`e<N>`) and one for
+ * the cloud side's servers (`cloud`), siblings with equal CPU weight. Which one this host
+ * uses: cgroup-choice.ts.
  */
 
-const CGROUP_ROOT = "/sys/fs/cgroup";
-const CFS_PERIOD_US = 100_000;
-/** 10x the default weight (1024). */
-const ENVIRONMENT_CPU_SHARES = 10_240;
-
-export function cgroupV1Available(): boolean {
-  return (
-    existsSync(join(CGROUP_ROOT, "cpu", "cpu.cfs_quota_us")) &&
-    existsSync(join(CGROUP_ROOT, "memory", "memory.limit_in_bytes"))
-  );
-}
-
+/** The directories an environment's processes join: v1 one per controller, v2 one. */
 export interface EnvironmentCgroup {
-  cpuDir: string;
-  memoryDir: string;
+  dirs: string[];
 }
 
-export function environmentCgroup(labName: string, environment: string): EnvironmentCgroup {
-  return {
-    cpuDir: join(CGROUP_ROOT, "cpu", labName, environment),
-    memoryDir: join(CGROUP_ROOT, "memory", labName, environment),
-  };
+export interface CgroupDriver {
+  readonly version: 1 | 2;
+  /** What sets the CPU share and the memory limit, for the platform's facts. */
+  readonly cpuMechanism: string;
+  readonly memoryMechanism: string;
+  environmentCgroup(labName: string, name: string): EnvironmentCgroup;
+  /** Creates the lab's directory (enabling the controllers it needs) and the environment's. */
+  createCgroup(labName: string, cgroup: EnvironmentCgroup): Promise<void>;
+  /** CPU quota in cores and the memory limit in bytes (no swap). */
+  configureCgroup(cgroup: EnvironmentCgroup, cpuCores: number, memoryLimitBytes: number): Promise<void>;
+  /** How many times the kernel's OOM killer has killed a process of this cgroup. */
+  oomKillCount(cgroup: EnvironmentCgroup): Promise<number>;
+  /** The CPU quota in force, in cores (null: unlimited). */
+  cpuQuotaCores(cgroup: EnvironmentCgroup): Promise<number | null>;
+  /** The cloud side's CPU group (servers), created if needed: no quota, an environment's weight. */
+  cloudCgroup(labName: string): Promise<EnvironmentCgroup>;
+  /** The lab's top directories (what `lab down` removes). */
+  labDirs(labName: string): string[];
+  /** Names of lab directories at the top of the hierarchy starting with the prefix. */
+  listLabs(prefix: string): Promise<string[]>;
 }
 
-export async function createCgroup(cgroup: EnvironmentCgroup): Promise<void> {
-  await mkdir(cgroup.cpuDir, { recursive: true });
-  await mkdir(cgroup.memoryDir, { recursive: true });
+export const CGROUP_ROOT = "/sys/fs/cgroup";
+export const CFS_PERIOD_US = 100_000;
+
+/** The cpu quota of `cpuCores` per CFS period (at least 1 ms: the kernel's minimum). */
+export function quotaMicroseconds(cpuCores: number): number {
+  return Math.max(1000, Math.round(cpuCores * CFS_PERIOD_US));
 }
 
-/**
- * CPU quota in cores (cfs quota per 100 ms period) and the memory limit in bytes. The
- * environment also gets a high cpu.shares weight (set on the lab's directory): like a Lambda
- * environment, it gets its full quota even when the host is busy with other work.
- */
-export async function configureCgroup(
-  cgroup: EnvironmentCgroup,
-  cpuCores: number,
-  memoryLimitBytes: number,
-): Promise<void> {
-  await writeFile(join(dirname(cgroup.cpuDir), "cpu.shares"), `${ENVIRONMENT_CPU_SHARES}`);
-  await writeFile(join(cgroup.cpuDir, "cpu.cfs_period_us"), `${CFS_PERIOD_US}`);
-  await writeFile(
-    join(cgroup.cpuDir, "cpu.cfs_quota_us"),
-    `${Math.max(1000, Math.round(cpuCores * CFS_PERIOD_US))}`,
-  );
-  // memory.memsw (memory + swap) must stay >= memory.limit: raise it first, lower it last
-  const memory = join(cgroup.memoryDir, "memory.limit_in_bytes");
-  const memsw = join(cgroup.memoryDir, "memory.memsw.limit_in_bytes");
-  const hasMemsw = existsSync(memsw);
-  const current = Number((await readFile(memory, "utf8")).trim());
-  if (hasMemsw && memoryLimitBytes > current) await writeFile(memsw, `${memoryLimitBytes}`);
-  await writeFile(memory, `${memoryLimitBytes}`);
-  if (hasMemsw && memoryLimitBytes <= current) await writeFile(memsw, `${memoryLimitBytes}`);
-}
-
-/** How many times the kernel's OOM killer has killed a process of this cgroup. */
-export async function oomKillCount(cgroup: EnvironmentCgroup): Promise<number> {
-  const text = await readFile(join(cgroup.memoryDir, "memory.oom_control"), "utf8").catch(() => "");
-  const match = text.match(/^oom_kill\s+(\d+)$/m);
-  if (match?.[1]) return Number(match[1]);
-  // older kernels have no oom_kill counter: fall back to the limit's hit count
-  const failcnt = await readFile(join(cgroup.memoryDir, "memory.failcnt"), "utf8").catch(() => "0");
-  return Number(failcnt.trim()) || 0;
-}
-
-/**
- * The cloud side's CPU group: a sibling of the environments under the lab's directory, so
- * the servers (iperf3, nginx, s3rver) get the same weight as an environment instead of
- * being starved by the environments' high cpu.shares. On AWS the servers are other machines;
- * here they must at least not lose the CPU race to the client they serve. No quota.
- */
-export async function cloudCpuCgroup(labName: string): Promise<string | null> {
-  if (!cgroupV1Available()) return null;
-  const dir = join(CGROUP_ROOT, "cpu", labName, "cloud");
-  await mkdir(dir, { recursive: true });
-  await writeFile(join(dirname(dir), "cpu.shares"), `${ENVIRONMENT_CPU_SHARES}`);
-  return dir;
-}
-
-/** Shell snippet that moves the shell into the cgroups, for `sh -c '...; exec CMD'`. */
+/** Shell snippet that moves the shell into the cgroup, for `sh -c '...; exec CMD'`. */
 export function joinCgroupScript(cgroup: EnvironmentCgroup): string {
-  return `echo $$ > '${cgroup.cpuDir}/cgroup.procs' && echo $$ > '${cgroup.memoryDir}/cgroup.procs'`;
+  return cgroup.dirs.map((dir) => `echo $$ > '${dir}/cgroup.procs'`).join(" && ");
 }
 
-async function cgroupPids(dir: string): Promise<number[]> {
+export async function cgroupPids(dir: string): Promise<number[]> {
   const text = await readFile(join(dir, "cgroup.procs"), "utf8").catch(() => "");
   return text
     .split("\n")
@@ -100,7 +59,7 @@ async function cgroupPids(dir: string): Promise<number[]> {
     .filter((pid) => Number.isInteger(pid) && pid > 0);
 }
 
-/** Kills the processes left in a cgroup tree and removes it, children first. */
+/** Kills the processes left in a cgroup tree and removes it, children first (v1 and v2). */
 export async function removeCgroupTree(dir: string): Promise<void> {
   if (!existsSync(dir)) return;
   const entries = await readdir(dir, { withFileTypes: true }).catch(() => []);
@@ -108,6 +67,8 @@ export async function removeCgroupTree(dir: string): Promise<void> {
     if (entry.isDirectory()) await removeCgroupTree(join(dir, entry.name));
   }
   for (let attempt = 0; attempt < 50; attempt += 1) {
+    // cgroup v2 (5.14+) kills the whole group at once; elsewhere kill PID by PID
+    if (existsSync(join(dir, "cgroup.kill"))) await writeFile(join(dir, "cgroup.kill"), "1").catch(() => {});
     for (const pid of await cgroupPids(dir)) {
       try {
         process.kill(pid, "SIGKILL");
@@ -126,18 +87,8 @@ export async function removeCgroupTree(dir: string): Promise<void> {
   throw new Error(`lab: could not remove cgroup ${dir} (processes still inside)`);
 }
 
-/** The lab's cgroup directories in both controllers. */
-export function labCgroupDirs(labName: string): string[] {
-  return [join(CGROUP_ROOT, "cpu", labName), join(CGROUP_ROOT, "memory", labName)];
-}
-
-/** Names of lab cgroup directories (top level of each controller) starting with the prefix. */
-export async function listCgroupLabs(prefix: string): Promise<string[]> {
-  const names = new Set<string>();
-  for (const controller of ["cpu", "memory"]) {
-    const entries = await readdir(join(CGROUP_ROOT, controller), { withFileTypes: true }).catch(() => []);
-    for (const entry of entries)
-      if (entry.isDirectory() && entry.name.startsWith(prefix)) names.add(entry.name);
-  }
-  return [...names];
+/** Names of directories in `parent` starting with the prefix. */
+export async function listDirectories(parent: string, prefix: string): Promise<string[]> {
+  const entries = await readdir(parent, { withFileTypes: true }).catch(() => []);
+  return entries.filter((entry) => entry.isDirectory() && entry.name.startsWith(prefix)).map((e) => e.name);
 }

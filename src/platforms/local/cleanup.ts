@@ -1,6 +1,7 @@
 import { readdir } from "node:fs/promises";
 import { dirname } from "node:path";
-import { labCgroupDirs, listCgroupLabs, removeCgroupTree } from "./cgroups.js";
+import { hostCgroups } from "./cgroup-choice.js";
+import { removeCgroupTree } from "./cgroups.js";
 import { stopProcess } from "./detached-process.js";
 import { DEFAULT_LAB_NAME, LAB_PREFIX, labOfNamespace, labOwnerPid, processAlive } from "./lab-names.js";
 import { deleteNamespace, listNamespaces } from "./namespaces.js";
@@ -32,8 +33,10 @@ export async function removeLab(
       await deleteNamespace(namespace);
       removed.push(`namespace ${namespace}`);
     }
-    for (const dir of labCgroupDirs(labName)) {
-      if ((await listCgroupLabs(labName)).includes(labName)) {
+    // cgroups of either version (v2 or v1, whichever this host gives the lab)
+    const cgroups = hostCgroups().driver;
+    if (cgroups && (await cgroups.listLabs(labName)).includes(labName)) {
+      for (const dir of cgroups.labDirs(labName)) {
         await removeCgroupTree(dir);
         removed.push(`cgroup ${dir}`);
       }
@@ -54,7 +57,7 @@ export async function findOrphanedLabs(): Promise<string[]> {
       const lab = labOfNamespace(namespace);
       if (lab) labs.add(lab);
     }
-    for (const name of await listCgroupLabs(LAB_PREFIX)) labs.add(name);
+    for (const name of (await hostCgroups().driver?.listLabs(LAB_PREFIX)) ?? []) labs.add(name);
   }
   const stateParent = dirname(labDirectory(DEFAULT_LAB_NAME));
   for (const entry of await readdir(stateParent).catch(() => [])) {

@@ -18,3 +18,13 @@ export function checkBuilt(): void {
     if (!existsSync(file)) throw new Error(`lab: ${file} is missing; run \`npm run build\` first`);
   }
 }
+
+/** The lab S3 server's control process (see object-store.ts). */
+export const S3_CONTROL_SERVER = join(
+  packageRoot,
+  "dist",
+  "platforms",
+  "local",
+  "s3-server",
+  "server-main.js",
+);

@@ -1,10 +1,5 @@
-import {
-  configureCgroup,
-  createCgroup,
-  type EnvironmentCgroup,
-  environmentCgroup,
-  removeCgroupTree,
-} from "./cgroups.js";
+import { cgroups } from "./cgroup-choice.js";
+import { type EnvironmentCgroup, removeCgroupTree } from "./cgroups.js";
 import {
   cloudVethName,
   ENVIRONMENT_VETH_NAME,
@@ -13,7 +8,7 @@ import {
 } from "./lab-names.js";
 import { addDefaultRoute, createNamespace, createVethPair, deleteNamespace } from "./namespaces.js";
 import type { EnvironmentShape } from "./profiles.js";
-import { addDelay, capFlowsWithFq, shapeEgress } from "./shaping.js";
+import { capFlowsWithFq, type PathImpairment, shapeEgress } from "./shaping.js";
 import type { LabState } from "./state-file.js";
 
 /**
@@ -30,22 +25,27 @@ export interface LabEnvironment {
   shape: EnvironmentShape | null;
 }
 
+/** Where an environment's link ends: the shared host namespace when the lab has one, else the cloud. */
+export function peerNamespace(state: LabState): string {
+  return state.hostLink?.namespace ?? (state.cloudNamespace as string);
+}
+
 export async function createEnvironment(state: LabState, index: number): Promise<LabEnvironment> {
   if (state.mode === "unshaped" || !state.cloudNamespace) {
     return { index, namespace: null, cgroup: null, shape: null };
   }
   const namespace = environmentNamespace(state.labName, index);
   const addresses = environmentLinkAddresses(index);
-  const cgroup = environmentCgroup(state.labName, `e${index}`);
+  const cgroup = cgroups().environmentCgroup(state.labName, `e${index}`);
   await deleteNamespace(namespace); // a leftover of a crashed run with the same name
   await createNamespace(namespace);
   try {
     await createVethPair(
       { namespace, device: ENVIRONMENT_VETH_NAME, cidr: `${addresses.environment}/30` },
-      { namespace: state.cloudNamespace, device: cloudVethName(index), cidr: `${addresses.cloud}/30` },
+      { namespace: peerNamespace(state), device: cloudVethName(index), cidr: `${addresses.cloud}/30` },
     );
     await addDefaultRoute(namespace, addresses.cloud);
-    await createCgroup(cgroup);
+    await cgroups().createCgroup(state.labName, cgroup);
   } catch (error) {
     await deleteNamespace(namespace);
     throw error;
@@ -53,50 +53,48 @@ export async function createEnvironment(state: LabState, index: number): Promise
   return { index, namespace, cgroup, shape: null };
 }
 
-/** Shapes both directions and sets the CPU share and memory limit for a memory size. */
+/** The path an environment's link emulates, beside its rates: the profile's round trip, loss and per-flow cap. */
+export interface EnvironmentPath {
+  roundTripMs: number;
+  lossPercent: number;
+  /** Per-flow cap as tc counts it (wire bits per second, sch_fq `maxrate`); null for none. */
+  flowWireBitsPerSecond: number | null;
+}
+
+/**
+ * Shapes both directions (with half the profile's round trip and its loss on each end, when
+ * it has them) and sets the CPU share and memory limit for a memory size. A per-flow cap goes
+ * under each end's tbf as sch_fq `maxrate` where the kernel has fq; where it has not, the lab's
+ * servers alone enforce it (capFlowsWithFq).
+ */
 export async function configureEnvironment(
   state: LabState,
   environment: LabEnvironment,
   shape: EnvironmentShape,
-  roundTripMs: number,
+  path: EnvironmentPath,
 ): Promise<void> {
   if (environment.namespace && environment.cgroup && state.cloudNamespace) {
-    await shapeEgress(environment.namespace, ENVIRONMENT_VETH_NAME, shape.upload);
-    await shapeEgress(state.cloudNamespace, cloudVethName(environment.index), shape.download);
-    if (roundTripMs > 0) {
-      await addDelay(environment.namespace, ENVIRONMENT_VETH_NAME, roundTripMs / 2);
-      await addDelay(state.cloudNamespace, cloudVethName(environment.index), roundTripMs / 2);
+    const impairment: PathImpairment | null =
+      path.roundTripMs > 0 || path.lossPercent > 0
+        ? { oneWayMs: path.roundTripMs / 2, lossPercent: path.lossPercent }
+        : null;
+    const ends = [
+      { namespace: environment.namespace, device: ENVIRONMENT_VETH_NAME, shape: shape.upload },
+      { namespace: peerNamespace(state), device: cloudVethName(environment.index), shape: shape.download },
+    ];
+    for (const end of ends) {
+      await shapeEgress(end.namespace, end.device, end.shape, impairment);
+      if (path.flowWireBitsPerSecond !== null) {
+        await capFlowsWithFq(end.namespace, end.device, path.flowWireBitsPerSecond, impairment);
+      }
     }
-    await configureCgroup(environment.cgroup, shape.cpuCores, shape.memoryLimitBytes);
+    await cgroups().configureCgroup(environment.cgroup, shape.cpuCores, shape.memoryLimitBytes);
   }
   environment.shape = shape;
-}
-
-/**
- * The per-flow cap in the kernel, both directions, where it has sch_fq (under tbf; not where a
- * netem delay already is tbf's child). True when applied; false on kernels without fq, where the
- * lab's servers alone enforce it.
- */
-export async function capEnvironmentFlows(
-  state: LabState,
-  environment: LabEnvironment,
-  maxrateBitsPerSecond: number,
-): Promise<boolean> {
-  if (!environment.namespace || !state.cloudNamespace) return false;
-  const upload = await capFlowsWithFq(environment.namespace, ENVIRONMENT_VETH_NAME, maxrateBitsPerSecond);
-  const download = await capFlowsWithFq(
-    state.cloudNamespace,
-    cloudVethName(environment.index),
-    maxrateBitsPerSecond,
-  );
-  return upload && download;
 }
 
 /** Removes the namespace (and with it both veth ends and their qdiscs) and the cgroup. */
 export async function removeEnvironment(environment: LabEnvironment): Promise<void> {
   if (environment.namespace) await deleteNamespace(environment.namespace);
-  if (environment.cgroup) {
-    await removeCgroupTree(environment.cgroup.cpuDir);
-    await removeCgroupTree(environment.cgroup.memoryDir);
-  }
+  for (const dir of environment.cgroup?.dirs ?? []) await removeCgroupTree(dir);
 }

@@ -2,6 +2,7 @@ import { join } from "node:path";
 import { writeFlowCapFile } from "../../probes/iperf3/flow-cap-file.js";
 import { startDetached, waitForListener } from "./detached-process.js";
 import { CLI_ENTRY } from "./dist-paths.js";
+import { LabRefusal } from "./lab-refusal.js";
 import type { LabProcess } from "./state-file.js";
 
 /**
@@ -31,6 +32,15 @@ export function flowCapFilePath(labDir: string): string {
   return join(labDir, "flow-cap.json");
 }
 
+/** Refuses a per-flow cap with the stock server, which cannot pace streams (before anything starts). */
+export function checkIperf3FlowCap(kind: Iperf3ServerKind, flowBitsPerSecond: number | null): void {
+  if (kind === "stock" && flowBitsPerSecond !== null) {
+    throw new LabRefusal(
+      "flowMegabitsPerSecond: the stock iperf3 server cannot cap each stream; use the lab's own server (--iperf3-server ours) or a profile without a per-flow cap",
+    );
+  }
+}
+
 /**
  * Tells the lab's iperf3 servers the profile's per-flow cap (payload bits per second, null for
  * none); they read it at each test start. The stock server cannot pace streams, so a cap with it
@@ -41,11 +51,7 @@ export function setIperf3FlowCap(
   labDir: string,
   flowBitsPerSecond: number | null,
 ): void {
-  if (kind === "stock" && flowBitsPerSecond !== null) {
-    throw new Error(
-      "flowMegabitsPerSecond: the stock iperf3 server cannot cap each stream; use the lab's own server (--iperf3-server ours) or a profile without a per-flow cap",
-    );
-  }
+  checkIperf3FlowCap(kind, flowBitsPerSecond);
   writeFlowCapFile(flowCapFilePath(labDir), flowBitsPerSecond);
 }
 
@@ -66,14 +72,23 @@ export async function startIperf3Servers(
   host: string,
   ports: number[],
   logDir: string,
+  /** Told of each server as it starts, so a failure later still cleans it up. */
+  onStarted: (server: LabProcess) => void = () => {},
 ): Promise<LabProcess[]> {
-  const started: LabProcess[] = [];
+  const started: { server: LabProcess; port: number; logFile: string }[] = [];
   for (const port of ports) {
     const [file, args] = iperf3ServerCommand(kind, host, port, logDir);
     const logFile = `${logDir}/iperf3-${port}.log`;
     const server = await startDetached(`iperf3-server:${port}`, namespace, file, args, logFile);
-    started.push(server);
-    await waitForListener(namespace, port, `iperf3 server ${port}`, server, logFile);
+    onStarted(server);
+    started.push({ server, port, logFile });
   }
-  return started;
+  // all start at once and are ready when they listen: on a slow host (Node takes ~16 s to
+  // start in an emulated guest) waiting for each in turn would add up
+  await Promise.all(
+    started.map(({ server, port, logFile }) =>
+      waitForListener(namespace, port, `iperf3 server ${port}`, server, logFile),
+    ),
+  );
+  return started.map(({ server }) => server);
 }

@@ -8,7 +8,7 @@ export const LAB_PREFIX = "lnblab";
 export const DEFAULT_LAB_NAME = LAB_PREFIX;
 
 const labNamePattern = /^lnblab(?:p([0-9]+))?$/;
-const namespacePattern = /^(lnblab(?:p[0-9]+)?)-(cloud|e[0-9]+)$/;
+const namespacePattern = /^(lnblab(?:p[0-9]+)?)-(cloud|host|e[0-9]+)$/;
 
 export function privateLabName(pid: number = process.pid): string {
   return `${LAB_PREFIX}p${pid}`;
@@ -29,6 +29,19 @@ export function labOwnerPid(labName: string): number | null {
 export function cloudNamespace(labName: string): string {
   return `${labName}-cloud`;
 }
+
+/** The shared host link's namespace (only in a lab whose profile has hostMegabitsPerSecond). */
+export function hostNamespace(labName: string): string {
+  return `${labName}-host`;
+}
+
+/** The host link: the cloud's end and the host namespace's end (a /30 in the benchmarking range). */
+export const HOST_LINK = {
+  cloud: { device: `${LAB_PREFIX}hc`, address: "198.18.1.1" },
+  host: { device: `${LAB_PREFIX}hh`, address: "198.18.1.2" },
+  /** Every environment link lives in this range (see environmentLinkAddresses). */
+  environmentsCidr: "198.19.0.0/16",
+} as const;
 
 export function environmentNamespace(labName: string, index: number): string {
   return `${labName}-e${index}`;

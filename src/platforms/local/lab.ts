@@ -2,21 +2,31 @@ import { mkdir } from "node:fs/promises";
 import { createServer } from "node:net";
 import os from "node:os";
 import { join } from "node:path";
-import { unshapedReason } from "./capabilities.js";
+import { checkShapedLab, type ProfileToCheck } from "./capabilities.js";
 import { createCertificates } from "./certificates.js";
 import { removeLab, removeOrphanedLabs } from "./cleanup.js";
 import { checkBuilt } from "./dist-paths.js";
+import { createHostLink } from "./host-link.js";
 import {
+  checkIperf3FlowCap,
   DEFAULT_IPERF3_SERVER,
   type Iperf3ServerKind,
   iperf3ServerDescription,
   setIperf3FlowCap,
   startIperf3Servers,
 } from "./iperf3-servers.js";
-import { CLOUD_SERVICE_ADDRESS, checkLabName, cloudNamespace, DEFAULT_LAB_NAME } from "./lab-names.js";
+import {
+  CLOUD_SERVICE_ADDRESS,
+  checkLabName,
+  cloudNamespace,
+  DEFAULT_LAB_NAME,
+  hostNamespace,
+} from "./lab-names.js";
+import { LabRefusal } from "./lab-refusal.js";
 import { addAddress, createNamespace, listNamespaces } from "./namespaces.js";
 import { LAB_BUCKET, LAB_REGION, startObjectStore } from "./object-store.js";
-import { flowCapBitsPerSecond, resolveProfile, s3RequestBytesPerSecond } from "./profiles.js";
+import { flowCapBitsPerSecond, resolveProfile } from "./profiles.js";
+import { s3ConnectionCapBytesPerSecond } from "./s3-connection-cap.js";
 import { isSameProcess, type LabState, labDirectory, readLabState, writeLabState } from "./state-file.js";
 
 /**
@@ -31,8 +41,11 @@ export interface LabUpOptions {
   customProfiles?: unknown[];
   /** Environments that may run at once (one iperf3 server port each). */
   environments?: number;
-  /** "auto": shaped when the machine allows it, else unshaped with the reason. */
-  mode?: "auto" | "shaped" | "unshaped";
+  /**
+   * "shaped" (default): namespaces, tc and cgroups; refused (LabRefusal) where the host cannot
+   * (not root, a missing kernel piece), never a silent fallback. "unshaped": loopback, no limits.
+   */
+  mode?: "shaped" | "unshaped";
   /** Which iperf3 server the cloud side runs (default: ours). */
   iperf3Server?: Iperf3ServerKind;
 }
@@ -47,18 +60,21 @@ export async function labUp(options: LabUpOptions): Promise<LabState> {
   const profile = resolveProfile(options.profile, options.customProfiles);
   const environmentCount = options.environments ?? DEFAULT_ENVIRONMENTS;
   if (!Number.isInteger(environmentCount) || environmentCount < 1 || environmentCount > 64) {
-    throw new Error(`environments: ${environmentCount} is not allowed (allowed: integers 1-64)`);
+    throw new LabRefusal(`environments: ${environmentCount} is not allowed (allowed: integers 1-64)`);
   }
   const iperf3Server = options.iperf3Server ?? DEFAULT_IPERF3_SERVER;
   if (iperf3Server !== "ours" && iperf3Server !== "stock") {
-    throw new Error(`iperf3Server: "${iperf3Server}" is not allowed (allowed: ours, stock)`);
+    throw new LabRefusal(`iperf3Server: "${iperf3Server}" is not allowed (allowed: ours, stock)`);
   }
-  const machineReason = unshapedReason();
-  const mode = options.mode ?? "auto";
-  if (mode === "shaped" && machineReason) throw new Error(`lab: cannot shape: ${machineReason}`);
-  const shaped = mode !== "unshaped" && machineReason === null;
+  const mode = options.mode ?? "shaped";
+  if (mode !== "shaped" && mode !== "unshaped") {
+    throw new LabRefusal(`mode: "${mode}" is not allowed (allowed: shaped, unshaped)`);
+  }
+  checkIperf3FlowCap(iperf3Server, flowCapBitsPerSecond(profile));
+  const shaped = mode === "shaped";
+  if (shaped) await checkShapedLab([profileToCheck(profile.name, options.customProfiles)]);
   checkBuilt();
-  const reason = shaped ? null : mode === "unshaped" ? "unshaped mode requested" : machineReason;
+  const reason = shaped ? null : "unshaped mode requested";
 
   // a crashed run's leftovers: this lab's own, and private labs whose owner is gone
   await removeLab(labName);
@@ -76,6 +92,7 @@ export async function labUp(options: LabUpOptions): Promise<LabState> {
     createdAt: new Date().toISOString(),
     dir,
     cloudNamespace: namespace,
+    hostLink: null,
     environmentCount,
     iperf3: { host, ports: [], server: iperf3ServerDescription(iperf3Server) },
     s3: {
@@ -85,7 +102,7 @@ export async function labUp(options: LabUpOptions): Promise<LabState> {
       caFile: "",
       storeDir: join(dir, "store"),
       nginxConfigFile: "",
-      s3ConnectionBytesPerSecond: s3RequestBytesPerSecond(profile),
+      s3ConnectionBytesPerSecond: s3ConnectionCapBytesPerSecond(profile),
     },
     processes: [],
     user: null,
@@ -95,6 +112,15 @@ export async function labUp(options: LabUpOptions): Promise<LabState> {
     if (namespace) {
       await createNamespace(namespace);
       await addAddress(namespace, "lo", `${CLOUD_SERVICE_ADDRESS}/32`);
+      if (profile.hostMegabitsPerSecond !== null) {
+        // recorded before it exists, so a failure half-way is still cleaned up
+        state.hostLink = {
+          namespace: hostNamespace(labName),
+          megabitsPerSecond: profile.hostMegabitsPerSecond,
+        };
+        await writeLabState(state);
+        state.hostLink = await createHostLink(labName, namespace, profile.hostMegabitsPerSecond);
+      }
     }
     // write early so a failure half-way is still cleaned up by `down` or the next `up`
     await writeLabState(state);
@@ -107,21 +133,32 @@ export async function labUp(options: LabUpOptions): Promise<LabState> {
     const certificates = await createCertificates(dir, [host, "localhost"]);
     state.s3.caFile = certificates.caFile;
     state.s3.endpoint = httpsPort === 443 ? `https://${host}` : `https://${host}:${httpsPort}`;
-    const store = await startObjectStore(namespace, {
-      dir,
-      storeDir: state.s3.storeDir,
-      listenAddress: host,
-      httpsPort,
-      s3rverPort,
-      certificates,
-      connectionBytesPerSecond: s3RequestBytesPerSecond(profile),
-      runAsRoot: process.getuid?.() === 0,
-    });
-    state.processes.push(...store.processes);
-    state.s3.nginxConfigFile = store.nginxConfigFile;
-    await writeLabState(state);
+    // our iperf3 servers read the profile's per-flow cap from this file at each test start
     setIperf3FlowCap(iperf3Server, dir, flowCapBitsPerSecond(profile));
-    state.processes.push(...(await startIperf3Servers(iperf3Server, namespace, host, iperf3Ports, dir)));
+    // the S3 and iperf3 servers start side by side: each is ready when it listens, and on a
+    // slow host (Node starting in an emulated guest) waiting for one after the other adds up
+    const [store, iperf3] = await Promise.allSettled([
+      startObjectStore(namespace, {
+        dir,
+        storeDir: state.s3.storeDir,
+        listenAddress: host,
+        httpsPort,
+        controlPort: s3rverPort,
+        certificates,
+        connectionBytesPerSecond: s3ConnectionCapBytesPerSecond(profile),
+        runAsRoot: process.getuid?.() === 0,
+      }),
+      startIperf3Servers(iperf3Server, namespace, host, iperf3Ports, dir, (server) =>
+        state.processes.push(server),
+      ),
+    ]);
+    if (store.status === "fulfilled") {
+      state.processes.unshift(...store.value.processes);
+      state.s3.nginxConfigFile = store.value.nginxConfigFile;
+    }
+    await writeLabState(state);
+    if (store.status === "rejected") throw store.reason;
+    if (iperf3.status === "rejected") throw iperf3.reason;
     state.iperf3.ports = iperf3Ports;
     await writeLabState(state);
     return state;
@@ -130,6 +167,18 @@ export async function labUp(options: LabUpOptions): Promise<LabState> {
     await removeLab(labName).catch(() => undefined);
     throw error;
   }
+}
+
+/** A profile and the field that names it: `profiles.N` of the config, else the profile option. */
+export function profileToCheck(name: string, customProfiles: unknown[] = []): ProfileToCheck {
+  const index = customProfiles.findIndex(
+    (profile) =>
+      typeof profile === "object" && profile !== null && (profile as { name?: unknown }).name === name,
+  );
+  return {
+    profile: resolveProfile(name, customProfiles),
+    field: index >= 0 ? `profiles.${index}` : `profile ${name}`,
+  };
 }
 
 export async function labDown(labName: string = DEFAULT_LAB_NAME): Promise<string[]> {
@@ -163,6 +212,9 @@ export async function labStatus(labName: string = DEFAULT_LAB_NAME): Promise<Lab
   const problems = processes.filter((p) => !p.running).map((p) => `${p.role} (pid ${p.pid}) is not running`);
   if (state?.cloudNamespace && !namespaces.includes(state.cloudNamespace)) {
     problems.push(`namespace ${state.cloudNamespace} is missing`);
+  }
+  if (state?.hostLink && !namespaces.includes(state.hostLink.namespace)) {
+    problems.push(`namespace ${state.hostLink.namespace} (the shared host link) is missing`);
   }
   const up = state !== null && state.iperf3.ports.length > 0 && problems.length === 0;
   return { labName, up, state, processes, namespaces, problems };

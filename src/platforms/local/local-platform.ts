@@ -1,4 +1,4 @@
-import { readFile, writeFile } from "node:fs/promises";
+import { readFile } from "node:fs/promises";
 import os from "node:os";
 import type { AgentEventInput } from "../../agent/event.js";
 import { lambdaArchitectureName } from "../../probes/info.js";
@@ -10,34 +10,33 @@ import type {
   PlatformFacts,
   ProbeEndpoints,
 } from "../platform.js";
-import { type AgentExit, AgentProcess } from "./agent-process.js";
-import { joinCgroupScript, oomKillCount } from "./cgroups.js";
+import { hostCgroups } from "./cgroup-choice.js";
+import { joinCgroupScript } from "./cgroups.js";
 import { checkBuilt } from "./dist-paths.js";
-import {
-  capEnvironmentFlows,
-  configureEnvironment,
-  createEnvironment,
-  type LabEnvironment,
-  removeEnvironment,
-} from "./environments.js";
+import { shapeSlot, slotAgent } from "./environment-agents.js";
+import { EnvironmentPool, type Slot } from "./environment-pool.js";
+import { labFleetProblem } from "./fleet-capacity.js";
 import { iperf3ServerKindOf, setIperf3FlowCap } from "./iperf3-servers.js";
-import { type LabUpOptions, labDown, labUp, runningLab } from "./lab.js";
-import { DEFAULT_LAB_NAME, environmentNamespace } from "./lab-names.js";
-import { deleteNamespace, inNamespace } from "./namespaces.js";
-import { LAB_S3_CREDENTIALS } from "./object-store.js";
+import type { LabUpOptions } from "./lab.js";
+import { attachLab, detachLab, type LabAttachment, removeEarlierEnvironments } from "./lab-attachment.js";
+import { DEFAULT_LAB_NAME } from "./lab-names.js";
+import { LabRefusal } from "./lab-refusal.js";
+import { inNamespace } from "./namespaces.js";
+import { LAB_S3_SERVER_DESCRIPTION } from "./object-store.js";
+import { classifyAgentExit, oomKillsBefore } from "./oom-classification.js";
 import {
   checkMemoryMb,
   type EnvironmentShape,
   environmentShape,
   flowCapBitsPerSecond,
-  flowCapWireBitsPerSecond,
   type LabProfile,
   resolveProfile,
-  s3RequestBytesPerSecond,
 } from "./profiles.js";
 import { type CommandResult, runCommand } from "./run-command.js";
-import { type LabState, processStartTicks, writeLabState } from "./state-file.js";
-import { headObjectBytes, serveObjectFromFile, testObjectKey } from "./test-objects.js";
+import { applyS3ConnectionCap } from "./s3-connection-cap.js";
+import { fqFlowCapAvailable } from "./shaping.js";
+import { type LabState, writeLabState } from "./state-file.js";
+import { TestObjectSeeder } from "./test-object-seeding.js";
 
 export interface LocalPlatformOptions {
   profile: string;
@@ -47,6 +46,7 @@ export interface LocalPlatformOptions {
   labName?: string;
   /** Used only when this platform has to bring the lab up itself. */
   environments?: number;
+  /** "shaped" (default; refused where the host cannot shape) or "unshaped" (loopback). */
   mode?: LabUpOptions["mode"];
   /** Used only when this platform has to bring the lab up itself. */
   iperf3Server?: LabUpOptions["iperf3Server"];
@@ -54,32 +54,28 @@ export interface LocalPlatformOptions {
   functionTimeoutSeconds?: number;
 }
 
-interface Slot {
-  environment: LabEnvironment;
-  agent: AgentProcess | null;
-  busy: boolean;
-}
-
 /**
- * The local platform: execution environments of the lab. Attaches to a running lab (from
- * `lab up`) or brings one up for its own use, torn down again by dispose(). Each
- * environment runs one invocation at a time; an environment keeps its agent process
- * between invocations of the same memory size (warm) and is reshaped for another size
- * (the agent restarts: cold), like Lambda.
+ * The local platform: execution environments of the lab. The work is handed out along its
+ * seams: lab ownership (lab-attachment.ts), the environments and their waiting line
+ * (environment-pool.ts), agents warm and cold (environment-agents.ts, agent-process.ts), and
+ * why an agent died (oom-classification.ts). Each environment runs one invocation at a time;
+ * it keeps its agent between invocations of the same memory size (warm) and is reshaped for
+ * another size (the agent restarts: cold), like Lambda.
  */
 export class LocalPlatform implements Platform {
   readonly name = "local" as const;
-  private readonly slots: Slot[] = [];
-  private readonly waiting: (() => void)[] = [];
+  private readonly pool: EnvironmentPool;
   private readonly hostArch: Architecture;
   private disposed = false;
+  private readonly state: LabState;
 
   private constructor(
-    private readonly state: LabState,
+    private readonly attachment: LabAttachment,
     private readonly profile: LabProfile,
-    private readonly ownsLab: boolean,
     private readonly functionTimeoutSeconds: number,
   ) {
+    this.state = attachment.state;
+    this.pool = new EnvironmentPool(attachment.state);
     this.hostArch = lambdaArchitectureName(process.arch) as Architecture;
   }
 
@@ -87,46 +83,22 @@ export class LocalPlatform implements Platform {
     const profile = resolveProfile(options.profile, options.customProfiles);
     const timeout = options.functionTimeoutSeconds ?? 900;
     if (!(timeout >= 1 && timeout <= 900)) {
-      throw new Error(`functionTimeoutSeconds: ${timeout} is not allowed (allowed: 1-900)`);
+      throw new LabRefusal(`functionTimeoutSeconds: ${timeout} is not allowed (allowed: 1-900)`);
     }
     checkBuilt();
-    const labName = options.labName ?? DEFAULT_LAB_NAME;
-    let state = await runningLab(labName);
-    let owns = false;
-    if (state && options.mode === "unshaped" && state.mode !== "unshaped") state = null;
-    if (!state) {
-      state = await labUp({
-        labName,
-        profile: profile.name,
-        customProfiles: options.customProfiles,
-        environments: options.environments,
-        mode: options.mode,
-        iperf3Server: options.iperf3Server,
-      });
-      owns = true;
-    } else if (
-      state.user &&
-      state.user.pid !== process.pid &&
-      (await processStartTicks(state.user.pid)) === state.user.startTicks
-    ) {
-      throw new Error(
-        `lab ${labName} is in use by process ${state.user.pid}; wait for it or use a private lab`,
-      );
-    }
-    const startTicks = (await processStartTicks(process.pid)) ?? 0;
-    state.user = { pid: process.pid, startTicks };
-    if (state.s3.s3ConnectionBytesPerSecond !== s3RequestBytesPerSecond(profile)) {
-      await setS3ConnectionCap(state, s3RequestBytesPerSecond(profile));
-    }
+    const attachment = await attachLab(options.labName ?? DEFAULT_LAB_NAME, profile, {
+      customProfiles: options.customProfiles,
+      environments: options.environments,
+      mode: options.mode,
+      iperf3Server: options.iperf3Server,
+    });
+    const state = attachment.state;
+    await applyS3ConnectionCap(state, profile);
     setIperf3FlowCap(iperf3ServerKindOf(state.iperf3.server), state.dir, flowCapBitsPerSecond(profile));
     state.profile = profile.name;
     await writeLabState(state);
-    // environments of an earlier user that crashed: ours now, so remove them
-    if (state.mode === "shaped") {
-      for (let i = 0; i < state.environmentCount; i += 1)
-        await deleteNamespace(environmentNamespace(labName, i));
-    }
-    return new LocalPlatform(state, profile, owns, timeout);
+    await removeEarlierEnvironments(state);
+    return new LocalPlatform(attachment, profile, timeout);
   }
 
   get target(): string {
@@ -145,6 +117,8 @@ export class LocalPlatform implements Platform {
   async facts(): Promise<PlatformFacts> {
     const unshaped = this.state.mode === "unshaped";
     const maxDownload = Math.max(...this.profile.download.map((point) => point.megabitsPerSecond));
+    const cgroups = hostCgroups().driver;
+    const netem = this.profile.roundTripMs > 0 || this.profile.lossPercent > 0;
     return {
       platform: "local",
       target: this.profile.name,
@@ -158,23 +132,25 @@ export class LocalPlatform implements Platform {
         profile: this.profile,
         shaping: unshaped
           ? "none: loopback, no bandwidth, CPU or memory limits (results labelled unshaped)"
-          : this.profile.payload
-            ? "tc tbf on the egress of each veth end (environment end = upload, cloud end = download); the profile's rates are TCP payload, so the shaper (which counts Ethernet frames) is set 4.6% above them (1,514/1,448)"
-            : "tc tbf on the egress of each veth end (environment end = upload, cloud end = download); rates are on the wire (Ethernet frames), so TCP payload rates are about 4% lower",
-        flowCap:
-          this.profile.flowMegabitsPerSecond === null
-            ? "none"
-            : `${this.profile.flowMegabitsPerSecond} Mbit/s per TCP connection: the lab's iperf3 server paces each stream, nginx limit_rate each S3 request${this.fqFlowCap === true ? ", sch_fq maxrate on both veth ends" : this.fqFlowCap === false ? " (no sch_fq maxrate: this kernel has no fq)" : ", plus sch_fq maxrate where the kernel has fq"}`,
-        roundTrip:
-          this.profile.roundTripMs > 0
-            ? `${this.profile.roundTripMs} ms (netem)`
-            : "not emulated: this kernel has no netem, so the lab's round trip is ~0.05 ms (S3 in-region is ~1 ms)",
+          : `tc tbf on the egress of each veth end (environment end = upload, cloud end = download)${netem ? ", under a netem qdisc (half the round trip each way)" : ""}; ${
+              this.profile.payload
+                ? "the profile's rates are TCP payload, so the shaper (which counts Ethernet frames) is set 4.6% above them (1,514/1,448)"
+                : "rates are on the wire (Ethernet frames), so TCP payload rates are about 4% lower"
+            }`,
+        flowCap: this.flowCapFact(),
+        roundTrip: unshaped
+          ? "not emulated: unshaped loopback"
+          : this.profile.roundTripMs > 0
+            ? `${this.profile.roundTripMs} ms (netem, half on each veth end)`
+            : "not emulated (profile roundTripMs 0): the lab's round trip is ~0.05 ms (S3 in-region is ~1 ms)",
+        lossPercent: unshaped ? 0 : this.profile.lossPercent,
         cpuShare: unshaped
           ? "none"
-          : `memory / ${this.profile.mbPerVcpu} vCPU (cgroup v1 cfs quota), capped at ${this.state.hostCores} host cores`,
-        memoryLimit: unshaped ? "none" : "memory size (cgroup v1 memory.limit_in_bytes)",
+          : `memory / ${this.profile.mbPerVcpu} vCPU (${cgroups?.cpuMechanism ?? "cgroup"}), capped at ${this.state.hostCores} host cores`,
+        memoryLimit: unshaped ? "none" : `memory size (${cgroups?.memoryMechanism ?? "cgroup"})`,
+        cgroupVersion: unshaped ? null : (cgroups?.version ?? null),
         iperf3Server: this.state.iperf3.server,
-        s3Server: "nginx (TLS; GET/HEAD from s3rver's files) in front of s3rver 3.7.1",
+        s3Server: LAB_S3_SERVER_DESCRIPTION,
         s3ConnectionBytesPerSecond: this.profile.s3ConnectionBytesPerSecond,
         hostCores: this.state.hostCores,
         hostArch: this.hostArch,
@@ -202,10 +178,7 @@ export class LocalPlatform implements Platform {
   async prepare(variants: EnvironmentVariant[]): Promise<void> {
     for (const variant of variants) this.checkVariant(variant);
     this.caPem = await readFile(this.state.s3.caFile, "utf8");
-    while (this.slots.length < this.state.environmentCount) {
-      const environment = await createEnvironment(this.state, this.slots.length);
-      this.slots.push({ environment, agent: null, busy: false });
-    }
+    await this.pool.fill();
   }
 
   private checkVariant(variant: EnvironmentVariant): void {
@@ -215,17 +188,29 @@ export class LocalPlatform implements Platform {
         `arch: the local lab runs only this machine's architecture (${this.hostArch}); ${variant.arch} needs AWS`,
       );
     }
+    if (variant.vpc)
+      throw new Error("vpc: the local lab emulates functions outside a VPC; VPC variants need AWS");
   }
 
-  /** sch_fq maxrate per flow where the kernel has fq (never under a netem delay); see capEnvironmentFlows. */
-  private async capFlowsInKernel(environment: LabEnvironment): Promise<void> {
-    const maxrate = flowCapWireBitsPerSecond(this.profile);
-    if (maxrate === null || this.profile.roundTripMs > 0 || this.state.mode !== "shaped") return;
-    this.fqFlowCap = await capEnvironmentFlows(this.state, environment, maxrate);
+  fleetCapacityProblem(variant: EnvironmentVariant, environments: number): string | null {
+    return labFleetProblem(this.shapeFor(variant.memoryMb), environments, {
+      cores: this.state.hostCores,
+      memoryBytes: os.totalmem(),
+      environmentSlots: this.state.environmentCount,
+    });
   }
 
-  /** Whether sch_fq also enforces the per-flow cap (null until an environment was shaped). */
-  private fqFlowCap: boolean | null = null;
+  /** How the profile's per-flow cap is enforced here (run facts). */
+  private flowCapFact(): string {
+    const flowMbps = this.profile.flowMegabitsPerSecond;
+    if (flowMbps === null) return "none";
+    const servers = `${flowMbps} Mbit/s per TCP connection: the lab's iperf3 server paces each stream, nginx limit_rate each S3 request`;
+    if (this.state.mode === "unshaped") return `${servers} (unshaped: no sch_fq)`;
+    const fq = fqFlowCapAvailable();
+    if (fq === true) return `${servers}, sch_fq maxrate under each veth end's tbf`;
+    if (fq === false) return `${servers} (no sch_fq maxrate: this kernel has no fq)`;
+    return `${servers}, plus sch_fq maxrate where the kernel has fq`;
+  }
 
   shapeFor(memoryMb: number): EnvironmentShape {
     return environmentShape(this.profile, memoryMb, this.state.hostCores);
@@ -250,20 +235,22 @@ export class LocalPlatform implements Platform {
     }
     const slot = await this.acquire(variant.memoryMb);
     try {
-      const agent = await this.warmAgent(slot, variant.memoryMb);
-      const before = slot.environment.cgroup ? await oomKillCount(slot.environment.cgroup) : 0;
+      await shapeSlot(this.state, this.profile, slot, this.shapeFor(variant.memoryMb));
+      const agent = slotAgent(this.state, slot, variant.memoryMb);
+      const cgroup = slot.environment.cgroup;
+      const before = await oomKillsBefore(cgroup);
       const result = await agent.invoke(
         event,
         options.timeoutSeconds ?? this.functionTimeoutSeconds,
         options.signal,
-        (exit) => this.classifyExit(slot, exit, before),
+        (exit) => classifyAgentExit(cgroup, slot.environment.shape?.memoryMb, exit, before),
       );
       if (!agent.alive) slot.agent = null;
       return finish({ response: result.response, failure: result.failure });
     } catch (error) {
       return finish({ response: null, failure: { kind: "platform", message: (error as Error).message } });
     } finally {
-      this.release(slot);
+      this.pool.release(slot);
     }
   }
 
@@ -279,7 +266,7 @@ export class LocalPlatform implements Platform {
   ): Promise<CommandResult> {
     const slot = await this.acquire(memoryMb);
     try {
-      await this.warmAgent(slot, memoryMb, false);
+      await shapeSlot(this.state, this.profile, slot, this.shapeFor(memoryMb));
       const [command, commandArgs] = inNamespace(slot.environment.namespace, file, args);
       if (!slot.environment.cgroup)
         return await runCommand(command, commandArgs, { allowFailure: true, timeoutSeconds });
@@ -289,182 +276,30 @@ export class LocalPlatform implements Platform {
         { allowFailure: true, timeoutSeconds },
       );
     } finally {
-      this.release(slot);
+      this.pool.release(slot);
     }
   }
 
   async ensureTestObject(bytes: number): Promise<string> {
-    if (!Number.isInteger(bytes) || bytes < 1_048_576) {
-      throw new Error(
-        `bytes: ${bytes} is not allowed (allowed: integers >= 1048576, the s3-put probe's minimum of 1 MiB)`,
-      );
-    }
-    if (!this.caPem) this.caPem = await readFile(this.state.s3.caFile, "utf8");
-    const key = testObjectKey(bytes);
-    // one seeding at a time: the direct-objects map is appended to and nginx reloaded
-    const previous = this.seeding;
-    let done = () => {};
-    this.seeding = new Promise<void>((resolve) => {
-      done = resolve;
+    this.seeder ??= new TestObjectSeeder(this.state, async () => {
+      if (!this.caPem) this.caPem = await readFile(this.state.s3.caFile, "utf8");
+      return this.caPem;
     });
-    await previous;
-    try {
-      if ((await headObjectBytes(this.state, key)) !== bytes) await this.uploadTestObject(key, bytes);
-      await serveObjectFromFile(this.state, key);
-      return key;
-    } finally {
-      done();
-    }
+    return this.seeder.ensure(bytes);
   }
 
-  private seeding: Promise<void> = Promise.resolve();
-
-  private async uploadTestObject(key: string, bytes: number): Promise<void> {
-    // uploaded by the agent's s3-put probe from the cloud side (unshaped, no cgroup): fast, and
-    // through the same S3 API a real bucket is filled with
-    const uploader = new AgentProcess(
-      {
-        namespace: this.state.cloudNamespace,
-        cgroup: null,
-        memoryMb: 10_240,
-        functionName: `${this.state.labName}-uploader`,
-      },
-      {
-        AWS_ACCESS_KEY_ID: LAB_S3_CREDENTIALS.accessKeyId,
-        AWS_SECRET_ACCESS_KEY: LAB_S3_CREDENTIALS.secretAccessKey,
-      },
-    );
-    try {
-      const s3 = this.endpoints().s3;
-      const result = await uploader.invoke(
-        {
-          probe: "s3-put",
-          endpoint: s3?.endpoint,
-          region: this.state.s3.region,
-          bucket: this.state.s3.bucket,
-          key,
-          pathStyle: true,
-          caPem: this.caPem,
-          sizeMib: bytes / 1_048_576,
-        },
-        900,
-        undefined,
-        async (exit) => ({ kind: "function-error", message: describeExit(exit) }),
-      );
-      if (!result.response?.ok) {
-        const why = result.response
-          ? `${result.response.error.kind}: ${result.response.error.message}`
-          : result.failure?.message;
-        throw new Error(`lab: could not create test object ${key} with the s3-put probe (${why})`);
-      }
-    } finally {
-      await uploader.kill();
-    }
-    const size = await headObjectBytes(this.state, key);
-    if (size !== bytes)
-      throw new Error(`lab: test object ${key} has ${size ?? "no"} bytes after s3-put, expected ${bytes}`);
-  }
+  private seeder: TestObjectSeeder | null = null;
 
   async dispose(): Promise<void> {
     if (this.disposed) return;
     this.disposed = true;
-    for (const slot of this.slots) {
-      await slot.agent?.kill();
-      await removeEnvironment(slot.environment);
-    }
-    this.slots.length = 0;
-    if (this.ownsLab) {
-      await labDown(this.state.labName);
-      return;
-    }
-    this.state.user = null;
-    await writeLabState(this.state);
+    await this.pool.dispose();
+    await detachLab(this.attachment);
   }
 
   private async acquire(memoryMb: number): Promise<Slot> {
     if (this.disposed) throw new Error("lab platform is disposed");
-    if (this.slots.length === 0) await this.prepare([{ memoryMb, arch: this.hostArch }]);
-    for (;;) {
-      const free = this.slots.filter((slot) => !slot.busy);
-      const chosen =
-        free.find((slot) => slot.agent && slot.environment.shape?.memoryMb === memoryMb) ??
-        free.find((slot) => slot.environment.shape?.memoryMb === memoryMb) ??
-        free.find((slot) => !slot.agent) ??
-        free[0];
-      if (chosen) {
-        chosen.busy = true;
-        return chosen;
-      }
-      await new Promise<void>((resolve) => this.waiting.push(resolve));
-    }
+    if (this.pool.size === 0) await this.prepare([{ memoryMb, arch: this.hostArch }]);
+    return this.pool.acquire(memoryMb);
   }
-
-  private release(slot: Slot): void {
-    slot.busy = false;
-    this.waiting.shift()?.();
-  }
-
-  /** The slot's agent for this memory size: reshapes the environment (cold start) when the size changes. */
-  private async warmAgent(slot: Slot, memoryMb: number): Promise<AgentProcess>;
-  private async warmAgent(slot: Slot, memoryMb: number, startAgent: false): Promise<null>;
-  private async warmAgent(slot: Slot, memoryMb: number, startAgent = true): Promise<AgentProcess | null> {
-    if (slot.environment.shape?.memoryMb !== memoryMb) {
-      await slot.agent?.kill();
-      slot.agent = null;
-      await configureEnvironment(
-        this.state,
-        slot.environment,
-        this.shapeFor(memoryMb),
-        this.profile.roundTripMs,
-      );
-      await this.capFlowsInKernel(slot.environment);
-    }
-    if (!startAgent) return null;
-    if (!slot.agent?.alive) {
-      slot.agent = new AgentProcess(
-        {
-          namespace: slot.environment.namespace,
-          cgroup: slot.environment.cgroup,
-          memoryMb,
-          functionName: `${this.state.labName}-e${slot.environment.index}`,
-        },
-        {
-          AWS_ACCESS_KEY_ID: LAB_S3_CREDENTIALS.accessKeyId,
-          AWS_SECRET_ACCESS_KEY: LAB_S3_CREDENTIALS.secretAccessKey,
-        },
-      );
-    }
-    return slot.agent;
-  }
-
-  private async classifyExit(slot: Slot, exit: AgentExit, oomKillsBefore: number) {
-    const oomKilled = slot.environment.cgroup
-      ? (await oomKillCount(slot.environment.cgroup)) > oomKillsBefore
-      : false;
-    if ((exit.signal === "SIGKILL" && oomKilled) || /heap out of memory/i.test(exit.stderrTail)) {
-      return {
-        kind: "out-of-memory" as const,
-        message: `Runtime exited: out of memory (limit ${slot.environment.shape?.memoryMb ?? "?"} MB)`,
-      };
-    }
-    return { kind: "function-error" as const, message: describeExit(exit) };
-  }
-}
-
-function describeExit(exit: AgentExit): string {
-  const how = exit.signal ? `signal ${exit.signal}` : `exit code ${exit.code}`;
-  const tail = exit.stderrTail.trim().split("\n").slice(-5).join(" | ");
-  return `Runtime exited with ${how}${tail ? `: ${tail}` : ""}`;
-}
-
-/** Changes nginx's per-request rate cap (the profile's S3 per-connection cap) and reloads it. */
-async function setS3ConnectionCap(state: LabState, bytesPerSecond: number | null): Promise<void> {
-  const config = await readFile(state.s3.nginxConfigFile, "utf8");
-  await writeFile(
-    state.s3.nginxConfigFile,
-    config.replace(/limit_rate \d+;/, `limit_rate ${bytesPerSecond ?? 0};`),
-  );
-  const nginx = state.processes.find((p) => p.role === "nginx");
-  if (nginx && (await processStartTicks(nginx.pid)) === nginx.startTicks) process.kill(nginx.pid, "SIGHUP");
-  state.s3.s3ConnectionBytesPerSecond = bytesPerSecond;
 }

@@ -1,61 +1,73 @@
+import { existsSync } from "node:fs";
 import { mkdir, writeFile } from "node:fs/promises";
-import { createRequire } from "node:module";
-import { dirname, join } from "node:path";
+import { join } from "node:path";
 import type { LabCertificates } from "./certificates.js";
 import { startDetached, waitForListener } from "./detached-process.js";
+import { S3_CONTROL_SERVER } from "./dist-paths.js";
+import {
+  BODY_FILE_HEADER,
+  CONTENT_TYPE_HEADER,
+  OBJECT_FILE_HEADER,
+  OBJECT_LOOKUP_HEADER,
+} from "./s3-server/s3-control-server.js";
 import type { LabProcess } from "./state-file.js";
 
 /**
- * The lab's S3-compatible server over HTTPS. s3rver (a real S3 implementation) stores
- * objects as plain files (`<store>/<bucket>/<key>._S3rver_object`) but serves only 2-3
- * Gbit/s over TLS on this machine; so nginx terminates TLS and serves GET/HEAD (with Range)
- * straight from those files, and passes everything else (PUT, multipart, listing, errors,
- * missing keys) to s3rver. nginx's `limit_rate` emulates S3's per-connection cap.
+ * The lab's S3-compatible server over HTTPS: nginx and a small server of ours (s3-server/).
+ * nginx terminates TLS, receives every PUT body (PutObject, UploadPart) straight into a file
+ * (client_body_in_file_only, on the store's filesystem) and serves object data from files;
+ * our server, on the cloud namespace's loopback, does the rest: multipart create / complete /
+ * abort, ETags (MD5 of the file nginx wrote, in worker threads), HEAD, listing, S3's errors.
  *
- * Only keys listed in the direct-objects map (the seeded test objects) are served from the
- * file: nginx's ETag ("mtime-size") differs from s3rver's (an MD5), and a client that HEADs an
- * object and then GETs it with If-Match must see one server's ETag for that key. A fresh
- * upload therefore reads back through s3rver (so s3-put's own check of the ETag holds), and
- * once ensureTestObject has verified it, the key is added to the map and nginx reloaded.
+ * Why not s3rver (a full S3 implementation, the lab's server until issue 9): it receives
+ * upload bodies in Node. A/B on this machine (raised-3000, 10,240 MB, s3-put 1 GiB in 64 MiB
+ * parts, 8 at once, alternating, 2026-11-30, load 18-30): through s3rver 1,330 / 1,642 Mbit/s
+ * with the server at 13.1-13.3 CPU s/GiB; this path 2,039 / 2,061 Mbit/s at 6.6-7.0 CPU s/GiB,
+ * iperf3 2,845-2,875 beside them (docs/benchmarks/s3-put.md). The body never enters Node here:
+ * it goes from nginx's TLS buffers to a file, and our server only reads it back for the MD5.
+ *
+ * GET of an object: nginx asks our server first (auth_request: exists? If-Match / If-None-Match
+ * hold? which file? which ETag?), then fetches the file from its own plain-HTTP file server on
+ * a Unix socket. That second hop is there because nginx's static module would compare a
+ * client's If-Match against its own ETag ("mtime-size"), never ours (an MD5); a proxied
+ * response is not re-checked, and ours carries S3's ETag. Anything the lookup does not approve
+ * (missing key, failed condition) is passed to our server, which answers as S3 does.
+ * nginx's `limit_rate` emulates S3's per-connection cap.
  */
 
 export const LAB_BUCKET = "lnblab";
 export const LAB_REGION = "us-east-1";
-/** s3rver's fixed credentials; the agent gets them as Lambda gets its role's: in the environment. */
+/** The lab's fixed credentials (not checked); the agent gets them as Lambda gets its role's: in the environment. */
 export const LAB_S3_CREDENTIALS = { accessKeyId: "S3RVER", secretAccessKey: "S3RVER" };
+
+/** What `lab` reports as its S3 server. */
+export const LAB_S3_SERVER_DESCRIPTION =
+  "nginx (TLS; PUT bodies to files, GET from files) with lambda-netbench's S3 control server (multipart, ETags, errors)";
 
 export interface ObjectStoreConfig {
   dir: string;
   storeDir: string;
   listenAddress: string;
   httpsPort: number;
-  s3rverPort: number;
+  /** Our control server's port on the cloud namespace's loopback. */
+  controlPort: number;
   certificates: LabCertificates;
   connectionBytesPerSecond: number | null;
   runAsRoot: boolean;
 }
 
-/** The object file nginx serves for a key (s3rver's on-disk layout). */
-export function objectFilePath(storeDir: string, key: string): string {
-  return join(storeDir, LAB_BUCKET, `${key}._S3rver_object`);
+function fileServerSocket(dir: string): string {
+  return join(dir, "s3-files.sock");
 }
-
-/** nginx `map` lines (`"/bucket/key" 1;`) of the objects served straight from their files. */
-export function directObjectsMapFile(dir: string): string {
-  return join(dir, "direct-objects.map");
-}
-
-export function directObjectsMapLine(key: string): string {
-  if (!/^[A-Za-z0-9._/-]+$/.test(key))
-    throw new Error(`lab: key "${key}" cannot be served directly (allowed: A-Z a-z 0-9 . _ / -)`);
-  return `"/${LAB_BUCKET}/${key}" 1;\n`;
-}
-
-/** The response header nginx adds to what it served from a file (tests and the seeding check read it). */
-export const SERVED_FROM_FILE_HEADER = "x-lnblab-served-from";
 
 export function nginxConfig(config: ObjectStoreConfig): string {
   const temp = join(config.dir, "nginx-temp");
+  const control = `http://lnb_control$request_uri`;
+  const proxyToControl = `proxy_http_version 1.1;
+      proxy_set_header Host $http_host;
+      proxy_set_header Connection "";
+      proxy_read_timeout 600s;
+      proxy_send_timeout 600s;`;
   return `# generated by lambda-netbench lab up
 ${config.runAsRoot ? "user root root;\n" : ""}worker_processes auto;
 pid ${join(config.dir, "nginx.pid")};
@@ -63,7 +75,8 @@ error_log ${join(config.dir, "nginx-error.log")} warn;
 events { worker_connections 4096; }
 http {
   access_log off;
-  client_body_temp_path ${temp}/body;
+  # PUT bodies land here; the same filesystem as the objects, so storing one is a rename
+  client_body_temp_path ${join(config.storeDir, "incoming")};
   proxy_temp_path ${temp}/proxy;
   fastcgi_temp_path ${temp}/fastcgi;
   uwsgi_temp_path ${temp}/uwsgi;
@@ -75,15 +88,24 @@ http {
   default_type application/octet-stream;
   keepalive_requests 100000;
   keepalive_timeout 120s;
-  # plain GET/HEAD (the SDK adds x-id=GetObject) of a seeded object are served from its file;
-  # anything else, or a missing file, goes to s3rver
-  map $uri $lnb_direct_object {
-    include ${directObjectsMapFile(config.dir)};
+  upstream lnb_control {
+    server 127.0.0.1:${config.controlPort};
+    keepalive 32;
+  }
+  upstream lnb_files {
+    server unix:${fileServerSocket(config.dir)};
+    keepalive 32;
+  }
+  # PUT (PutObject, UploadPart): body to a file, then our server; GET of an object (the SDK
+  # adds x-id=GetObject): data from nginx; everything else: our server
+  map $uri $lnb_object_uri {
+    "~^/[^/]+/." 1;
     default 0;
   }
-  map "$request_method:$args:$lnb_direct_object" $lnb_to_s3rver {
-    "~^(GET|HEAD):(x-id=GetObject)?:1$" 0;
-    default 1;
+  map "$request_method:$lnb_object_uri:$args" $lnb_route {
+    "~^PUT:" put;
+    "~^GET:1:(x-id=GetObject)?$" get;
+    default control;
   }
   server {
     listen ${config.listenAddress}:${config.httpsPort} ssl reuseport;
@@ -96,38 +118,77 @@ http {
     ssl_prefer_server_ciphers on;
     ssl_conf_command Ciphersuites TLS_AES_128_GCM_SHA256:TLS_AES_256_GCM_SHA384:TLS_CHACHA20_POLY1305_SHA256;
     ssl_ciphers ECDHE-ECDSA-AES128-GCM-SHA256:ECDHE-ECDSA-AES256-GCM-SHA384:ECDHE-ECDSA-CHACHA20-POLY1305;
-    # with TLS, sendfile cannot be used: read the file in big chunks instead
-    output_buffers 4 256k;
     client_max_body_size 0;
     limit_rate ${config.connectionBytesPerSecond ?? 0};
+    # @get's own error_page (a refused lookup goes to our server) follows the 419 redirect
+    recursive_error_pages on;
     location / {
-      error_page 418 = @s3rver;
-      if ($lnb_to_s3rver) { return 418; }
-      root ${config.storeDir};
-      add_header ${SERVED_FROM_FILE_HEADER} nginx always;
-      try_files $uri._S3rver_object @s3rver;
+      error_page 418 = @put;
+      error_page 419 = @get;
+      if ($lnb_route = put) { return 418; }
+      if ($lnb_route = get) { return 419; }
+      proxy_pass ${control};
+      ${proxyToControl}
     }
-    location @s3rver {
-      proxy_pass http://127.0.0.1:${config.s3rverPort};
+    location @put {
+      # nginx reads the whole body into a file (big writes from its TLS buffers), then tells
+      # our server where it is; the body never passes through Node
+      client_body_in_file_only on;
+      client_body_buffer_size 1m;
+      proxy_pass_request_body off;
+      proxy_set_header Content-Length "";
+      proxy_set_header ${BODY_FILE_HEADER} $request_body_file;
+      proxy_pass ${control};
+      ${proxyToControl}
+    }
+    location @get {
+      auth_request /_lnb_object_lookup;
+      auth_request_set $lnb_etag $upstream_http_etag;
+      auth_request_set $lnb_file $upstream_http_${OBJECT_FILE_HEADER.replace(/-/g, "_")};
+      auth_request_set $lnb_content_type $upstream_http_${CONTENT_TYPE_HEADER.replace(/-/g, "_")};
+      error_page 403 = @control;
+      proxy_pass http://lnb_files/$lnb_file;
       proxy_http_version 1.1;
-      proxy_set_header Host $http_host;
       proxy_set_header Connection "";
-      proxy_request_buffering off;
-      proxy_buffering off;
-      proxy_read_timeout 600s;
-      proxy_send_timeout 600s;
+      proxy_set_header If-Match "";
+      proxy_set_header If-None-Match "";
+      proxy_set_header If-Modified-Since "";
+      proxy_set_header If-Unmodified-Since "";
+      proxy_set_header If-Range "";
+      proxy_buffering on;
+      proxy_buffers 16 256k;
+      proxy_busy_buffers_size 512k;
+      proxy_max_temp_file_size 0;
+      proxy_hide_header Content-Type;
+      add_header Content-Type $lnb_content_type always;
+      add_header ETag $lnb_etag always;
+    }
+    location = /_lnb_object_lookup {
+      internal;
+      proxy_pass_request_body off;
+      proxy_set_header Content-Length "";
+      proxy_set_header ${OBJECT_LOOKUP_HEADER} 1;
+      proxy_pass ${control};
+      ${proxyToControl}
+    }
+    location @control {
+      proxy_pass ${control};
+      ${proxyToControl}
+    }
+  }
+  # the object files, for the GET location above only (plain HTTP on a Unix socket)
+  server {
+    listen unix:${fileServerSocket(config.dir)};
+    etag off;
+    location /objects/ {
+      root ${config.storeDir};
     }
   }
 }
 `;
 }
 
-function s3rverBinary(): string {
-  const require = createRequire(import.meta.url);
-  return join(dirname(require.resolve("s3rver/package.json")), "bin", "s3rver.js");
-}
-
-/** Starts s3rver (HTTP, cloud loopback only) and nginx (HTTPS, service address). */
+/** Starts our control server (HTTP, cloud loopback only) and nginx (HTTPS, service address). */
 export async function startObjectStore(
   namespace: string | null,
   config: ObjectStoreConfig,
@@ -135,32 +196,31 @@ export async function startObjectStore(
   processes: LabProcess[];
   nginxConfigFile: string;
 }> {
+  if (!existsSync(S3_CONTROL_SERVER))
+    throw new Error(`lab: ${S3_CONTROL_SERVER} is missing; run \`npm run build\` first`);
   await mkdir(config.storeDir, { recursive: true, mode: 0o755 });
-  for (const sub of ["body", "proxy", "fastcgi", "uwsgi", "scgi"]) {
+  for (const sub of ["proxy", "fastcgi", "uwsgi", "scgi"]) {
     await mkdir(join(config.dir, "nginx-temp", sub), { recursive: true });
   }
-  const s3rverLog = join(config.dir, "s3rver.log");
-  const s3rver = await startDetached(
-    "s3rver",
+  const controlLog = join(config.dir, "s3-control.log");
+  const control = await startDetached(
+    "s3-control",
     namespace,
     process.execPath,
     [
-      s3rverBinary(),
-      "--directory",
+      S3_CONTROL_SERVER,
+      "--root",
       config.storeDir,
-      "--address",
+      "--bucket",
+      LAB_BUCKET,
+      "--host",
       "127.0.0.1",
       "--port",
-      `${config.s3rverPort}`,
-      "--silent",
-      "--no-vhost-buckets",
-      "--configure-bucket",
-      LAB_BUCKET,
+      `${config.controlPort}`,
     ],
-    s3rverLog,
+    controlLog,
   );
-  await waitForListener(namespace, config.s3rverPort, "s3rver", s3rver, s3rverLog);
-  await writeFile(directObjectsMapFile(config.dir), "");
+  await waitForListener(namespace, config.controlPort, "S3 control server", control, controlLog);
   const nginxConfigFile = join(config.dir, "nginx.conf");
   await writeFile(nginxConfigFile, nginxConfig(config));
   const nginxLog = join(config.dir, "nginx.log");
@@ -172,5 +232,5 @@ export async function startObjectStore(
     nginxLog,
   );
   await waitForListener(namespace, config.httpsPort, "nginx (HTTPS)", nginx, nginxLog);
-  return { processes: [s3rver, nginx], nginxConfigFile };
+  return { processes: [control, nginx], nginxConfigFile };
 }

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { LabRefusal } from "./lab-refusal.js";
 import builtInData from "./profiles.json" with { type: "json" };
 
 /**
@@ -78,6 +79,16 @@ export const labProfileSchema = z
      * non-zero value on a kernel without it rather than silently ignoring it.
      */
     roundTripMs: z.number().min(0).max(1_000).default(0),
+    /**
+     * Random packet loss in each direction, percent (netem, like roundTripMs; refused where
+     * the kernel has no netem).
+     */
+    lossPercent: z.number().min(0).max(50).default(0),
+    /**
+     * A host link all environments share on the cloud side, Mbit/s each way, so a fleet's
+     * aggregate saturates there; null (default) for none. Needs the lab brought up with it.
+     */
+    hostMegabitsPerSecond: z.number().positive().max(100_000).nullable().default(null),
     /** Memory per vCPU of CPU share (AWS: 1,769 MB = 1 vCPU). */
     mbPerVcpu: z.number().positive().default(1769),
   })
@@ -103,10 +114,10 @@ export function resolveProfile(name: string, custom: unknown[] = []): LabProfile
       const issues = parsed.error.issues
         .map((issue) => `profiles[${index}].${issue.path.join(".")}: ${issue.message}`)
         .join("; ");
-      throw new Error(`invalid lab profile: ${issues}`);
+      throw new LabRefusal(`invalid lab profile: ${issues}`);
     }
     if (builtInProfileNames().includes(parsed.data.name)) {
-      throw new Error(
+      throw new LabRefusal(
         `invalid lab profile: profiles[${index}].name: "${parsed.data.name}" is a built-in profile`,
       );
     }
@@ -115,7 +126,7 @@ export function resolveProfile(name: string, custom: unknown[] = []): LabProfile
   const all = [...builtInProfiles, ...customProfiles];
   const profile = all.find((candidate) => candidate.name === name);
   if (!profile) {
-    throw new Error(`unknown lab profile "${name}" (allowed: ${all.map((p) => p.name).join(", ")})`);
+    throw new LabRefusal(`unknown lab profile "${name}" (allowed: ${all.map((p) => p.name).join(", ")})`);
   }
   return profile;
 }
@@ -221,17 +232,6 @@ export function flowCapBitsPerSecond(profile: LabProfile): number | null {
 export function flowCapWireBitsPerSecond(profile: LabProfile): number | null {
   if (profile.flowMegabitsPerSecond === null) return null;
   return Math.round(profile.flowMegabitsPerSecond * 1e6 * wireFactor(profile));
-}
-
-/**
- * What the lab's S3 (nginx `limit_rate`) allows one request: S3's own per-connection rate and
- * the per-flow cap, whichever is lower, in bytes per second; null for no cap.
- */
-export function s3RequestBytesPerSecond(profile: LabProfile): number | null {
-  const flowBits = flowCapBitsPerSecond(profile);
-  const caps = [profile.s3ConnectionBytesPerSecond, flowBits === null ? null : Math.floor(flowBits / 8)];
-  const present = caps.filter((cap): cap is number => cap !== null);
-  return present.length === 0 ? null : Math.min(...present);
 }
 
 export function environmentShape(profile: LabProfile, memoryMb: number, hostCores: number): EnvironmentShape {

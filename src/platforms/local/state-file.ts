@@ -25,6 +25,12 @@ export interface LabState {
   createdAt: string;
   dir: string;
   cloudNamespace: string | null;
+  /**
+   * The shared host link between the environments and the cloud (profiles with
+   * hostMegabitsPerSecond): environments link to this namespace, which forwards to the cloud
+   * over one shaped veth. Absent or null: environments link straight to the cloud.
+   */
+  hostLink?: { namespace: string; megabitsPerSecond: number } | null;
   environmentCount: number;
   iperf3: { host: string; ports: number[]; server: string };
   s3: {

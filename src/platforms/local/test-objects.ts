@@ -1,6 +1,4 @@
-import { appendFile, readFile } from "node:fs/promises";
 import { inNamespace } from "./namespaces.js";
-import { directObjectsMapFile, directObjectsMapLine, SERVED_FROM_FILE_HEADER } from "./object-store.js";
 import { runCommand } from "./run-command.js";
 import type { LabState } from "./state-file.js";
 
@@ -14,13 +12,6 @@ export function testObjectKey(bytes: number): string {
  * lab's CA, from inside the cloud namespace), or null when it does not exist.
  */
 export async function headObjectBytes(state: LabState, key: string): Promise<number | null> {
-  return (await headObject(state, key))?.bytes ?? null;
-}
-
-async function headObject(
-  state: LabState,
-  key: string,
-): Promise<{ bytes: number; fromFile: boolean } | null> {
   const url = `${state.s3.endpoint}/${state.s3.bucket}/${key.split("/").map(encodeURIComponent).join("/")}`;
   const [file, args] = inNamespace(state.cloudNamespace, "curl", [
     "--silent",
@@ -39,26 +30,5 @@ async function headObject(
     throw new Error(`lab: HEAD ${url} answered ${Number.isNaN(status) ? "nothing" : status}`);
   const length = stdout.match(/^content-length:\s*(\d+)/im)?.[1];
   if (length === undefined) throw new Error(`lab: HEAD ${url} has no Content-Length`);
-  return { bytes: Number(length), fromFile: new RegExp(`^${SERVED_FROM_FILE_HEADER}:`, "im").test(stdout) };
-}
-
-/**
- * Lists a verified object in nginx's direct-objects map and reloads nginx (SIGHUP to its
- * master), then waits until HEAD is answered from the file.
- */
-export async function serveObjectFromFile(state: LabState, key: string): Promise<void> {
-  const mapFile = directObjectsMapFile(state.dir);
-  const line = directObjectsMapLine(key);
-  const current = await readFile(mapFile, "utf8").catch(() => "");
-  if (!current.includes(line)) await appendFile(mapFile, line);
-  const nginx = state.processes.find((p) => p.role === "nginx");
-  if (nginx) process.kill(nginx.pid, "SIGHUP");
-  const deadline = Date.now() + 15_000;
-  while (Date.now() < deadline) {
-    if ((await headObject(state, key))?.fromFile) return;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  throw new Error(
-    `lab: nginx does not serve ${key} from its file after a reload; see ${state.dir}/nginx-error.log`,
-  );
+  return Number(length);
 }

@@ -1,18 +1,14 @@
 import type { Socket } from "node:net";
 import os from "node:os";
-import { startCpuClock } from "../cpu-clock.js";
-import { IntervalSampler, type IntervalSamples } from "../interval-sampler.js";
+import { type CpuPercent, startCpuClock, startCpuPercent } from "../cpu-clock.js";
+import type { IntervalSamples } from "../interval-sampler.js";
 import { isProbeError, ProbeError } from "../probe-error.js";
 import { startRetransmitCounter } from "../retransmits.js";
 import { type AuthCredentials, makeAuthToken } from "./auth-token.js";
+import { type ClientContext, controlFailure, readServerError, unexpectedState } from "./client-failures.js";
 import { DataStream } from "./data-stream.js";
-import {
-  buildEnd,
-  buildIntervalEntry,
-  type Iperf3JsonReport,
-  type JsonIntervalEntry,
-  microseconds,
-} from "./json-report.js";
+import { IntervalClock } from "./interval-clock.js";
+import { buildEnd, buildStart, type Iperf3JsonReport, microseconds, socketNumber } from "./json-report.js";
 import {
   COOKIE_BYTES,
   ControlReader,
@@ -25,7 +21,6 @@ import {
   State,
 } from "./protocol.js";
 import { buildClientResults, parsePeerResults } from "./results-document.js";
-import { describeServerError, IE_AUTH_TEST } from "./server-errors.js";
 import { connectTcp } from "./tcp-connect.js";
 import { TransferTally } from "./transfer-tally.js";
 
@@ -64,9 +59,8 @@ export interface Iperf3ClientResult {
   retransmits: number | null;
   /** Control connects retried after ECONNREFUSED. */
   retries: number;
-  /** Our own counts at the sample interval: bytes we sent, bytes we received (from TEST_START). */
-  sentSamples: IntervalSamples;
-  receivedSamples: IntervalSamples;
+  /** Our own counts of the measured direction(s) at the sample interval, measured after the omit period. */
+  samples: IntervalSamples;
 }
 
 // one buffer for all receiving streams (bytes are counted and dropped); 1 MiB lets one read(2)
@@ -93,6 +87,11 @@ type Phase =
   | "waiting for DISPLAY_RESULTS"
   | "done";
 
+/**
+ * The control loop of one test (iperf_handle_message_client in C): it reads state bytes and
+ * switches on them, each state one step. The clock of the test (IntervalClock), the byte counts
+ * (TransferTally, DataStream) and the report builders (json-report.ts) live apart.
+ */
 class Iperf3ClientRun {
   private readonly cookie = makeCookie();
   private readonly where: string;
@@ -100,36 +99,31 @@ class Iperf3ClientRun {
   private control: Socket | undefined;
   private reader: ControlReader | undefined;
   private readonly streams: DataStream[] = [];
+  private readonly clock: IntervalClock;
   private readonly tally: TransferTally;
   private readonly timers: NodeJS.Timeout[] = [];
-  private intervalTimer: NodeJS.Timeout | undefined;
   private failRun: (error: Error) => void = () => {};
   private retries = 0;
   private readonly cpuClock = startCpuClock();
-  private cpuBaseline = process.cpuUsage();
-  private wallBaselineNs = process.hrtime.bigint();
-  private startMarkNs = 0n;
-  private lastTickNs = 0n;
-  private endMarkNs = 0n;
+  private cpuPercentSinceConnect: () => CpuPercent = startCpuPercent();
+  private cpuPercent: CpuPercent = { total: 0, user: 0, system: 0 };
+  private startedAt = new Date();
   private testEnded = false;
   /** Set once the run settled: late connects are closed at once instead of leaking. */
   private cleanedUp = false;
-  private readonly intervals: JsonIntervalEntry[] = [];
-  private cpuPercent = { total: 0, user: 0, system: 0 };
-  private readonly sentSampler: IntervalSampler;
-  private samplersStarted = false;
-  private readonly receivedSampler: IntervalSampler;
 
   constructor(private readonly options: Iperf3ClientOptions) {
     this.where = `iperf3 server ${options.host}:${options.port}`;
+    this.clock = new IntervalClock({
+      reportIntervalSeconds: options.reportIntervalSeconds,
+      bidir: options.bidir,
+      sampleIntervalMs: options.sampleIntervalMs ?? 250,
+    });
     this.tally = new TransferTally(
       () => this.endTest(),
       (error) => this.failRun(error),
+      this.clock.sampler,
     );
-    this.sentSampler = new IntervalSampler(options.sampleIntervalMs ?? 250);
-    this.receivedSampler = new IntervalSampler(options.sampleIntervalMs ?? 250);
-    this.tally.sampleSent = this.sentSampler;
-    this.tally.sampleReceived = this.receivedSampler;
   }
 
   async run(): Promise<Iperf3ClientResult> {
@@ -163,8 +157,8 @@ class Iperf3ClientRun {
     const countRetransmits = await startRetransmitCounter();
     const control = await this.connectControl();
     this.control = control;
-    this.cpuBaseline = process.cpuUsage();
-    this.wallBaselineNs = process.hrtime.bigint();
+    this.startedAt = new Date();
+    this.cpuPercentSinceConnect = startCpuPercent();
     control.setNoDelay(true);
     // the control connection is idle during the test; keepalive keeps NAT state alive
     control.setKeepAlive(true, 30_000);
@@ -175,7 +169,7 @@ class Iperf3ClientRun {
     let peerDocument: unknown;
 
     for (;;) {
-      const state = await this.readState(reader);
+      const state = await this.read(() => reader.readState());
       switch (state) {
         case State.PARAM_EXCHANGE:
           this.expectPhase(state, "waiting for PARAM_EXCHANGE");
@@ -191,37 +185,24 @@ class Iperf3ClientRun {
         case State.TEST_START:
           this.expectPhase(state, "waiting for TEST_START");
           this.startTest();
+          this.phase = "running";
           break;
         case State.TEST_RUNNING:
           this.expectPhase(state, "running");
           for (const stream of this.streams) stream.startSending();
           break;
-        case State.EXCHANGE_RESULTS: {
+        case State.EXCHANGE_RESULTS:
           this.expectPhase(state, "waiting for EXCHANGE_RESULTS");
           this.phase = "exchanging results";
           control.write(encodeJson(this.clientResults()));
-          peerDocument = await this.readWithContext(() => reader.readJson(MAX_RESULTS_JSON_BYTES));
+          peerDocument = await this.read(() => reader.readJson(MAX_RESULTS_JSON_BYTES));
           this.phase = "waiting for DISPLAY_RESULTS";
           break;
-        }
-        case State.DISPLAY_RESULTS: {
+        case State.DISPLAY_RESULTS:
           this.expectPhase(state, "waiting for DISPLAY_RESULTS");
           this.phase = "done";
-          for (const stream of this.streams) stream.destroy();
-          // IPERF_DONE, then half-close; anything the server sends afterwards (3.21's
-          // spurious SERVER_ERROR trailer) is ignored
-          reader.close(new ProbeError("protocol", "control reading finished"));
-          await new Promise<void>((resolve) => {
-            // bounded: a server that already closed must not cost us the finished result
-            const timer = setTimeout(resolve, 1_000);
-            control.end(encodeState(State.IPERF_DONE), () => {
-              clearTimeout(timer);
-              resolve();
-            });
-          });
-          const retransmits = await countRetransmits();
-          return this.result(peerDocument, retransmits);
-        }
+          await this.finish(control, reader);
+          return this.result(peerDocument, await countRetransmits());
         case State.ACCESS_DENIED:
           if (this.phase === "waiting for PARAM_EXCHANGE") {
             throw new ProbeError(
@@ -231,14 +212,11 @@ class Iperf3ClientRun {
           }
           throw new ProbeError("protocol", `${this.where} sent ACCESS_DENIED while ${this.phase}`);
         case State.SERVER_ERROR:
-          throw await this.serverError(reader);
+          throw await readServerError(reader, this.context());
         case State.SERVER_TERMINATE:
           throw new ProbeError("server-terminated", `${this.where} was terminated while ${this.phase}`);
         default:
-          throw new ProbeError(
-            "protocol",
-            `${this.where} sent an unknown state byte ${state} (0x${(state & 0xff).toString(16).padStart(2, "0")}) while ${this.phase}: not an iperf3 server?`,
-          );
+          throw unexpectedState(state, this.context());
       }
     }
   }
@@ -318,88 +296,47 @@ class Iperf3ClientRun {
     }
   }
 
+  /** TEST_START: counting, the clock and the test's end (and omit end) timers start. */
   private startTest(): void {
     const o = this.options;
-    const now = process.hrtime.bigint();
-    this.startMarkNs = now;
-    this.lastTickNs = now;
-    this.phase = "running";
-    this.tally.counting = true;
-    this.tally.omitting = o.omitSeconds > 0;
-    this.tally.byteLimit = o.byteLimit;
-    // both start now (bidir adds them element-wise); only the measured direction gets bytes
-    const sampleStartMs = performance.now();
-    this.sentSampler.start(sampleStartMs);
-    this.receivedSampler.start(sampleStartMs);
-    this.samplersStarted = true;
+    this.tally.start(o.byteLimit, o.omitSeconds > 0);
+    this.clock.start(this.streams, o.omitSeconds > 0);
     this.addTimer(setTimeout(() => this.endTest(), (o.timeSeconds + o.omitSeconds) * 1000));
     if (o.omitSeconds > 0) this.addTimer(setTimeout(() => this.endOmit(), o.omitSeconds * 1000));
-    this.startIntervalTimer();
   }
 
-  private startIntervalTimer(): void {
-    if (this.intervalTimer) clearInterval(this.intervalTimer);
-    this.intervalTimer = setInterval(
-      () => this.closeInterval(process.hrtime.bigint()),
-      this.options.reportIntervalSeconds * 1000,
-    );
-  }
-
-  private closeInterval(nowNs: bigint): void {
-    const entry = buildIntervalEntry({
-      startSeconds: seconds(this.lastTickNs - this.startMarkNs),
-      endSeconds: seconds(nowNs - this.startMarkNs),
-      reportIntervalSeconds: this.options.reportIntervalSeconds,
-      omitted: this.tally.omitting,
-      bidir: this.options.bidir,
-      streams: this.streams.map((stream, index) => {
-        const bytes = stream.moved - stream.movedAtTick;
-        stream.movedAtTick = stream.moved;
-        return { socket: socketNumber(index), localSends: stream.localSends, bytes };
-      }),
-    });
-    if (entry) this.intervals.push(entry);
-    this.lastTickNs = nowNs;
-  }
-
-  /** End of -O: omitted intervals close, counts and clocks restart (the end timer does not). */
+  /** End of -O: the measured period starts here. */
   private endOmit(): void {
     if (this.testEnded) return;
-    const now = process.hrtime.bigint();
-    this.closeInterval(now);
-    for (const stream of this.streams) stream.movedAtOmit = stream.moved;
-    this.tally.sentAtOmit = this.tally.sent;
-    this.tally.receivedAtOmit = this.tally.received;
-    this.tally.omitting = false;
-    this.startMarkNs = now;
-    this.lastTickNs = now;
-    this.startIntervalTimer();
+    this.clock.endOmit();
+    this.tally.endOmit();
   }
 
-  /** Time or byte limit reached: stop senders, final CPU and stats samples, then TEST_END. */
+  /** Time or byte limit reached: stop senders, take the CPU share, close the clock, then TEST_END. */
   private endTest(): void {
     if (this.testEnded) return;
     this.testEnded = true;
     for (const stream of this.streams) stream.stop();
-    const now = process.hrtime.bigint();
-    this.tally.counting = false;
-    const cpu = process.cpuUsage(this.cpuBaseline);
-    const wallUs = Number(now - this.wallBaselineNs) / 1000;
-    this.cpuPercent = {
-      user: wallUs > 0 ? (cpu.user / wallUs) * 100 : 0,
-      system: wallUs > 0 ? (cpu.system / wallUs) * 100 : 0,
-      total: wallUs > 0 ? ((cpu.user + cpu.system) / wallUs) * 100 : 0,
-    };
-    if (this.intervalTimer) clearInterval(this.intervalTimer);
-    this.intervalTimer = undefined;
-    this.closeInterval(now);
-    this.endMarkNs = now;
+    this.tally.stop();
+    this.cpuPercent = this.cpuPercentSinceConnect();
+    this.clock.stop();
     this.phase = "waiting for EXCHANGE_RESULTS";
     this.control?.write(encodeState(State.TEST_END));
   }
 
-  private localSeconds(): number {
-    return seconds(this.endMarkNs - this.startMarkNs);
+  /** DISPLAY_RESULTS: IPERF_DONE, then half-close; what the server sends afterwards is ignored. */
+  private async finish(control: Socket, reader: ControlReader): Promise<void> {
+    for (const stream of this.streams) stream.destroy();
+    // 3.21 sends a spurious SERVER_ERROR trailer: reading is over
+    reader.close(new ProbeError("protocol", "control reading finished"));
+    await new Promise<void>((resolve) => {
+      // bounded: a server that already closed must not cost us the finished result
+      const timer = setTimeout(resolve, 1_000);
+      control.end(encodeState(State.IPERF_DONE), () => {
+        clearTimeout(timer);
+        resolve();
+      });
+    });
   }
 
   private clientResults(): Record<string, unknown> {
@@ -407,10 +344,10 @@ class Iperf3ClientRun {
     return buildClientResults({
       cpuPercent: this.cpuPercent,
       senderHasRetransmits: o.reverse ? -1 : 0,
-      streams: this.streams.map((stream) => ({
+      streams: this.streams.map((stream, index) => ({
         id: stream.id,
-        bytes: stream.moved - stream.movedAtOmit,
-        seconds: microseconds(this.localSeconds()),
+        bytes: this.clock.measuredBytes(index),
+        seconds: microseconds(this.clock.measuredSeconds),
       })),
     });
   }
@@ -421,55 +358,33 @@ class Iperf3ClientRun {
       peerDocument,
       this.streams.map((stream) => stream.id),
     );
-    const startedAt = new Date(Date.now() - Number(process.hrtime.bigint() - this.wallBaselineNs) / 1e6);
     const report: Iperf3JsonReport = {
-      start: {
-        connected: this.streams.map((stream, index) => {
-          const address = stream.address;
-          return {
-            socket: socketNumber(index),
-            local_host: address.localHost,
-            local_port: address.localPort,
-            remote_host: address.remoteHost,
-            remote_port: address.remotePort,
-          };
-        }),
+      start: buildStart({
+        connected: this.streams.map((stream) => stream.address),
         version: CLIENT_VERSION,
-        system_info: `${os.type()} ${os.hostname()} ${os.release()} ${os.version()} ${os.machine()}`,
-        timestamp: {
-          time: startedAt.toUTCString(),
-          timesecs: Math.floor(startedAt.getTime() / 1000),
-          timemillisecs: startedAt.getTime(),
-        },
-        connecting_to: { host: o.host, port: o.port },
+        systemInfo: `${os.type()} ${os.hostname()} ${os.release()} ${os.version()} ${os.machine()}`,
+        startedAt: this.startedAt,
+        host: o.host,
+        port: o.port,
         cookie: cookieText(this.cookie),
-        target_bitrate: 0,
-        fq_rate: 0,
-        test_start: {
-          protocol: "TCP",
-          num_streams: o.parallel,
-          blksize: o.blockBytes,
-          omit: o.omitSeconds,
-          duration: o.timeSeconds,
-          bytes: o.byteLimit,
-          blocks: 0,
-          reverse: o.reverse ? 1 : 0,
-          tos: 0,
-          target_bitrate: 0,
-          bidir: o.bidir ? 1 : 0,
-          fqrate: 0,
-          interval: o.reportIntervalSeconds,
-        },
-      },
-      intervals: this.intervals,
+        parallel: o.parallel,
+        blockBytes: o.blockBytes,
+        omitSeconds: o.omitSeconds,
+        timeSeconds: o.timeSeconds,
+        byteLimit: o.byteLimit,
+        reverse: o.reverse,
+        bidir: o.bidir,
+        reportIntervalSeconds: o.reportIntervalSeconds,
+      }),
+      intervals: this.clock.intervals,
       end: buildEnd({
         streams: this.streams.map((stream, index) => ({
           id: stream.id,
           socket: socketNumber(index),
           localSends: stream.localSends,
-          localBytes: stream.moved - stream.movedAtOmit,
+          localBytes: this.clock.measuredBytes(index),
         })),
-        localSeconds: this.localSeconds(),
+        localSeconds: this.clock.measuredSeconds,
         peer,
         bidir: o.bidir,
         cpuPercent: this.cpuPercent,
@@ -483,63 +398,26 @@ class Iperf3ClientRun {
       cpuSeconds: this.cpuClock(),
       retransmits,
       retries: this.retries,
-      ...this.stopSamplers(),
+      samples: this.clock.samples,
     };
   }
 
-  private async readState(reader: ControlReader): Promise<number> {
-    return this.readWithContext(() => reader.readState());
-  }
-
-  /** Gives an EOF or reset on the control connection its meaning in the current phase. */
-  private async readWithContext<T>(read: () => Promise<T>): Promise<T> {
+  /** One control read; its failure gets its meaning in the current phase. */
+  private async read<T>(read: () => Promise<T>): Promise<T> {
     try {
       return await read();
     } catch (error) {
-      if (isProbeError(error) && error.kind !== "protocol") throw error;
-      const detail = error instanceof Error ? error.message : String(error);
-      if (this.options.auth && this.phase === "waiting for CREATE_STREAMS") {
-        throw new ProbeError(
-          "auth-failed",
-          `${this.where} closed the connection after our auth token: wrong username/password or RSA padding (3.21+ servers reject silently; use pkcs1 for servers <= 3.16, oaep for 3.17+)`,
-          { cause: error },
-        );
-      }
-      if (/JSON length|does not parse|unread bytes/.test(detail)) throw error;
-      throw new ProbeError(
-        "protocol",
-        `${this.where} closed the control connection while ${this.phase} (${detail})`,
-        {
-          cause: error,
-        },
-      );
+      throw controlFailure(error, this.context());
     }
   }
 
-  private async serverError(reader: ControlReader): Promise<ProbeError> {
-    // 8 bytes (i_errno, errno); 3.12-3.18 send only 4 on auth failure, then EOF
-    let payload: Buffer;
-    try {
-      payload = await reader.readExact(8, true);
-    } catch {
-      return new ProbeError(
-        "server-error",
-        `${this.where} reported SERVER_ERROR without a code while ${this.phase}`,
-      );
-    }
-    const iErrno = payload.length >= 4 ? payload.readInt32BE(0) : -1;
-    const errno = payload.length >= 8 ? payload.readInt32BE(4) : undefined;
-    const description = describeServerError(iErrno, errno);
-    if (iErrno === IE_AUTH_TEST) {
-      return new ProbeError(
-        "auth-failed",
-        `${this.where} rejected our credentials: ${description} (wrong username/password, or RSA padding: pkcs1 for servers <= 3.16, oaep for 3.17+)`,
-      );
-    }
-    return new ProbeError(
-      "server-error",
-      `${this.where} reported an error while ${this.phase}: ${description}`,
-    );
+  private context(): ClientContext {
+    return {
+      where: this.where,
+      phase: this.phase,
+      auth: this.options.auth !== undefined,
+      afterParameters: this.phase === "waiting for CREATE_STREAMS",
+    };
   }
 
   private expectPhase(state: number, phase: Phase): void {
@@ -552,39 +430,15 @@ class Iperf3ClientRun {
     this.timers.push(timer);
   }
 
-  private stopSamplers(): { sentSamples: IntervalSamples; receivedSamples: IntervalSamples } {
-    const empty = (sampler: IntervalSampler, intervalMs: number): IntervalSamples =>
-      this.samplersStarted
-        ? sampler.stop()
-        : { intervalSeconds: intervalMs / 1000, bytes: [], lastIntervalSeconds: 0 };
-    const intervalMs = this.options.sampleIntervalMs ?? 250;
-    const result = {
-      sentSamples: empty(this.sentSampler, intervalMs),
-      receivedSamples: empty(this.receivedSampler, intervalMs),
-    };
-    this.samplersStarted = false;
-    return result;
-  }
-
   private cleanUp(): void {
     this.cleanedUp = true;
     for (const timer of this.timers) clearTimeout(timer);
-    if (this.intervalTimer) clearInterval(this.intervalTimer);
-    this.stopSamplers();
-    this.tally.counting = false;
+    this.clock.dispose();
+    this.tally.stop();
     for (const stream of this.streams) stream.destroy();
     this.reader?.close(new ProbeError("protocol", "run finished"));
     this.control?.destroy();
   }
-}
-
-/** Pseudo file-descriptor numbers for `socket` fields, as the C client shows them (5, 7, 9, ...). */
-function socketNumber(index: number): number {
-  return 5 + 2 * index;
-}
-
-function seconds(ns: bigint): number {
-  return Number(ns) / 1e9;
 }
 
 function validateOptions(o: Iperf3ClientOptions): void {

@@ -37,11 +37,7 @@ export interface DataStreamOptions {
 export class DataStream {
   readonly id: number;
   readonly localSends: boolean;
-  /** Bytes moved while the tally was counting (from TEST_START to TEST_END). */
-  moved = 0;
-  /** `moved` at the end of the omit period, and at the last interval report. */
-  movedAtOmit = 0;
-  movedAtTick = 0;
+  private movedBytes = 0;
   private socket: Socket | undefined;
   address = { localHost: "", localPort: 0, remoteHost: "", remotePort: 0 };
   private sending = false;
@@ -61,6 +57,11 @@ export class DataStream {
     this.block = options.block;
     this.blocksPerBatch = Math.min(64, Math.max(1, Math.floor(BATCH_BYTES / options.block.length)));
     this.batchesPerTurn = Math.max(1, Math.ceil(BURST_BYTES / (this.blocksPerBatch * options.block.length)));
+  }
+
+  /** Bytes moved while the tally was counting (from TEST_START to TEST_END). */
+  get moved(): number {
+    return this.movedBytes;
   }
 
   /** Connects and writes the cookie; resolves once the cookie is handed to the kernel. */
@@ -135,13 +136,13 @@ export class DataStream {
   /** Counts a block once Node handed it to the kernel, as C counts what write() accepted. */
   private readonly onWritten = (error?: Error | null): void => {
     if (error || !this.tally.counting) return;
-    this.moved += this.block.length;
+    this.movedBytes += this.block.length;
     this.tally.addSent(this.block.length);
   };
 
   private readonly onRead = (bytes: number, buffer: Buffer): boolean => {
     if (this.tally.counting) {
-      this.moved += bytes;
+      this.movedBytes += bytes;
       this.tally.addReceived(bytes);
     } else if (!this.finished && buffer[0] === 0xff) {
       this.rejected = true;

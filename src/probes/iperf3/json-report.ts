@@ -153,6 +153,70 @@ export function buildIntervalEntry(input: {
   return entry;
 }
 
+/** Pseudo file-descriptor numbers for `socket` fields, as the C client shows them (5, 7, 9, ...). */
+export function socketNumber(index: number): number {
+  return 5 + 2 * index;
+}
+
+export interface StartInput {
+  /** Each stream's addresses, in creation order. */
+  connected: Array<{ localHost: string; localPort: number; remoteHost: string; remotePort: number }>;
+  version: string;
+  systemInfo: string;
+  /** When the test began (the control connection). */
+  startedAt: Date;
+  host: string;
+  port: number;
+  cookie: string;
+  parallel: number;
+  blockBytes: number;
+  omitSeconds: number;
+  timeSeconds: number;
+  byteLimit: number;
+  reverse: boolean;
+  bidir: boolean;
+  reportIntervalSeconds: number;
+}
+
+/** `start` as the C client writes it (protocol doc 4.5): connections, timestamp, the test's parameters. */
+export function buildStart(input: StartInput): Iperf3JsonReport["start"] {
+  return {
+    connected: input.connected.map((address, index) => ({
+      socket: socketNumber(index),
+      local_host: address.localHost,
+      local_port: address.localPort,
+      remote_host: address.remoteHost,
+      remote_port: address.remotePort,
+    })),
+    version: input.version,
+    system_info: input.systemInfo,
+    timestamp: {
+      time: input.startedAt.toUTCString(),
+      timesecs: Math.floor(input.startedAt.getTime() / 1000),
+      timemillisecs: input.startedAt.getTime(),
+    },
+    connecting_to: { host: input.host, port: input.port },
+    cookie: input.cookie,
+    target_bitrate: 0,
+    fq_rate: 0,
+    test_start: {
+      protocol: "TCP",
+      num_streams: input.parallel,
+      blksize: input.blockBytes,
+      omit: input.omitSeconds,
+      duration: input.timeSeconds,
+      bytes: input.byteLimit,
+      blocks: 0,
+      reverse: input.reverse ? 1 : 0,
+      tos: 0,
+      target_bitrate: 0,
+      bidir: input.bidir ? 1 : 0,
+      fqrate: 0,
+      interval: input.reportIntervalSeconds,
+    },
+  };
+}
+
 export interface EndStreamInput {
   id: number;
   socket: number;

@@ -66,6 +66,28 @@ export function normalizeCount(value: unknown): number {
   return value > Number.MAX_SAFE_INTEGER ? -1 : value;
 }
 
+/**
+ * Why a control read failed: the peer closed or reset the connection (`eof`), sent a frame that
+ * breaks the protocol (`malformed`: a JSON length out of range, JSON that does not parse), or
+ * sent more unread bytes than the reader holds (`overflow`). Callers decide by the reason,
+ * never by the message text.
+ */
+export type ControlReadReason = "eof" | "malformed" | "overflow";
+
+export class ControlReadError extends ProbeError {
+  readonly reason: ControlReadReason;
+
+  constructor(reason: ControlReadReason, message: string, options?: { cause?: unknown }) {
+    super("protocol", message, options);
+    this.name = "ControlReadError";
+    this.reason = reason;
+  }
+}
+
+export function isControlReadError(error: unknown, reason?: ControlReadReason): error is ControlReadError {
+  return error instanceof ControlReadError && (reason === undefined || error.reason === reason);
+}
+
 interface Waiter {
   bytes: number;
   resolve: (data: Buffer) => void;
@@ -94,14 +116,15 @@ export class ControlReader {
     this.maxBuffered = maxBuffered;
     socket.on("data", (chunk: Buffer) => this.onData(chunk));
     socket.on("end", () =>
-      this.onEnd(new ProbeError("protocol", `${peerName} closed the control connection`)),
+      this.onEnd(new ControlReadError("eof", `${peerName} closed the control connection`)),
     );
     socket.on("close", () =>
-      this.onEnd(new ProbeError("protocol", `${peerName} closed the control connection`)),
+      this.onEnd(new ControlReadError("eof", `${peerName} closed the control connection`)),
     );
+    // a reset ends the conversation as a close does; the errno stays in the cause
     socket.on("error", (error: NodeJS.ErrnoException) =>
       this.onEnd(
-        new ProbeError("protocol", `control connection to ${peerName} failed: ${error.message}`, {
+        new ControlReadError("eof", `control connection to ${peerName} failed: ${error.message}`, {
           cause: error,
         }),
       ),
@@ -128,8 +151,8 @@ export class ControlReader {
   async readJson(maxBytes: number): Promise<unknown> {
     const length = (await this.readExact(4)).readUInt32BE(0);
     if (length === 0 || length > maxBytes) {
-      throw new ProbeError(
-        "protocol",
+      throw new ControlReadError(
+        "malformed",
         `${this.peerName} sent a JSON length of ${length} bytes (allowed 1..${maxBytes})`,
       );
     }
@@ -137,7 +160,7 @@ export class ControlReader {
     try {
       return JSON.parse(body.toString("utf8"));
     } catch {
-      throw new ProbeError("protocol", `${this.peerName} sent a JSON frame that does not parse`);
+      throw new ControlReadError("malformed", `${this.peerName} sent a JSON frame that does not parse`);
     }
   }
 
@@ -151,8 +174,8 @@ export class ControlReader {
     this.chunks.push(chunk);
     this.buffered += chunk.length;
     if (this.buffered > this.maxBuffered) {
-      const error = new ProbeError(
-        "protocol",
+      const error = new ControlReadError(
+        "overflow",
         `${this.peerName} sent more than ${this.maxBuffered} unread bytes`,
       );
       this.onEnd(error);

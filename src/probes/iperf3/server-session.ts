@@ -1,10 +1,13 @@
 import { randomBytes } from "node:crypto";
 import type { Socket } from "node:net";
+import { emptySamples, IntervalSampler, type IntervalSamples } from "../interval-sampler.js";
 import { ControlReader, encodeJson, encodeState, MAX_PARAMS_JSON_BYTES, State } from "./protocol.js";
 import { checkAuthToken, type ServerAuth } from "./server-auth.js";
 import { denyAccess, peerAddress } from "./server-connection.js";
 import { encodeServerError, IperfErrno, ServerFailure } from "./server-failure.js";
+import { formatServerIntervals, SERVER_SAMPLE_INTERVAL_MS } from "./server-intervals.js";
 import { parseTestParams, type TestParams } from "./server-params.js";
+import type { ReceivePath } from "./server-receive.js";
 import { buildServerResults, streamId } from "./server-results.js";
 import { DataStream, SendBudget } from "./server-stream.js";
 
@@ -45,8 +48,22 @@ export interface SessionOptions {
   auth?: ServerAuth;
   log: (line: string) => void;
   timeouts: ServerTimeouts;
+  /** Interval of the server's own samples; 1 s when omitted. */
+  sampleIntervalMs?: number;
+  /** How data streams count received bytes (chosen by the server's start-up self-test). */
+  receivePath: ReceivePath;
   /** Per-flow cap on every data stream, payload bits per second (the lab's flow cap); null for none. */
   flowCapBitsPerSecond?: number | null;
+}
+
+/** What the server measured in one test, for whoever started it (the CLI, tests). */
+export interface ServerTestReport {
+  client: string;
+  /** Bytes counted over all streams (received, or handed to the kernel) in the measured period. */
+  bytes: number;
+  seconds: number;
+  /** The counted bytes per interval, each with its measured start and length. */
+  samples: IntervalSamples;
 }
 
 /**
@@ -71,6 +88,9 @@ export class ServerSession {
   private cpuStart = process.cpuUsage();
   private cpuUsed = { user: 0, system: 0 };
   private wallStartMs = 0;
+  /** Samples every counted byte of the test (received or sent): one direction, or both in bidir. */
+  private readonly sampler: IntervalSampler;
+  private samples: IntervalSamples;
 
   constructor(
     private readonly control: Socket,
@@ -78,6 +98,11 @@ export class ServerSession {
     private readonly options: SessionOptions,
   ) {
     this.client = peerAddress(control);
+    const sampleIntervalMs = options.sampleIntervalMs ?? SERVER_SAMPLE_INTERVAL_MS;
+    this.sampler = new IntervalSampler(sampleIntervalMs, () =>
+      this.streams.reduce((sum, stream) => sum + stream.countedBytes, 0),
+    );
+    this.samples = emptySamples(sampleIntervalMs);
     control.setNoDelay(true);
     control.setKeepAlive(true, 30_000);
     this.reader = new ControlReader(control, `client ${this.client}`, MAX_CLIENT_RESULTS_BYTES + 64);
@@ -103,10 +128,21 @@ export class ServerSession {
         this.block,
         this.budget,
         params.bandwidthBitsPerSecond,
+        this.options.receivePath,
         this.options.flowCapBitsPerSecond ?? null,
       ),
     );
     if (this.streams.length === expected) this.onStreamsReady?.();
+  }
+
+  /** The test's figures as the server measured them (empty samples before TEST_END). */
+  report(): ServerTestReport {
+    return {
+      client: this.client,
+      bytes: this.streams.reduce((sum, stream) => sum + stream.countedBytes, 0),
+      seconds: this.durationSeconds(),
+      samples: this.samples,
+    };
   }
 
   /** Server shutdown: SERVER_TERMINATE to a client mid-test, then close everything. */
@@ -208,11 +244,13 @@ export class ServerSession {
     this.wallStartMs = this.startMs;
     this.cpuStart = process.cpuUsage();
     for (const stream of this.streams) stream.start();
+    this.sampler.start(this.startMs);
     if (params.omitSeconds > 0) {
       this.arm(params.omitSeconds * 1000, () => {
         this.startMs = performance.now();
         this.budget.reset();
         for (const stream of this.streams) stream.resetCounters();
+        this.sampler.start(this.startMs);
         return undefined;
       });
     }
@@ -232,6 +270,7 @@ export class ServerSession {
     const state = await this.nextState;
     this.endMs = performance.now();
     for (const stream of this.streams) stream.stop();
+    this.samples = this.sampler.stop(this.endMs);
     const cpu = process.cpuUsage(this.cpuStart);
     this.cpuUsed = { user: cpu.user, system: cpu.system };
     for (const timer of this.timers) clearTimeout(timer);
@@ -266,9 +305,13 @@ export class ServerSession {
       cpuUserMicros: this.cpuUsed.user,
       cpuSystemMicros: this.cpuUsed.system,
       wallMicros: (this.endMs - this.wallStartMs) * 1000,
-      ...(this.params?.getServerOutput ? { serverOutputText: `${summary}\n` } : {}),
+      ...(this.params?.getServerOutput
+        ? { serverOutputText: `${[...formatServerIntervals(this.samples), summary].join("\n")}\n` }
+        : {}),
     });
     this.control.write(Buffer.concat([encodeJson(results), encodeState(State.DISPLAY_RESULTS)]));
+    for (const line of formatServerIntervals(this.samples))
+      this.options.log(`client ${this.client}: ${line}`);
     this.options.log(summary);
     const doneTimer = this.arm(this.options.timeouts.doneMs, () => new TestInterrupted("no IPERF_DONE"));
     try {

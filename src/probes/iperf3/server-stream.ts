@@ -1,6 +1,6 @@
 import type { Socket } from "node:net";
 import { FlowPacer } from "./flow-pacer.js";
-import { countReceivedBytes } from "./server-receive.js";
+import { countReceivedBytes, type ReceivePath } from "./server-receive.js";
 
 /**
  * Test-wide send limits (`num` / `blockcount`), shared by every stream the server sends on: the C
@@ -65,6 +65,9 @@ export class DataStream {
     private readonly block: Buffer,
     private readonly budget: SendBudget,
     private readonly bandwidthBitsPerSecond: number,
+    /** How received bytes are counted (the server's start-up self-test chose it). */
+    receivePath: ReceivePath,
+    /** The lab's per-flow cap on this stream, payload bits per second; null for none. */
     flowCapBitsPerSecond: number | null = null,
   ) {
     this.flowPacer = flowCapBitsPerSecond ? new FlowPacer(flowCapBitsPerSecond) : null;
@@ -73,7 +76,7 @@ export class DataStream {
       socket.on("data", () => {});
       socket.resume();
     } else {
-      socket = countReceivedBytes(socket, this.onReceived);
+      socket = countReceivedBytes(socket, this.onReceived, receivePath);
     }
     this.socket = socket;
     socket.on("drain", this.onDrain);

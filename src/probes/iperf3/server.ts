@@ -1,7 +1,13 @@
 import { createServer, type Socket } from "node:net";
 import type { ServerAuth } from "./server-auth.js";
 import { denyAccess, peerAddress, readCookie } from "./server-connection.js";
-import { DEFAULT_SERVER_TIMEOUTS, ServerSession, type ServerTimeouts } from "./server-session.js";
+import { probeReceivePath, type ReceivePath } from "./server-receive.js";
+import {
+  DEFAULT_SERVER_TIMEOUTS,
+  ServerSession,
+  type ServerTestReport,
+  type ServerTimeouts,
+} from "./server-session.js";
 
 export interface Iperf3ServerOptions {
   /** 0 picks a free port; the returned handle has the real one. */
@@ -13,8 +19,15 @@ export interface Iperf3ServerOptions {
   log?: (line: string) => void;
   /** Overrides of the protection timeouts (tests use short ones). */
   timeouts?: Partial<ServerTimeouts>;
-  /** Called after each test (or refused attempt) once its sockets are closed. */
-  onTestEnd?: () => void;
+  /** Called after each test (or refused attempt) once its sockets are closed, with what the server measured. */
+  onTestEnd?: (report: ServerTestReport) => void;
+  /**
+   * How data streams count received bytes. `auto` (default): adopt the TCP handle (no Buffer per
+   * read) when the start-up self-test proves it works on this Node, else count 'data' events.
+   */
+  receivePath?: "auto" | ReceivePath;
+  /** Interval of the server's own samples (logged, and sent with the results when asked); 1 s when omitted. */
+  sampleIntervalMs?: number;
   /**
    * Per-flow cap, payload bits per second, asked at the start of each test (the lab changes it
    * with the profile without restarting the server); null or omitted for none.
@@ -24,6 +37,8 @@ export interface Iperf3ServerOptions {
 
 export interface Iperf3Server {
   port: number;
+  /** The receive path in use (after the self-test). */
+  receivePath: ReceivePath;
   /** Stops listening; a running test gets SERVER_TERMINATE. Resolves once every socket is closed. */
   close(): Promise<void>;
 }
@@ -40,6 +55,15 @@ const MAX_OPEN_CONNECTIONS = 1024;
  */
 export async function startIperf3Server(options: Iperf3ServerOptions): Promise<Iperf3Server> {
   const log = options.log ?? (() => {});
+  const receivePath =
+    options.receivePath === undefined || options.receivePath === "auto"
+      ? await probeReceivePath()
+      : options.receivePath;
+  log(
+    receivePath === "adopted-handle"
+      ? "receive path: adopted TCP handle with a shared read buffer (start-up self-test passed)"
+      : "receive path: 'data' events (one Buffer per read)",
+  );
   const timeouts: ServerTimeouts = { ...DEFAULT_SERVER_TIMEOUTS, ...options.timeouts };
   const sockets = new Set<Socket>();
   let session: ServerSession | undefined;
@@ -87,13 +111,15 @@ export async function startIperf3Server(options: Iperf3ServerOptions): Promise<I
           const current = new ServerSession(socket, cookie, {
             log,
             timeouts,
+            receivePath,
             flowCapBitsPerSecond: currentFlowCap(),
             ...(options.auth ? { auth: options.auth } : {}),
+            ...(options.sampleIntervalMs !== undefined ? { sampleIntervalMs: options.sampleIntervalMs } : {}),
           });
           session = current;
           sessionDone = current.run().finally(() => {
             if (session === current) session = undefined;
-            options.onTestEnd?.();
+            options.onTestEnd?.(current.report());
           });
         }
       },
@@ -118,6 +144,7 @@ export async function startIperf3Server(options: Iperf3ServerOptions): Promise<I
 
   return {
     port,
+    receivePath,
     close: async () => {
       if (closing) return;
       closing = true;

@@ -2,33 +2,59 @@ import type { IntervalSampler } from "../interval-sampler.js";
 
 /**
  * Test-wide byte counters shared by all data streams of one test. Kept to plain fields and
- * one method per direction because they run on every chunk (the hot path).
+ * one method per direction because they run on every chunk (the hot path). The client changes
+ * its state only through the methods below (start, omit end, stop).
  */
 export class TransferTally {
-  /** True from TEST_START until TEST_END is decided; bytes moved outside are not counted. */
-  counting = false;
-  /** True during the omit period: the byte limit is not checked yet (as in C iperf3). */
-  omitting = false;
-  sent = 0;
-  received = 0;
+  private countingNow = false;
+  /** During the omit period the byte limit is not checked yet (as in C iperf3). */
+  private omitting = false;
+  private sent = 0;
+  private received = 0;
   /** Counts at the end of the omit period; the byte limit applies to what moved after it. */
-  sentAtOmit = 0;
-  receivedAtOmit = 0;
+  private sentAtOmit = 0;
+  private receivedAtOmit = 0;
   /** -n: end the test once this many bytes were sent or received (0 = no limit). */
-  byteLimit = 0;
-  /** Our own 250 ms samples of the measured direction(s). */
-  sampleSent: IntervalSampler | undefined;
-  sampleReceived: IntervalSampler | undefined;
+  private byteLimit = 0;
 
   constructor(
     private readonly onLimitReached: () => void,
     /** A data stream failed while the test needed it. */
     readonly fail: (error: Error) => void,
+    /**
+     * Our own samples of the measured direction(s). A stream carries one direction only, so
+     * counting both sent and received gives the upload, the download, or bidir's sum.
+     */
+    private readonly sampler: IntervalSampler,
   ) {}
+
+  /** True from TEST_START until TEST_END is decided; bytes moved outside are not counted. */
+  get counting(): boolean {
+    return this.countingNow;
+  }
+
+  /** TEST_START: count from now; the byte limit waits for the omit end when there is one. */
+  start(byteLimit: number, omitting: boolean): void {
+    this.countingNow = true;
+    this.byteLimit = byteLimit;
+    this.omitting = omitting;
+  }
+
+  /** End of -O: the byte limit counts from here. */
+  endOmit(): void {
+    this.sentAtOmit = this.sent;
+    this.receivedAtOmit = this.received;
+    this.omitting = false;
+  }
+
+  /** TEST_END decided: nothing more counts. */
+  stop(): void {
+    this.countingNow = false;
+  }
 
   addSent(bytes: number): void {
     this.sent += bytes;
-    this.sampleSent?.add(bytes);
+    this.sampler.add(bytes);
     if (this.byteLimit > 0 && !this.omitting && this.sent - this.sentAtOmit >= this.byteLimit) {
       this.onLimitReached();
     }
@@ -36,7 +62,7 @@ export class TransferTally {
 
   addReceived(bytes: number): void {
     this.received += bytes;
-    this.sampleReceived?.add(bytes);
+    this.sampler.add(bytes);
     if (this.byteLimit > 0 && !this.omitting && this.received - this.receivedAtOmit >= this.byteLimit) {
       this.onLimitReached();
     }

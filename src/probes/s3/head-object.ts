@@ -44,6 +44,13 @@ export async function headObject(
       failure = s3ResponseError("HEAD", address, response.status, response.body);
     } catch (error) {
       if (error instanceof ProbeError) throw error;
+      // a name that does not resolve will not resolve on a retry either: fail at once
+      if ((error as NodeJS.ErrnoException).code === "ENOTFOUND")
+        throw new ProbeError(
+          "unreachable",
+          `HEAD s3://${address.bucket}/${address.key}: host ${address.hostname} not found (DNS); check --endpoint and --region`,
+          { cause: error },
+        );
       failure = new ProbeError(
         "unreachable",
         `HEAD s3://${address.bucket}/${address.key} (${address.hostHeader}): ${(error as Error).message}`,

@@ -1,4 +1,3 @@
-import type { S3GetEvent } from "../../agent/event.js";
 import { startCpuClock } from "../cpu-clock.js";
 import { IntervalSampler, type IntervalSamples } from "../interval-sampler.js";
 import { ProbeError } from "../probe-error.js";
@@ -7,6 +6,7 @@ import { startRetransmitCounter } from "../retransmits.js";
 import type { RampStep } from "./connection-ramp.js";
 import { headObject } from "./head-object.js";
 import { type LatencySummary, summarizeLatencies } from "./latency-summary.js";
+import type { S3GetEvent } from "./options.js";
 import { RangedDownload } from "./ranged-download.js";
 import { resolveObjectAddress } from "./s3-address.js";
 import { type S3CredentialProvider, S3RequestSigner } from "./s3-signer.js";
@@ -49,6 +49,8 @@ export interface S3GetDetail {
   chunkBytes: number;
   parts: number;
   headSeconds: number;
+  /** Client and credential set-up, HEAD and transfer: the seed study's timing of boto3's download. */
+  wholeSeconds: number;
 }
 
 export interface S3ProbeDependencies {
@@ -62,6 +64,8 @@ export async function runS3GetProbe(
   event: S3GetEvent,
   dependencies: S3ProbeDependencies = {},
 ): Promise<ProbeOutcome<S3GetDetail>> {
+  // the seed study timed boto3's whole download: client and credential set-up, HEAD, transfer
+  const wholeStartMs = performance.now();
   const address = resolveObjectAddress(event);
   const chunkBytes = Math.round(event.chunkMib * MIB);
   const maxSockets = event.concurrency === "auto" ? MAX_AUTO_CONNECTIONS : event.concurrency;
@@ -123,6 +127,7 @@ export async function runS3GetProbe(
     const samples = sampler.stop(endMs);
     const seconds = (endMs - startMs) / 1000;
     const retransmits = await countRetransmits();
+    const wholeSeconds = (endMs - wholeStartMs) / 1000;
     const { summary, rates } = transferFigures({
       bytes: result.bytes,
       seconds,
@@ -132,6 +137,7 @@ export async function runS3GetProbe(
       direction: "download",
       samples,
     });
+    summary.wholeSeconds = wholeSeconds;
     const detail: S3GetDetail = {
       probe: "s3-get",
       bucket: event.bucket,
@@ -157,6 +163,7 @@ export async function runS3GetProbe(
       chunkBytes,
       parts: result.parts,
       headSeconds,
+      wholeSeconds,
     };
     return { summary, detail };
   } finally {

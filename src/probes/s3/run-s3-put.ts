@@ -1,4 +1,3 @@
-import type { S3PutEvent } from "../../agent/event.js";
 import { startCpuClock } from "../cpu-clock.js";
 import { IntervalSampler, type IntervalSamples } from "../interval-sampler.js";
 import { ProbeError } from "../probe-error.js";
@@ -7,6 +6,7 @@ import { startRetransmitCounter } from "../retransmits.js";
 import { headObject } from "./head-object.js";
 import { IncompressibleData } from "./incompressible-data.js";
 import { MultipartUploadClient, type UploadedPart, withPartRetries } from "./multipart-upload.js";
+import type { S3PutEvent } from "./options.js";
 import type { S3ProbeDependencies } from "./run-s3-get.js";
 import { resolveObjectAddress } from "./s3-address.js";
 import { S3RequestSigner } from "./s3-signer.js";
@@ -164,6 +164,13 @@ export async function runS3PutProbe(
       direction: "upload",
       samples,
     });
+    // the sender side is all s3-put knows: every byte of the object, sent in the data phase
+    summary.sent = {
+      bytes: sizeBytes,
+      seconds,
+      bitsPerSecond: rates.bitsPerSecond,
+      retransmits,
+    };
     const detail: S3PutDetail = {
       probe: "s3-put",
       bucket: event.bucket,

@@ -28,8 +28,13 @@ export function resolveObjectAddress(options: {
   const protocol = base.protocol;
   const defaultPort = protocol === "https:" ? 443 : 80;
   const port = base.port === "" ? defaultPort : Number(base.port);
-  // Dotted bucket names do not match the wildcard certificate of virtual-hosted S3
-  const pathStyle = options.pathStyle || (protocol === "https:" && options.bucket.includes("."));
+  // As the AWS SDKs' S3 endpoint rules: path-style when asked, when the endpoint's host is an IP
+  // address (no DNS name to prefix), or when the bucket name cannot be a DNS label (dotted names
+  // also miss the wildcard certificate of virtual-hosted S3 over HTTPS)
+  const pathStyle =
+    options.pathStyle ||
+    isIpHost(base.hostname) ||
+    !isVirtualHostableBucket(options.bucket, protocol === "https:");
   const hostname = pathStyle ? base.hostname : `${options.bucket}.${base.hostname}`;
   const prefix = base.pathname.replace(/\/+$/, "");
   const keyPath = `/${encodeS3Key(options.key)}`;
@@ -43,6 +48,18 @@ export function resolveObjectAddress(options: {
     bucket: options.bucket,
     key: options.key,
   };
+}
+
+/** An IPv4 address, or an IPv6 one in brackets (URL hostnames keep them). */
+export function isIpHost(hostname: string): boolean {
+  return /^\d{1,3}(\.\d{1,3}){3}$/.test(hostname) || /^\[[0-9a-f:.]+\]$/i.test(hostname);
+}
+
+/** The SDKs' isVirtualHostableS3Bucket: 3-63 lower-case letters, digits, hyphens (and dots but not over TLS), not an IP. */
+export function isVirtualHostableBucket(bucket: string, overTls: boolean): boolean {
+  if (!/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/.test(bucket)) return false;
+  if (/\.\.|\.-|-\./.test(bucket) || /^\d{1,3}(\.\d{1,3}){3}$/.test(bucket)) return false;
+  return !(overTls && bucket.includes("."));
 }
 
 /** SigV4 URI encoding of a key: every byte but unreserved characters, slashes kept. */

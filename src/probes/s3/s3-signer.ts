@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import { Sha256 } from "@aws-crypto/sha256-js";
 import { defaultProvider } from "@aws-sdk/credential-provider-node";
 import { SignatureV4 } from "@smithy/signature-v4";
+import { ProbeError } from "../probe-error.js";
 import type { S3ObjectAddress } from "./s3-address.js";
 
 export interface S3Credentials {
@@ -35,7 +36,7 @@ export class S3RequestSigner {
 
   constructor(region: string, credentials: S3CredentialProvider = defaultProvider()) {
     this.signer = new SignatureV4({
-      credentials,
+      credentials: failFastCredentials(credentials),
       region,
       service: "s3",
       sha256: Sha256,
@@ -62,6 +63,24 @@ export class S3RequestSigner {
     });
     return signed.headers as Record<string, string>;
   }
+}
+
+/**
+ * No credentials is not a transient failure: a ProbeError (never retried) naming where the chain
+ * looks, instead of five retries ending in "Could not load credentials".
+ */
+function failFastCredentials(provider: S3CredentialProvider): S3CredentialProvider {
+  return async () => {
+    try {
+      return await provider();
+    } catch (error) {
+      throw new ProbeError(
+        "auth-failed",
+        `no AWS credentials to sign S3 requests (${(error as Error).message.split("\n")[0]}): set AWS_PROFILE, or AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (and AWS_SESSION_TOKEN for temporary keys)`,
+        { cause: error },
+      );
+    }
+  };
 }
 
 /** `?a=1&b=2` in the order SigV4 canonicalises (sorted, RFC 3986 encoded). */

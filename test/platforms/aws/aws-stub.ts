@@ -102,7 +102,7 @@ function parseRequest(request: any): StubRequest {
       headers,
     };
   }
-  if (service === "cloudformation" || service === "ec2") {
+  if (service === "cloudformation" || service === "ec2" || service === "iam" || service === "sts") {
     const params = Object.fromEntries(new URLSearchParams(text));
     return { service, operation: params.Action as string, input: params, path, method, headers };
   }
@@ -139,6 +139,7 @@ function safeJson(text: string): Record<string, unknown> {
 }
 
 function lambdaOperation(method: string, path: string): string {
+  if (/^\/20\d\d-\d\d-\d\d\/account-settings\/?$/.test(path)) return "GetAccountSettings";
   const rest = path.replace(/^\/20\d\d-\d\d-\d\d\/functions\/[^/]+/, "");
   const routes: [string, RegExp, string][] = [
     ["GET", /^$/, "GetFunction"],
@@ -265,4 +266,86 @@ export function ec2Error(code: string, message: string): StubResponse {
     headers: { "content-type": "text/xml;charset=UTF-8" },
     body: `<?xml version="1.0" encoding="UTF-8"?>\n<Response><Errors><Error><Code>${code}</Code><Message>${message}</Message></Error></Errors><RequestID>${requestId}</RequestID></Response>`,
   };
+}
+
+/** EC2 (its own query protocol) success document: `<ActionResponse>` with the given body. */
+export function ec2Xml(action: string, innerXml: string): StubResponse {
+  return {
+    statusCode: 200,
+    headers: { "content-type": "text/xml;charset=UTF-8" },
+    body: `<?xml version="1.0" encoding="UTF-8"?>\n<${action}Response xmlns="${ec2Namespace}"><requestId>${requestId}</requestId>${innerXml}</${action}Response>`,
+  };
+}
+
+/** A default VPC with one default public subnet whose main route table reaches an internet gateway. */
+export function defaultVpcResponses(
+  stub: AwsStub,
+  options: { defaultVpc?: boolean; igw?: boolean } = {},
+): AwsStub {
+  const vpc = "vpc-0a1b2c3d4e5f60718";
+  return stub
+    .on(
+      "DescribeVpcs",
+      ec2Xml(
+        "DescribeVpcs",
+        options.defaultVpc === false
+          ? "<vpcSet/>"
+          : `<vpcSet><item><vpcId>${vpc}</vpcId><isDefault>true</isDefault></item></vpcSet>`,
+      ),
+    )
+    .on(
+      "DescribeSubnets",
+      ec2Xml(
+        "DescribeSubnets",
+        `<subnetSet><item><subnetId>subnet-0a1b2c3d4e5f60718</subnetId><vpcId>${vpc}</vpcId><availabilityZone>us-west-2a</availabilityZone><defaultForAz>true</defaultForAz><mapPublicIpOnLaunch>true</mapPublicIpOnLaunch></item></subnetSet>`,
+      ),
+    )
+    .on("DescribeRouteTables", (request) =>
+      ec2Xml(
+        "DescribeRouteTables",
+        JSON.stringify(request.input).includes("association.subnet-id")
+          ? "<routeTableSet/>"
+          : `<routeTableSet><item><routeTableId>rtb-0a1b2c3d</routeTableId><vpcId>${vpc}</vpcId><routeSet><item><destinationCidrBlock>0.0.0.0/0</destinationCidrBlock><gatewayId>${options.igw === false ? "nat-0a1b2c3d" : "igw-0a1b2c3d"}</gatewayId></item></routeSet></item></routeTableSet>`,
+      ),
+    );
+}
+
+/** STS GetCallerIdentity as AWS answers it (query protocol, XML). */
+export function callerIdentity(account = "123456789012"): StubResponse {
+  return {
+    statusCode: 200,
+    headers: { "content-type": "text/xml" },
+    body: `<GetCallerIdentityResponse xmlns="https://sts.amazonaws.com/doc/2011-06-15/"><GetCallerIdentityResult><Arn>arn:aws:sts::${account}:assumed-role/Operator/alice</Arn><UserId>AROAEXAMPLE:alice</UserId><Account>${account}</Account></GetCallerIdentityResult><ResponseMetadata><RequestId>${requestId}</RequestId></ResponseMetadata></GetCallerIdentityResponse>`,
+  };
+}
+
+/** STS (query protocol) error, e.g. ExpiredToken with status 403. */
+export function stsError(code: string, message: string, statusCode = 403): StubResponse {
+  return {
+    statusCode,
+    headers: { "content-type": "text/xml" },
+    body: `<ErrorResponse xmlns="https://sts.amazonaws.com/doc/2011-06-15/"><Error><Type>Sender</Type><Code>${code}</Code><Message>${message}</Message></Error><RequestId>${requestId}</RequestId></ErrorResponse>`,
+  };
+}
+
+/** EC2 DescribeRegions with one region and its opt-in status. */
+export function describeRegion(region: string, optInStatus: string): StubResponse {
+  return ec2Xml(
+    "DescribeRegions",
+    `<regionInfo><item><regionName>${region}</regionName><regionEndpoint>ec2.${region}.amazonaws.com</regionEndpoint><optInStatus>${optInStatus}</optInStatus></item></regionInfo>`,
+  );
+}
+
+/** Lambda GetAccountSettings (REST-JSON). */
+export function accountSettings(concurrentExecutions: number, unreserved: number): StubResponse {
+  return restJson({
+    AccountLimit: {
+      TotalCodeSize: 80530636800,
+      CodeSizeUnzipped: 262144000,
+      CodeSizeZipped: 52428800,
+      ConcurrentExecutions: concurrentExecutions,
+      UnreservedConcurrentExecutions: unreserved,
+    },
+    AccountUsage: { TotalCodeSize: 1024, FunctionCount: 1 },
+  });
 }

@@ -3,7 +3,15 @@ import { existsSync } from "node:fs";
 import { afterEach, beforeEach, describe, test } from "node:test";
 import { awsTestHooks } from "../../../src/cli/commands/aws-session.js";
 import { buildProgram } from "../../../src/cli/main.js";
-import { AwsStub, json, restJsonError, stackDoesNotExist, testCredentials } from "./aws-stub.js";
+import {
+  AwsStub,
+  defaultVpcResponses,
+  ec2Xml,
+  json,
+  restJsonError,
+  stackDoesNotExist,
+  testCredentials,
+} from "./aws-stub.js";
 
 /** The commands end to end: options -> SDK clients -> (stubbed) AWS -> what the user sees. */
 describe("quota/deploy/teardown commands", () => {
@@ -101,9 +109,9 @@ describe("quota/deploy/teardown commands", () => {
   test("deploy --dry-run prints the calls it would make and changes nothing", {
     skip: !existsSync("dist/agent/index.mjs") && "needs `npm run build`",
   }, async () => {
-    stub
+    defaultVpcResponses(stub)
       .on("DescribeStacks", stackDoesNotExist)
-      .on("GetParameter", json({ Parameter: { Name: "x", Value: "y" } }));
+      .on("GetParameter", json({ Parameter: { Name: "x", Value: "ami-0123456789abcdef0" } }));
     await run("deploy", "--region", "eu-west-1", "--with-server", "--dry-run");
     const text = out.join("\n");
     for (const call of [
@@ -114,7 +122,7 @@ describe("quota/deploy/teardown commands", () => {
       assert.ok(text.includes(`would call ${call}`), `${call} in:\n${text}`);
     assert.match(
       text,
-      /EC2 server\s+3\.00 hours\s+price unknown/,
+      /EC2 server\s+3\.00 hours of c8gn\.large\s+price not in table/,
       "the server's cost is shown before anything is created",
     );
     assert.ok(
@@ -128,9 +136,12 @@ describe("quota/deploy/teardown commands", () => {
       .on("DescribeStacks", stackDoesNotExist)
       .on("ListAliases", restJsonError("ResourceNotFoundException", "Function not found", 404))
       .on("GetResources", json({ ResourceTagMappingList: [] }))
-      .on("GetParametersByPath", json({ Parameters: [] }));
+      .on("GetParametersByPath", json({ Parameters: [] }))
+      .on("DescribeLogGroups", json({ logGroups: [] }));
     await run("teardown", "--region", "us-west-2");
     assert.match(out.join("\n"), /verified: nothing tagged lambda-netbench remains/);
+    assert.match(out.join("\n"), /verified gone by name: log-group \/aws\/lambda\/lambda-netbench-agent/);
+    assert.match(out.join("\n"), /raised Lambda bandwidth quota stays raised/);
     assert.ok(!process.exitCode);
   });
 
@@ -148,9 +159,54 @@ describe("quota/deploy/teardown commands", () => {
           ],
         }),
       )
-      .on("GetParametersByPath", json({ Parameters: [] }));
+      .on("GetParametersByPath", json({ Parameters: [] }))
+      .on("DescribeLogGroups", json({ logGroups: [] }));
     await run("teardown", "--region", "us-west-2");
     assert.match(out.join("\n"), /log-group:\/aws\/lambda\/lambda-netbench-agent/);
     assert.equal(process.exitCode, 1);
+  });
+});
+
+describe("--all-regions (breaker 12)", () => {
+  let stub: AwsStub;
+  let out: string[];
+  const originalLog = console.log;
+  const originalError = console.error;
+  beforeEach(() => {
+    stub = new AwsStub();
+    out = [];
+    awsTestHooks.requestHandler = stub.handler;
+    awsTestHooks.credentials = testCredentials;
+    console.log = (...args: unknown[]) => out.push(args.join(" "));
+    console.error = (...args: unknown[]) => out.push(args.join(" "));
+  });
+  afterEach(() => {
+    console.log = originalLog;
+    console.error = originalError;
+    delete awsTestHooks.requestHandler;
+    delete awsTestHooks.credentials;
+    process.exitCode = 0;
+  });
+
+  test("quota history --all-regions skips opt-in regions that are not enabled", async () => {
+    // DescribeRegions without AllRegions: the regions enabled for the account only
+    const enabled = ["us-east-1", "us-west-2", "ap-northeast-1"];
+    stub
+      .on(
+        "DescribeRegions",
+        ec2Xml(
+          "DescribeRegions",
+          `<regionInfo>${enabled.map((r) => `<item><regionName>${r}</regionName><regionEndpoint>ec2.${r}.amazonaws.com</regionEndpoint><optInStatus>opt-in-not-required</optInStatus></item>`).join("")}</regionInfo>`,
+        ),
+      )
+      .on("ListRequestedServiceQuotaChangeHistoryByQuota", json({ RequestedQuotas: [] }));
+    await buildProgram().parseAsync(["node", "lambda-netbench", "quota", "history", "--all-regions"]);
+    const asked = new Set(
+      stub.requests
+        .filter((r) => r.operation === "ListRequestedServiceQuotaChangeHistoryByQuota")
+        .map((r) => r.region),
+    );
+    assert.deepEqual([...asked].sort(), [...enabled].sort());
+    assert.match(out.join("\n"), /skipping opt-in regions not enabled in this account: .*af-south-1/);
   });
 });

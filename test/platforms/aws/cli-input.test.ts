@@ -8,7 +8,6 @@ import { awsTestHooks } from "../../../src/cli/commands/aws-session.js";
 import { buildProgram } from "../../../src/cli/main.js";
 import { buildAgentZip, buildZip } from "../../../src/platforms/aws/agent-zip.js";
 import { AwsInputError } from "../../../src/platforms/aws/aws-input.js";
-import { confirmRun, estimateCost } from "../../../src/platforms/aws/cost-estimate.js";
 import { resolveCredentials } from "../../../src/platforms/aws/credentials.js";
 import { redactEventSecrets } from "../../../src/platforms/redact-secrets.js";
 import { AwsStub, testCredentials } from "./aws-stub.js";
@@ -117,52 +116,5 @@ describe("secrets and cost", () => {
     assert.ok(!JSON.stringify(redacted).includes("s3cret"));
     assert.equal(redacted.auth.username, "u");
     assert.equal(event.auth.password, "s3cret", "the original event is untouched");
-  });
-
-  test("estimateCost: GB-seconds, requests and EC2 hours", () => {
-    const estimate = estimateCost({
-      region: "us-west-2",
-      items: [
-        { memoryMb: 1024, arch: "arm64", expectedSeconds: 10, invocations: 3 },
-        { memoryMb: 10240, arch: "x86_64", expectedSeconds: 20, invocations: 3 },
-      ],
-      ec2: { instanceType: "c7gn.large", hours: 2 },
-    });
-    assert.equal(estimate.lambdaGbSeconds, 30 + 600);
-    assert.ok(Math.abs(estimate.lambdaUsd - (30 * 0.0000133334 + 600 * 0.0000166667)) < 1e-12);
-    assert.equal(estimate.requests, 6);
-    assert.ok(Math.abs((estimate.ec2Usd ?? 0) - 0.2496) < 1e-9);
-    const unknown = estimateCost({
-      region: "us-west-2",
-      items: [],
-      ec2: { instanceType: "c8gn.large", hours: 1 },
-    });
-    assert.equal(unknown.ec2Usd, null);
-    assert.throws(
-      () =>
-        estimateCost({
-          region: "us-west-2",
-          items: [{ memoryMb: 64, arch: "arm64", expectedSeconds: 1, invocations: 1 }],
-          ec2: null,
-        }),
-      /memoryMb/,
-    );
-  });
-
-  test("confirmRun: --yes proceeds; no terminal and no --yes refuses", async () => {
-    const estimate = estimateCost({ region: "us-west-2", items: [], ec2: null });
-    const { PassThrough, Writable } = await import("node:stream");
-    let text = "";
-    const sink = new Writable({
-      write(chunk, _encoding, done) {
-        text += String(chunk);
-        done();
-      },
-    });
-    assert.equal(await confirmRun([estimate], { yes: true, output: sink }), true);
-    const notTty = Object.assign(new PassThrough(), { isTTY: false });
-    assert.equal(await confirmRun([estimate], { yes: false, input: notTty, output: sink }), false);
-    assert.match(text, /Cost estimate for us-west-2/);
-    assert.match(text, /pass --yes/);
   });
 });

@@ -1,11 +1,17 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { createAwsClients } from "../../../src/platforms/aws/aws-clients.js";
-import { type DeployOptions, deployStack, planServer } from "../../../src/platforms/aws/deploy.js";
+import {
+  type DeployOptions,
+  deployStack,
+  planServer,
+  ServerNotReadyError,
+} from "../../../src/platforms/aws/deploy.js";
 import { PlannedCallRecorder } from "../../../src/platforms/aws/planned-calls.js";
 import { StackOperationFailed } from "../../../src/platforms/aws/stack-state.js";
 import {
   AwsStub,
+  defaultVpcResponses,
   describeStacks,
   json,
   jsonError,
@@ -50,8 +56,14 @@ function clients(stub: AwsStub, dryRun = false) {
 
 describe("deploy on the real CloudFormation/S3/SSM clients (stubbed transport)", () => {
   test("create: bucket first, agent zip uploaded, full template applied, server secrets in SSM", async () => {
-    const status = JSON.stringify({ version: "3.16", padding: "pkcs1", ports: "5201-5201" });
-    const stub = new AwsStub()
+    const status = JSON.stringify({
+      version: "3.16",
+      padding: "pkcs1",
+      ports: "5201-5201",
+      instanceId: "i-0123456789abcdef0",
+    });
+    let secretReads = 0;
+    const stub = defaultVpcResponses(new AwsStub())
       .on(
         "DescribeStacks",
         stackDoesNotExist,
@@ -63,14 +75,18 @@ describe("deploy on the real CloudFormation/S3/SSM clients (stubbed transport)",
           ServerPublicDnsName: "ec2-198-18-0-1.us-west-2.compute.amazonaws.com",
           ServerPorts: "5201-5201",
           ServerExpiresAt: "2026-11-29T23:00:00.000Z",
+          ServerInstanceId: "i-0123456789abcdef0",
         }),
       )
-      .on(
-        "GetParameter",
-        parameterNotFound,
-        parameterNotFound,
-        json({ Parameter: { Name: "/lambda-netbench/iperf3/server-status", Type: "String", Value: status } }),
-      )
+      .on("GetParameter", (request) => {
+        const name = String(request.input.Name);
+        if (name.startsWith("/aws/service/"))
+          return json({ Parameter: { Name: name, Type: "String", Value: "ami-0fedcba9876543210" } });
+        if (name.endsWith("server-status"))
+          return json({ Parameter: { Name: name, Type: "String", Value: status } });
+        secretReads += 1;
+        return parameterNotFound;
+      })
       .on("PutParameter", json({ Version: 1, Tier: "Standard" }))
       .on("AddTagsToResource", json({}))
       .on("DeleteParameter", parameterNotFound)
@@ -80,10 +96,16 @@ describe("deploy on the real CloudFormation/S3/SSM clients (stubbed transport)",
       .on("UpdateStack", ok("UpdateStack"));
     const result = await deployStack(clients(stub), {
       ...options,
-      server: { instanceType: "c8gn.large", ttlHours: 3, ports: 1 },
+      server: { instanceType: "c8gn.large", ttlHours: 3, ports: 1, idleTimeoutSeconds: 30 },
     });
+    assert.equal(secretReads, 2);
     assert.deepEqual(stub.operations(), [
       "DescribeStacks",
+      "DescribeVpcs",
+      "DescribeSubnets",
+      "DescribeRouteTables",
+      "DescribeRouteTables",
+      "GetParameter",
       "GetParameter",
       "GetParameter",
       "PutParameter",
@@ -124,6 +146,14 @@ describe("deploy on the real CloudFormation/S3/SSM clients (stubbed transport)",
     const second = JSON.parse(String(find("UpdateStack")[0]?.input.TemplateBody));
     assert.equal(second.Resources.AgentFunction.Properties.Code.S3Key, "agent/abc.zip");
     assert.ok(second.Resources.Iperf3Server1);
+    // the AMI resolved once and pinned; the default VPC's public subnet
+    assert.equal(second.Resources.Iperf3Server1.Properties.ImageId, "ami-0fedcba9876543210");
+    assert.equal(second.Outputs.ServerImageId.Value, "ami-0fedcba9876543210");
+    assert.equal(
+      second.Resources.Iperf3Server1.Properties.NetworkInterfaces[0].SubnetId,
+      "subnet-0a1b2c3d4e5f60718",
+    );
+    assert.equal(second.Resources.ServerSecurityGroup.Properties.VpcId, "vpc-0a1b2c3d4e5f60718");
     assert.equal(second.Outputs.ServerExpiresAt.Value, "2026-11-29T23:00:00.000Z");
     assert.equal(result.action, "created");
     assert.deepEqual(result.server, {
@@ -215,8 +245,8 @@ describe("deploy on the real CloudFormation/S3/SSM clients (stubbed transport)",
     assert.equal(result.dryRun, true);
   });
 
-  test("server generation: kept while it has time to live, replaced near the end", () => {
-    const server = { instanceType: "c8gn.large", ttlHours: 3, ports: 1 };
+  test("server generation: TTL extended in place; replaced when expired, or a new type, AMI or subnet", () => {
+    const server = { instanceType: "c8gn.large", ttlHours: 3, imageId: "ami-1", subnetId: "subnet-1" };
     const now = new Date("2026-11-29T20:00:00Z");
     assert.deepEqual(planServer({}, server, now), {
       generation: 1,
@@ -225,13 +255,138 @@ describe("deploy on the real CloudFormation/S3/SSM clients (stubbed transport)",
     });
     const running = {
       ServerGeneration: "1",
-      ServerExpiresAt: "2026-11-29T22:00:00.000Z",
+      ServerExpiresAt: "2026-11-29T20:30:00.000Z",
       ServerInstanceType: "c8gn.large",
+      ServerImageId: "ami-1",
+      ServerSubnetId: "subnet-1",
     };
-    assert.equal(planServer(running, server, now).fresh, false);
+    // breaker 1: a deploy extends the running server's TTL (a tag) without replacing it
+    assert.deepEqual(planServer(running, server, now), {
+      generation: 1,
+      expiresAt: "2026-11-29T23:00:00.000Z",
+      fresh: false,
+    });
     assert.equal(
-      planServer({ ...running, ServerExpiresAt: "2026-11-29T20:10:00.000Z" }, server, now).generation,
+      planServer({ ...running, ServerExpiresAt: "2026-11-29T20:02:00.000Z" }, server, now).generation,
       2,
     );
+    assert.equal(planServer({ ...running, ServerImageId: "ami-0" }, server, now).generation, 2);
+    assert.equal(planServer({ ...running, ServerSubnetId: "subnet-0" }, server, now).generation, 2);
+    assert.equal(planServer({ ...running, ServerInstanceType: "c7gn.large" }, server, now).generation, 2);
+  });
+
+  const serverOutputs = {
+    ...fullOutputs,
+    ServerPorts: "5201-5201",
+    ServerGeneration: "1",
+    ServerExpiresAt: "2026-11-29T21:00:00.000Z",
+    ServerInstanceType: "c8gn.large",
+    ServerImageId: "ami-0pinned000000000",
+    ServerImageArch: "arm64",
+    ServerSubnetId: "subnet-0a1b2c3d4e5f60718",
+    ServerVpcId: "vpc-0a1b2c3d4e5f60718",
+    ServerInstanceId: "i-0new00000000000000",
+  };
+  const secretsPresent = (status: string | null) => (request: { input: Record<string, unknown> }) => {
+    const name = String(request.input.Name);
+    if (name.startsWith("/aws/service/"))
+      return json({ Parameter: { Name: name, Type: "String", Value: "ami-0latest00000000" } });
+    if (name.endsWith("server-status"))
+      return status === null
+        ? parameterNotFound
+        : json({ Parameter: { Name: name, Type: "String", Value: status } });
+    return json({ Parameter: { Name: name, Type: "SecureString", Value: "x" } });
+  };
+
+  test("breaker 8: the AMI stays pinned on update; --update-ami moves it (and replaces the server)", async () => {
+    for (const updateAmi of [false, true]) {
+      const status = JSON.stringify({
+        version: "3.16",
+        padding: "oaep",
+        ports: "5201-5201",
+        instanceId: "i-0new00000000000000",
+      });
+      const stub = new AwsStub()
+        .on("DescribeStacks", describeStacks("UPDATE_COMPLETE", serverOutputs))
+        .on("GetParameter", secretsPresent(status))
+        .on("DeleteParameter", json({}))
+        .on("HeadObject", { statusCode: 200, headers: {}, body: "" })
+        .on("UpdateStack", ok("UpdateStack"));
+      await deployStack(clients(stub), {
+        ...options,
+        server: { instanceType: "c8gn.large", ttlHours: 3, ports: 1, idleTimeoutSeconds: 30, updateAmi },
+      });
+      const template = JSON.parse(
+        String(stub.requests.find((r) => r.operation === "UpdateStack")?.input.TemplateBody),
+      );
+      const amiReads = stub.requests.filter((r) => String(r.input.Name).startsWith("/aws/service/")).length;
+      assert.equal(stub.operations().includes("DescribeVpcs"), false, "the stack's subnet is kept");
+      if (updateAmi) {
+        assert.equal(amiReads, 1);
+        assert.ok(template.Resources.Iperf3Server2, "replaced deliberately: a new generation");
+        assert.equal(template.Resources.Iperf3Server2.Properties.ImageId, "ami-0latest00000000");
+        assert.ok(stub.operations().includes("DeleteParameter"), "the old ready status is removed");
+      } else {
+        assert.equal(amiReads, 0);
+        assert.equal(template.Resources.Iperf3Server1.Properties.ImageId, "ami-0pinned000000000");
+      }
+    }
+  });
+
+  test("breaker 3: deploy fails (not carries on) when the server never reports ready; a stale status does not count", async () => {
+    const stale = JSON.stringify({
+      version: "3.16",
+      padding: "oaep",
+      ports: "5201-5201",
+      instanceId: "i-0old00000000000000",
+    });
+    const stub = new AwsStub()
+      .on("DescribeStacks", describeStacks("UPDATE_COMPLETE", serverOutputs))
+      .on("GetParameter", secretsPresent(stale))
+      .on("HeadObject", { statusCode: 200, headers: {}, body: "" })
+      .on("UpdateStack", ok("UpdateStack"));
+    await assert.rejects(
+      deployStack(clients(stub), {
+        ...options,
+        serverReady: { pollIntervalMs: 1, timeoutMs: 30 },
+        server: { instanceType: "c8gn.large", ttlHours: 3, ports: 1, idleTimeoutSeconds: 30 },
+      }),
+      (error: Error) =>
+        error instanceof ServerNotReadyError &&
+        /i-0new00000000000000 did not report ready/.test(error.message),
+    );
+  });
+
+  test("breaker 2: no default VPC: a clear error naming --subnet-id before any change; a private subnet is refused", async () => {
+    const stub = defaultVpcResponses(new AwsStub(), { defaultVpc: false }).on(
+      "DescribeStacks",
+      stackDoesNotExist,
+    );
+    await assert.rejects(
+      deployStack(clients(stub), {
+        ...options,
+        server: { instanceType: "c8gn.large", ttlHours: 3, ports: 1, idleTimeoutSeconds: 30 },
+      }),
+      /no default VPC: pass --subnet-id/,
+    );
+    assert.deepEqual(stub.operations(), ["DescribeStacks", "DescribeVpcs"]);
+    const privateSubnet = defaultVpcResponses(new AwsStub(), { igw: false }).on(
+      "DescribeStacks",
+      stackDoesNotExist,
+    );
+    await assert.rejects(
+      deployStack(clients(privateSubnet), {
+        ...options,
+        server: {
+          instanceType: "c8gn.large",
+          ttlHours: 3,
+          ports: 1,
+          idleTimeoutSeconds: 30,
+          subnetId: "subnet-0a1b2c3d4e5f60718",
+        },
+      }),
+      /no route 0.0.0.0\/0 to an internet gateway/,
+    );
+    assert.ok(!privateSubnet.operations().some((op) => /Create|Update|Put/.test(op)));
   });
 });

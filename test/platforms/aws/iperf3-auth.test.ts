@@ -11,7 +11,7 @@ import {
   publicKeyFromPrivate,
 } from "../../../src/platforms/aws/iperf3-credentials.js";
 import { iperf3Username } from "../../../src/platforms/aws/naming.js";
-import { serverUserData } from "../../../src/platforms/aws/stack-template.js";
+import { serverUserData } from "../../../src/platforms/aws/server-user-data.js";
 
 async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -55,7 +55,7 @@ describe("iperf3 RSA auth material works with stock iperf3", () => {
 
   const secrets = generateIperf3Secrets();
   test("the user data's users-file lines equal authorizedUserLine()", () => {
-    const script = serverUserData(1, 1);
+    const script = serverUserData();
     const lines = script
       .split("\n")
       .filter((line) => line.startsWith("HASH=") || line.startsWith("printf '%s,%s\\n'"))
@@ -73,24 +73,69 @@ describe("iperf3 RSA auth material works with stock iperf3", () => {
   });
 
   test("the padding probe of the user data reports pkcs1 for this 3.12 server", () => {
-    const script = serverUserData(1, 1);
+    const script = serverUserData();
     const line = script.split("\n").find((l) => l.startsWith("if iperf3 --help")) as string;
     const run = spawnSync("bash", ["-c", `${line}\necho $PADDING`]);
     assert.equal(run.stdout.toString().trim(), "pkcs1");
   });
 
-  test("the status report the user data stores is the JSON the platform reads", () => {
-    const script = serverUserData(1, 3).replaceAll(`$${"{AWS::Region}"}`, "us-west-2");
-    const line = script.split("\n").find((l) => l.startsWith("aws ssm put-parameter")) as string;
+  test("the status report the watchdog stores is the JSON the platform reads (with the instance id)", () => {
+    const script = serverUserData().replaceAll(`$${"{AWS::Region}"}`, "us-west-2");
+    const lines = script.split("\n");
+    const status = lines.find((l) => l.startsWith("STATUS=")) as string;
+    const start = lines.findIndex((l) => l.startsWith("aws ssm put-parameter"));
+    const put = lines.slice(start, start + 3).join("\n");
     // a stand-in `aws` that prints its arguments, one per line
     const run = spawnSync("bash", [
       "-c",
-      `aws() { printf '%s\\n' "$@"; }\nVERSION=3.17.1\nPADDING=oaep\n${line}`,
+      `aws() { printf '%s\\n' "$@"; }\nSTATE=${dir}\nVERSION=3.17.1\nPADDING=oaep\nPORTS=5201-5203\nIDLE=30\nINSTANCE=i-0123456789abcdef0\n${status}\n${put}`,
     ]);
     const args = run.stdout.toString().trim().split("\n");
     const value = args[args.indexOf("--value") + 1] as string;
-    assert.deepEqual(JSON.parse(value), { version: "3.17.1", padding: "oaep", ports: "5201-5203" });
+    assert.deepEqual(JSON.parse(value), {
+      version: "3.17.1",
+      padding: "oaep",
+      ports: "5201-5203",
+      idleTimeoutSeconds: 30,
+      instanceId: "i-0123456789abcdef0",
+    });
     assert.equal(args[args.indexOf("--name") + 1], "/lambda-netbench/iperf3/server-status");
+  });
+
+  test("readiness: the watchdog's handshake gets PARAM_EXCHANGE (9) from a stock RSA server, nothing from a closed port", async () => {
+    writeFileSync(join(dir, "private.pem"), secrets.privateKeyPem, { mode: 0o600 });
+    writeFileSync(join(dir, "users.csv"), `${authorizedUserLine(iperf3Username, secrets.password)}\n`);
+    const script = serverUserData();
+    const start = script.indexOf("handshake() {");
+    const handshake = script.slice(start, script.indexOf("\n}\n", start) + 3);
+    const port = await freePort();
+    const server = spawn(
+      "iperf3",
+      [
+        "--server",
+        "--bind",
+        "127.0.0.1",
+        "--port",
+        String(port),
+        "--rsa-private-key-path",
+        join(dir, "private.pem"),
+        "--authorized-users-path",
+        join(dir, "users.csv"),
+      ],
+      { stdio: "ignore" },
+    );
+    children.push(server);
+    await waitListening(port);
+    const answer = (p: number) =>
+      spawnSync("bash", ["-c", `${handshake}\nhandshake ${p}`], { timeout: 10_000 })
+        .stdout.toString()
+        .trim();
+    assert.equal(answer(port), "9");
+    // the server is free again after our probe: a second check answers the same
+    await new Promise((r) => setTimeout(r, 300));
+    assert.equal(answer(port), "9");
+    server.kill("SIGKILL");
+    assert.equal(answer(await freePort()), "");
   });
 
   async function client(password: string): Promise<{ status: number | null; output: string }> {

@@ -62,7 +62,12 @@ describe("iperf3 secrets in SSM Parameter Store", () => {
     assert.equal(endpoints.iperf3?.auth?.password, secrets.password);
     assert.equal(endpoints.iperf3?.auth?.padding, "oaep");
     assert.match(endpoints.iperf3?.auth?.publicKeyPem ?? "", /BEGIN PUBLIC KEY/);
-    assert.deepEqual(endpoints.s3, { region: "us-west-2", bucket: "b-1", pathStyle: false });
+    assert.deepEqual(endpoints.s3, {
+      region: "us-west-2",
+      bucket: "b-1",
+      pathStyle: false,
+      putKeyPrefix: "test-objects/put/",
+    });
     // what the runner records: no password, in the facts or in a redacted event
     const facts = JSON.stringify(await platform.facts());
     assert.ok(!facts.includes(secrets.password));

@@ -4,7 +4,7 @@
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { describe, test } from "node:test";
-import { tagKey } from "../../../src/platforms/aws/naming.js";
+import { s3PutKeyPrefix, tagKey } from "../../../src/platforms/aws/naming.js";
 import {
   buildStackTemplate,
   instanceArchitecture,
@@ -19,10 +19,13 @@ const full: StackTemplateOptions = {
   timeoutSeconds: 900,
   server: {
     instanceType: "c8gn.large",
-    ttlHours: 3,
     ports: 4,
     generation: 2,
     expiresAt: "2026-11-30T00:00:00.000Z",
+    idleTimeoutSeconds: 30,
+    imageId: "ami-0123456789abcdef0",
+    vpcId: "vpc-0123456789abcdef0",
+    subnetId: "subnet-0123456789abcdef0",
   },
 };
 
@@ -105,23 +108,51 @@ describe("stack template against AWS's CloudFormation resource schemas (@aws-cdk
     assert.equal(instance.KeyName, undefined);
     assert.equal(instance.InstanceInitiatedShutdownBehavior, "terminate");
     assert.equal(instance.InstanceType, "c8gn.large");
-    assert.equal(
-      template.Parameters.ServerImageId!.Default,
-      "/aws/service/ami-amazon-linux-latest/al2023-ami-kernel-default-arm64",
-    );
+    // breaker 8: the AMI is a pinned literal, not an SSM parameter re-resolved on every update
+    assert.equal(instance.ImageId, "ami-0123456789abcdef0");
+    assert.deepEqual(template.Parameters, {});
+    // breaker 2: in the given VPC and subnet, with a public address (no default VPC needed)
+    assert.equal(r.ServerSecurityGroup!.Properties.VpcId, "vpc-0123456789abcdef0");
+    assert.equal(instance.NetworkInterfaces[0].SubnetId, "subnet-0123456789abcdef0");
+    assert.equal(instance.NetworkInterfaces[0].AssociatePublicIpAddress, true);
+    assert.equal(instance.SecurityGroupIds, undefined, "groups go on the interface when it is given");
+    // breaker 1/8: TTL, ports and idle timeout are instance tags the watchdog reads (IMDS tags on)
+    const tagOf = (key: string) => instance.Tags.find((t: { Key: string }) => t.Key === key)?.Value;
+    assert.equal(tagOf("lambda-netbench-expires-at"), "2026-11-30T00:00:00.000Z");
+    assert.equal(tagOf("lambda-netbench-ports"), "5201-5204");
+    assert.equal(tagOf("lambda-netbench-idle-timeout-seconds"), "30");
+    assert.equal(instance.MetadataOptions.InstanceMetadataTags, "enabled");
+    assert.equal(instance.MetadataOptions.HttpTokens, "required");
     const userData: string = instance.UserData["Fn::Base64"]["Fn::Sub"];
-    assert.match(userData, /shutdown -h \+180\n/);
     assert.ok(
-      userData.indexOf("shutdown -h") < userData.indexOf("dnf install"),
+      userData.indexOf("lambda-netbench-watchdog.timer") < userData.indexOf("dnf install"),
       "TTL armed before anything can fail",
     );
-    assert.match(
-      userData,
-      /--rsa-private-key-path \/etc\/lambda-netbench\/iperf3-private.pem --authorized-users-path/,
-    );
-    assert.ok(
-      r.ServerRole!.Properties.ManagedPolicyArns[0]["Fn::Sub"].endsWith("AmazonSSMManagedInstanceCore"),
-    );
+    assert.match(userData, /retry dnf install -y iperf3/);
+    assert.match(userData, /PASSWORD=\$\(retry fetch /);
+    assert.match(userData, /--idle-timeout \$IDLE_TIMEOUT --rsa-private-key-path/);
+    assert.doesNotMatch(userData, /set -e/, "a failed step is retried or reported, not a silent abort");
+    // breaker 9: no AmazonSSMManagedInstanceCore; Session Manager scoped; only its own parameters
+    const role = r.ServerRole!.Properties;
+    assert.equal(role.ManagedPolicyArns, undefined);
+    const serverStatements = role.Policies[0].PolicyDocument.Statement as {
+      Sid: string;
+      Action: string | string[];
+      Resource: any;
+    }[];
+    const actions = serverStatements.flatMap((st) => (Array.isArray(st.Action) ? st.Action : [st.Action]));
+    assert.ok(!actions.includes("ssm:GetParameters"));
+    assert.ok(!actions.some((a) => a.endsWith(":*") || a === "*"));
+    for (const needed of [
+      "ssm:UpdateInstanceInformation",
+      "ssmmessages:OpenDataChannel",
+      "ec2messages:GetMessages",
+    ])
+      assert.ok(actions.includes(needed), needed);
+    const readSecrets = serverStatements.find((st) => st.Sid === "ReadOwnSecrets")!;
+    assert.equal(readSecrets.Action, "ssm:GetParameter");
+    assert.equal(JSON.stringify(readSecrets.Resource).includes("parameter/lambda-netbench/iperf3/"), true);
+    assert.ok(!JSON.stringify(readSecrets.Resource).includes("*"));
     // every taggable resource carries the tag
     for (const [id, resource] of Object.entries(r))
       if (!["AWS::S3::BucketPolicy", "AWS::IAM::InstanceProfile"].includes(resource.Type))
@@ -136,12 +167,41 @@ describe("stack template against AWS's CloudFormation resource schemas (@aws-cdk
     const script = (
       template.Resources.Iperf3Server2.Properties.UserData["Fn::Base64"]["Fn::Sub"] as string
     ).replaceAll("${AWS::Region}", "us-west-2");
+    const start = script.indexOf("<<'WATCHDOG'\n") + "<<'WATCHDOG'\n".length;
+    const watchdog = script.slice(start, script.indexOf("\nWATCHDOG\n"));
+    const watchdogCheck = spawnSync("bash", ["-n"], { input: watchdog });
+    assert.equal(watchdogCheck.status, 0, watchdogCheck.stderr.toString());
     assert.ok(
       !/\$\{(?!AWS::)/.test(template.Resources.Iperf3Server2.Properties.UserData["Fn::Base64"]["Fn::Sub"]),
       "only ${AWS::...} placeholders: bash variables must not look like Fn::Sub references",
     );
     const check = spawnSync("bash", ["-n"], { input: script });
     assert.equal(check.status, 0, check.stderr.toString());
+  });
+
+  test("breaker 8: changing TTL, ports or idle timeout leaves UserData (and the instance) alone", () => {
+    const a = buildStackTemplate(full) as any;
+    const b = buildStackTemplate({
+      ...full,
+      server: { ...full.server!, ports: 2, idleTimeoutSeconds: 60, expiresAt: "2026-12-01T00:00:00.000Z" },
+    }) as any;
+    assert.deepEqual(
+      a.Resources.Iperf3Server2.Properties.UserData,
+      b.Resources.Iperf3Server2.Properties.UserData,
+    );
+    assert.equal(a.Resources.Iperf3Server2.Properties.ImageId, b.Resources.Iperf3Server2.Properties.ImageId);
+    assert.notDeepEqual(a.Resources.Iperf3Server2.Properties.Tags, b.Resources.Iperf3Server2.Properties.Tags);
+  });
+
+  test("breaker 7: the agent role and the lifecycle rule cover where s3-put writes", () => {
+    const template = buildStackTemplate(full) as any;
+    const grant =
+      template.Resources.AgentRole.Properties.Policies[0].PolicyDocument.Statement[0].Resource["Fn::Sub"];
+    const prefix = grant.replace("${Bucket.Arn}/", "").replace(/\*$/, "");
+    assert.ok(s3PutKeyPrefix.startsWith(prefix), `${s3PutKeyPrefix} is under ${prefix}`);
+    assert.ok(
+      s3PutKeyPrefix.startsWith(template.Resources.Bucket.Properties.LifecycleConfiguration.Rules[0].Prefix),
+    );
   });
 
   test("instance architecture from the type", () => {

@@ -8,6 +8,7 @@ import {
   describeStacks,
   ec2Error,
   json,
+  queryError,
   queryXml,
   restJson,
   restJsonError,
@@ -94,6 +95,49 @@ describe("teardown on the real SDK clients (stubbed transport)", () => {
       .on("DELETE /test-objects/b", { statusCode: 204, headers: {}, body: "" })
       .on("DeleteStack", queryXml("DeleteStack", ""))
       .on(
+        "ListStackResources",
+        queryXml(
+          "ListStackResources",
+          `<StackResourceSummaries>${[
+            ["AgentRole", "AWS::IAM::Role", "lambda-netbench-AgentRole-1A2B3C4D5E6F"],
+            [
+              "ServerInstanceProfile",
+              "AWS::IAM::InstanceProfile",
+              "lambda-netbench-ServerInstanceProfile-9Z8Y7X",
+            ],
+            ["AgentLogGroup", "AWS::Logs::LogGroup", "/aws/lambda/lambda-netbench-agent"],
+            ["Bucket", "AWS::S3::Bucket", bucket],
+          ]
+            .map(
+              ([id, type, name]) =>
+                `<member><LogicalResourceId>${id}</LogicalResourceId><PhysicalResourceId>${name}</PhysicalResourceId><ResourceType>${type}</ResourceType><ResourceStatus>UPDATE_COMPLETE</ResourceStatus><LastUpdatedTimestamp>2026-11-30T10:00:00Z</LastUpdatedTimestamp></member>`,
+            )
+            .join("")}</StackResourceSummaries>`,
+        ),
+      )
+      // IAM deletes lag: the role is still there at the first check, gone at the second
+      .on(
+        "GetRole",
+        queryXml(
+          "GetRole",
+          "<Role><RoleName>lambda-netbench-AgentRole-1A2B3C4D5E6F</RoleName><Arn>arn:aws:iam::123456789012:role/lambda-netbench-AgentRole-1A2B3C4D5E6F</Arn><Path>/</Path><RoleId>AROAEXAMPLE</RoleId><CreateDate>2026-11-30T10:00:00Z</CreateDate></Role>",
+        ),
+        queryError(
+          "NoSuchEntity",
+          "The role with name lambda-netbench-AgentRole-1A2B3C4D5E6F cannot be found.",
+          404,
+        ),
+      )
+      .on(
+        "GetInstanceProfile",
+        queryError(
+          "NoSuchEntity",
+          "Instance Profile lambda-netbench-ServerInstanceProfile-9Z8Y7X cannot be found.",
+          404,
+        ),
+      )
+      .on("DescribeLogGroups", json({ logGroups: [] }))
+      .on(
         "GetParametersByPath",
         json({
           Parameters: [
@@ -123,16 +167,30 @@ describe("teardown on the real SDK clients (stubbed transport)", () => {
       "DeleteObjects",
       "ListMultipartUploads",
       "DELETE /test-objects/b",
+      "ListStackResources",
       "DeleteStack",
       "DescribeStacks",
       "DescribeStacks",
       "GetParametersByPath",
       "DeleteParameters",
       "GetResources",
+      "GetRole",
+      "GetInstanceProfile",
+      "DescribeLogGroups",
       "GetResources",
       "DescribeInstances",
       "DescribeInstances",
+      "GetRole",
+      "GetInstanceProfile",
+      "DescribeLogGroups",
     ]);
+    // breaker 11: IAM roles, instance profiles and log groups verified gone by name
+    assert.deepEqual(result.checkedByName, [
+      "role lambda-netbench-AgentRole-1A2B3C4D5E6F",
+      "instance-profile lambda-netbench-ServerInstanceProfile-9Z8Y7X",
+      "log-group /aws/lambda/lambda-netbench-agent",
+    ]);
+    assert.deepEqual(result.remainingByName, []);
     const find = (op: string) => stub.requests.filter((r) => r.operation === op);
     assert.equal(find("DeleteFunction")[0]?.input.Qualifier, "7", "$LATEST is never deleted by qualifier");
     assert.equal(find("ListObjectVersions")[1]?.input["key-marker"], "test-objects/a");
@@ -160,7 +218,8 @@ describe("teardown on the real SDK clients (stubbed transport)", () => {
         ),
       )
       .on("GetResources", json({ ResourceTagMappingList: [], PaginationToken: "" }))
-      .on("GetParametersByPath", json({ Parameters: [] }));
+      .on("GetParametersByPath", json({ Parameters: [] }))
+      .on("DescribeLogGroups", json({ logGroups: [] }));
     const result = await teardownRegion(clients(stub), fast);
     assert.ok(
       stub.operations().every((op) => /^(Describe|List|Get)/.test(op)),

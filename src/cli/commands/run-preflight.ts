@@ -1,0 +1,91 @@
+import { expandPlan } from "../../plan/expand-plan.js";
+import { type Plan, targetName } from "../../plan/plan-schema.js";
+import { formatCostEstimate } from "../../results/cost-estimate.js";
+import { defaultParallelism } from "../../runner/parallelism.js";
+import { estimatePlan, type PlanEstimate, planParallelism } from "../estimate-cost.js";
+import { awsTestHooks } from "./aws-session.js";
+
+/**
+ * `run`'s checks before it invokes anything on AWS, and all that `run --dry-run` does: the plan
+ * with its invocation count and duration, the cost (Lambda, server, IPv4, transfer), and the
+ * account preflight (src/platforms/aws/preflight.ts). Returns the exit code to use when it fails.
+ */
+export interface PreflightOutcome {
+  ok: boolean;
+  estimate: PlanEstimate;
+}
+
+export async function checkBeforeRun(
+  plan: Plan,
+  options: { dryRun: boolean; write?: (text: string) => void },
+): Promise<PreflightOutcome> {
+  const write = options.write ?? ((text: string) => console.log(text));
+  const estimate = estimatePlan(plan);
+  write(describePlan(plan, estimate));
+  for (const region of estimate.regions) write(formatCostEstimate(region.cost));
+  if (estimate.regions.length > 1)
+    write(
+      `Total (${estimate.regions.length} regions): ${estimate.missing.length > 0 ? "at least " : ""}$${estimate.knownUsd.toFixed(2)}`,
+    );
+  if (estimate.regions.length === 0) {
+    if (options.dryRun) write("Dry run: no AWS target, nothing to check in an account.");
+    return { ok: true, estimate };
+  }
+  // loaded only for AWS plans: the SDK costs start-up time
+  const [{ runPreflight, formatPreflight }, { buildAgentZip }] = await Promise.all([
+    import("../../platforms/aws/preflight.js"),
+    import("../../platforms/aws/agent-zip.js"),
+  ]);
+  const expectedAgentCodeKey = () => {
+    try {
+      return `agent/${buildAgentZip().sha256}.zip`;
+    } catch {
+      write("note: no agent bundle here (npm run build): the stack's agent version is not compared");
+      return null;
+    }
+  };
+  let startsInSeconds = 0;
+  const result = await runPreflight({
+    regions: estimate.regions.map((region) => {
+      const entry = {
+        region: region.region,
+        needsServer: region.needsServer,
+        durationSeconds: region.durationSeconds,
+        startsInSeconds,
+      };
+      startsInSeconds += region.durationSeconds;
+      return entry;
+    }),
+    parallelism: planParallelism(plan) ?? defaultParallelism(plan.targets[0] as Plan["targets"][number]),
+    expectedAgentCodeKey,
+    ...(awsTestHooks.credentials ? { credentials: awsTestHooks.credentials } : {}),
+    ...(awsTestHooks.requestHandler ? { requestHandler: awsTestHooks.requestHandler } : {}),
+    ...(awsTestHooks.handshake ? { handshake: awsTestHooks.handshake } : {}),
+  });
+  write(formatPreflight(result));
+  if (options.dryRun) write("Dry run: nothing was invoked or created.");
+  return { ok: result.ok, estimate };
+}
+
+export function describePlan(plan: Plan, estimate: PlanEstimate): string {
+  const cells = expandPlan(plan);
+  const lines = [
+    `Plan ${plan.name}: ${cells.length} cells on ${plan.targets.map(targetName).join(", ")} ` +
+      `(${plan.memoryMb.length} memory sizes x ${plan.architectures.join("/")} x ${plan.probes.length} probes, ${plan.repetitions} repetitions${plan.warmup ? ", warm-up" : ""})`,
+  ];
+  for (const region of estimate.regions)
+    lines.push(
+      `  ${region.region}: ${region.invocations} invocations, about ${formatMinutes(region.durationSeconds)}` +
+        `${region.needsServer ? ", needs the iperf3 server" : ""}`,
+    );
+  if (estimate.regions.length > 0)
+    lines.push(
+      `  on AWS: ${estimate.invocations} invocations in all, about ${formatMinutes(estimate.durationSeconds)} at parallelism ${planParallelism(plan) ?? 1}`,
+    );
+  return lines.join("\n");
+}
+
+function formatMinutes(seconds: number): string {
+  const minutes = Math.ceil(seconds / 60);
+  return minutes >= 120 ? `${(minutes / 60).toFixed(1)} h` : `${minutes} min`;
+}

@@ -1,0 +1,234 @@
+import type { Command } from "commander";
+import { loadPlan } from "../../plan/load-plan.js";
+import type { Plan } from "../../plan/plan-schema.js";
+import type { ScheduleClients } from "../../platforms/aws/schedule/schedule-clients.js";
+import { estimateAwsCost } from "../estimate-cost.js";
+import { awsTestHooks, openAwsSession } from "./aws-session.js";
+
+interface CreateCliOptions {
+  region: string;
+  preset?: string;
+  config?: string;
+  every: string;
+  name?: string;
+  timezone: string;
+  parallelism?: string;
+  printTemplate?: boolean;
+}
+
+/** Without `parallelism` in the plan: as many at once as `run` allows on AWS by default. */
+const defaultScheduledParallelism = 10;
+
+/**
+ * `lambda-netbench schedule create|list|delete|run-now`: studies that repeat in the account
+ * on an EventBridge schedule, run by a Step Functions state machine (docs/aws.md, Scheduled
+ * studies). The AWS modules load only when a subcommand runs.
+ */
+export function registerScheduleCommand(program: Command): void {
+  const schedule = program
+    .command("schedule")
+    .description(
+      "studies that repeat in your account on a schedule (Step Functions + EventBridge Scheduler)",
+    );
+
+  schedule
+    .command("create")
+    .description("create or update a schedule in the region's stack")
+    .requiredOption("--region <region>", "AWS region, e.g. us-west-2 (the plan's targets become this region)")
+    .option("--preset <name>", "built-in plan: quick, seed or full")
+    .option("--config <file>", "plan file (YAML or JSON)")
+    .requiredOption(
+      "--every <expression>",
+      'how often: "rate(1 day)", "rate(12 hours)" or "cron(0 6 * * ? *)"',
+    )
+    .option("--name <name>", "schedule name (default: the plan's name)")
+    .option("--timezone <zone>", "IANA time zone of a cron expression", "UTC")
+    .option("--parallelism <n>", "invocations at once (default: the plan's parallelism, else 10)")
+    .option("--print-template", "print the schedule's CloudFormation template and exit (no AWS call)")
+    .action(async (options: CreateCliOptions) => {
+      process.exitCode = await createCommand(options);
+    });
+
+  schedule
+    .command("list")
+    .description("the region's schedules with their last execution")
+    .requiredOption("--region <region>", "AWS region")
+    .action(async (options: { region: string }) => {
+      await withClients(options.region, async (clients) => {
+        const { listSchedules } = await import("../../platforms/aws/schedule/schedule-control.js");
+        const schedules = await listSchedules(clients);
+        if (schedules.length === 0) {
+          console.log(`no schedules in ${clients.region}`);
+          return;
+        }
+        for (const entry of schedules) {
+          const last = entry.lastExecution
+            ? `last ${entry.lastExecution.status} ${entry.lastExecution.startedAt}`
+            : "never run";
+          console.log(
+            `${entry.name}  ${entry.expression}${entry.timezone && entry.timezone !== "UTC" ? ` (${entry.timezone})` : ""}  ${entry.state}  ${last}`,
+          );
+        }
+      });
+    });
+
+  schedule
+    .command("delete")
+    .description(
+      "remove a schedule (its state machine, roles, aliases and plan); its runs stay in the bucket",
+    )
+    .requiredOption("--region <region>", "AWS region")
+    .requiredOption("--name <name>", "schedule name")
+    .action(async (options: { region: string; name: string }) => {
+      const name = await validName(options.name);
+      await withClients(options.region, async (clients) => {
+        const { deleteSchedule } = await import("../../platforms/aws/schedule/schedule-control.js");
+        const result = await deleteSchedule(clients, name, {
+          ...(awsTestHooks.fast ? { stackPoll: { pollIntervalMs: 1, timeoutMs: 5_000 } } : {}),
+          log: (line) => console.error(line),
+        });
+        console.log(
+          `schedule ${name} in ${clients.region}: deleted (${result.aliases} alias(es), ${result.objects} plan object(s)); runs stay under s3://…/runs/ until teardown`,
+        );
+      });
+    });
+
+  schedule
+    .command("run-now")
+    .description("start one execution of a schedule now")
+    .requiredOption("--region <region>", "AWS region")
+    .requiredOption("--name <name>", "schedule name")
+    .action(async (options: { region: string; name: string }) => {
+      const name = await validName(options.name);
+      await withClients(options.region, async (clients) => {
+        const { runScheduleNow } = await import("../../platforms/aws/schedule/schedule-control.js");
+        const started = await runScheduleNow(clients, name);
+        console.log(`started ${started.executionArn} at ${started.startedAt}`);
+        console.log(`then: lambda-netbench runs pull --region ${clients.region}`);
+      });
+    });
+}
+
+async function validName(name: string): Promise<string> {
+  const { validateScheduleName } = await import("../../platforms/aws/schedule/schedule-naming.js");
+  return validateScheduleName(name);
+}
+
+async function withClients(region: string, work: (clients: ScheduleClients) => Promise<void>): Promise<void> {
+  const { validateRegion } = await import("../../platforms/aws/aws-input.js");
+  const checked = validateRegion(region);
+  const { withScheduleClients, destroyScheduleClients } = await import(
+    "../../platforms/aws/schedule/schedule-clients.js"
+  );
+  const session = await openAwsSession(false);
+  const base = session.clientsFor(checked);
+  const clients = withScheduleClients(base, {
+    // the session's resolved credentials, as its other clients use them
+    credentials: base.lambda.config.credentials,
+    ...(awsTestHooks.requestHandler ? { requestHandler: awsTestHooks.requestHandler, maxAttempts: 1 } : {}),
+  });
+  try {
+    await work(clients);
+  } finally {
+    destroyScheduleClients(clients);
+    session.release(base);
+  }
+}
+
+export async function createCommand(options: CreateCliOptions): Promise<number> {
+  // every check before any AWS call
+  const [{ validateRegion, validateNumberInRange }, { parseScheduleExpression }, naming, control] =
+    await Promise.all([
+      import("../../platforms/aws/aws-input.js"),
+      import("../../platforms/aws/schedule/schedule-expression.js"),
+      import("../../platforms/aws/schedule/schedule-naming.js"),
+      import("../../platforms/aws/schedule/schedule-control.js"),
+    ]);
+  const region = validateRegion(options.region);
+  const expression = parseScheduleExpression(options.every);
+  const timezone = validateTimezone(options.timezone);
+  const plan = await loadPlan({
+    ...(options.preset ? { preset: options.preset } : {}),
+    ...(options.config ? { configPath: options.config } : {}),
+    regions: [region],
+  });
+  const name = naming.validateScheduleName(options.name ?? naming.defaultScheduleName(plan.name));
+  const parallelism =
+    options.parallelism !== undefined
+      ? validateNumberInRange(options.parallelism, "parallelism", 1, 1_000, true)
+      : (plan.parallelism ?? defaultScheduledParallelism);
+  const source = {
+    preset: options.config ? null : (options.preset ?? "quick"),
+    configPath: options.config ?? null,
+    regions: [region],
+  };
+
+  if (options.printTemplate) {
+    const [{ buildScheduleTemplate }] = await Promise.all([
+      import("../../platforms/aws/schedule/schedule-template.js"),
+    ]);
+    const { templateOptions } = control.planSchedule({
+      name,
+      expression: expression.text,
+      timezone,
+      plan,
+      parallelism,
+      agentTimeoutSeconds: 900,
+    });
+    console.log(JSON.stringify(buildScheduleTemplate(templateOptions), null, 2));
+    return 0;
+  }
+
+  const { buildRecorderZip } = await import("../../platforms/aws/schedule/recorder-zip.js");
+  const recorder = buildRecorderZip();
+  await withClients(region, async (clients) => {
+    const result = await control.createSchedule(clients, {
+      name,
+      expression: expression.text,
+      timezone,
+      plan,
+      source,
+      parallelism,
+      recorder,
+      ...(awsTestHooks.fast
+        ? {
+            stackPoll: { pollIntervalMs: 1, timeoutMs: 5_000 },
+            waiter: { minDelaySeconds: 1, maxDelaySeconds: 1, maxWaitSeconds: 5 },
+          }
+        : {}),
+      log: (line) => console.error(line),
+    });
+    console.log(`schedule ${result.name} in ${region}: ${result.action}`);
+    console.log(`  every          ${expression.text}${timezone !== "UTC" ? ` (${timezone})` : ""}`);
+    console.log(`  state machine  ${result.stateMachineName} (${result.mode} Map, ${parallelism} at once)`);
+    console.log(
+      `  per run        ${result.warmups} warm-up(s) + ${result.tasks} invocation(s)${result.skipped > 0 ? `, ${result.skipped} iperf3 task(s) recorded as skipped (no server between runs)` : ""}`,
+    );
+    const lambda = scheduledLambdaCost(plan);
+    console.log(
+      `  cost per run   Lambda ~$${lambda.usd.toFixed(4)} (${lambda.invocations} invocations, ${lambda.gigabyteSeconds.toFixed(0)} GB-s, upper estimate); Step Functions ${result.stateTransitionsPerRun} state transitions (prices: docs/aws.md, Scheduled studies)`,
+    );
+    console.log(
+      `  results        s3://${result.bucket}/runs/<run id>/ -> lambda-netbench runs pull --region ${region}`,
+    );
+  });
+  return 0;
+}
+
+/** The Lambda side of one scheduled run: iperf3 cells are not invoked (no server between runs). */
+function scheduledLambdaCost(plan: Plan): ReturnType<typeof estimateAwsCost> {
+  const probes = plan.probes.filter((probe) => probe.kind !== "iperf3");
+  if (probes.length === 0) return { invocations: 0, gigabyteSeconds: 0, usd: 0 };
+  return estimateAwsCost({ ...plan, probes });
+}
+
+function validateTimezone(zone: string): string {
+  try {
+    new Intl.DateTimeFormat("en", { timeZone: zone });
+    return zone;
+  } catch {
+    throw new Error(
+      `timezone: "${zone}" is not an IANA time zone (allowed: e.g. UTC, Europe/Berlin, America/New_York)`,
+    );
+  }
+}

@@ -1,0 +1,33 @@
+import type { Plan } from "../plan/plan-schema.js";
+import { checkShapedLab } from "../platforms/local/capabilities.js";
+import { LabRefusal } from "../platforms/local/lab-refusal.js";
+import { resolveProfile } from "../platforms/local/profiles.js";
+
+/**
+ * Before a run directory exists: can this host run the plan's lab targets shaped (root, the
+ * kernel pieces, netem for a profile with a round trip)? Returns the refusal to print (the
+ * command exits 2), or null. `--unshaped` needs none of it.
+ */
+export async function labRefusal(plan: Plan, unshaped: boolean): Promise<string | null> {
+  if (unshaped) return null;
+  const names = [
+    ...new Set(plan.targets.flatMap((target) => (target.platform === "local" ? [target.profile] : []))),
+  ];
+  if (names.length === 0) return null;
+  const custom = plan.profiles ?? [];
+  try {
+    await checkShapedLab(
+      names.map((name) => {
+        const index = custom.findIndex((profile) => profile.name === name);
+        return {
+          profile: resolveProfile(name, custom),
+          field: index >= 0 ? `profiles.${index}` : `profile ${name}`,
+        };
+      }),
+    );
+    return null;
+  } catch (error) {
+    if (error instanceof LabRefusal) return error.message;
+    throw error;
+  }
+}

@@ -1,0 +1,374 @@
+import { functionName, logGroupName, parameterPath, stackName, tagKey, tagValue } from "./naming.js";
+
+/**
+ * The least-privilege IAM policy for the person (or CI role) running quota, deploy, run and
+ * teardown: `deploy --print-operator-policy`.
+ *
+ * Two parts, each kept next to the code it serves so the policy cannot drift:
+ * - `plannedCallActions`: every AWS call the tool itself makes (the operations its planned-call
+ *   recorder sees, "Service.Operation"), with the IAM actions each needs. A test runs every
+ *   command on the stubbed transport and fails if a recorded call is missing here.
+ * - `stackResourceActions`: what CloudFormation does with the caller's permissions (no service
+ *   role) to create, update, roll back and delete each resource type of the stack. A test fails
+ *   if the template gains a resource type missing here.
+ */
+
+type Scope =
+  | "stack"
+  | "function"
+  | "bucket"
+  | "objects"
+  | "parameters"
+  | "amiParameter"
+  | "roles"
+  | "instanceProfiles"
+  | "logGroup"
+  | "ec2"
+  | "quota"
+  | "any";
+
+export const plannedCallActions: Record<string, { actions: string[]; scope: Scope }> = {
+  // identity (GetCallerIdentity needs no permission: always allowed)
+  "STS.GetCallerIdentity": { actions: [], scope: "any" },
+  // quota get | request | history, and the preflight's quota
+  "ServiceQuotas.GetServiceQuota": { actions: ["servicequotas:GetServiceQuota"], scope: "quota" },
+  "ServiceQuotas.GetAWSDefaultServiceQuota": {
+    actions: ["servicequotas:GetAWSDefaultServiceQuota"],
+    scope: "quota",
+  },
+  "ServiceQuotas.ListServiceQuotas": { actions: ["servicequotas:ListServiceQuotas"], scope: "any" },
+  "ServiceQuotas.ListAWSDefaultServiceQuotas": {
+    actions: ["servicequotas:ListAWSDefaultServiceQuotas"],
+    scope: "any",
+  },
+  "ServiceQuotas.ListRequestedServiceQuotaChangeHistoryByQuota": {
+    actions: ["servicequotas:ListRequestedServiceQuotaChangeHistoryByQuota"],
+    scope: "any",
+  },
+  "ServiceQuotas.RequestServiceQuotaIncrease": {
+    actions: ["servicequotas:RequestServiceQuotaIncrease"],
+    scope: "quota",
+  },
+  // the stack
+  "CloudFormation.DescribeStacks": { actions: ["cloudformation:DescribeStacks"], scope: "stack" },
+  "CloudFormation.DescribeStackEvents": { actions: ["cloudformation:DescribeStackEvents"], scope: "stack" },
+  "CloudFormation.ListStackResources": { actions: ["cloudformation:ListStackResources"], scope: "stack" },
+  "CloudFormation.CreateStack": {
+    actions: ["cloudformation:CreateStack", "cloudformation:TagResource"],
+    scope: "stack",
+  },
+  "CloudFormation.UpdateStack": {
+    actions: ["cloudformation:UpdateStack", "cloudformation:TagResource"],
+    scope: "stack",
+  },
+  "CloudFormation.DeleteStack": { actions: ["cloudformation:DeleteStack"], scope: "stack" },
+  // where the server runs, and the region's opt-in status
+  "EC2.DescribeRegions": { actions: ["ec2:DescribeRegions"], scope: "any" },
+  "EC2.DescribeVpcs": { actions: ["ec2:DescribeVpcs"], scope: "any" },
+  "EC2.DescribeSubnets": { actions: ["ec2:DescribeSubnets"], scope: "any" },
+  "EC2.DescribeRouteTables": { actions: ["ec2:DescribeRouteTables"], scope: "any" },
+  "EC2.DescribeInstances": { actions: ["ec2:DescribeInstances"], scope: "any" },
+  // the agent code, test objects, bucket emptying
+  "S3.HeadObject": { actions: ["s3:GetObject"], scope: "objects" },
+  "S3.PutObject": { actions: ["s3:PutObject"], scope: "objects" },
+  "S3.ListObjectVersions": { actions: ["s3:ListBucketVersions"], scope: "bucket" },
+  "S3.ListMultipartUploads": { actions: ["s3:ListBucketMultipartUploads"], scope: "bucket" },
+  "S3.DeleteObjects": { actions: ["s3:DeleteObject", "s3:DeleteObjectVersion"], scope: "objects" },
+  "S3.AbortMultipartUpload": { actions: ["s3:AbortMultipartUpload"], scope: "objects" },
+  // the iperf3 secrets and status; the AMI's public parameter
+  "SSM.GetParameter": { actions: ["ssm:GetParameter"], scope: "parameters" },
+  "SSM.PutParameter": { actions: ["ssm:PutParameter"], scope: "parameters" },
+  "SSM.AddTagsToResource": { actions: ["ssm:AddTagsToResource"], scope: "parameters" },
+  "SSM.DeleteParameter": { actions: ["ssm:DeleteParameter"], scope: "parameters" },
+  "SSM.DeleteParameters": { actions: ["ssm:DeleteParameters"], scope: "parameters" },
+  "SSM.GetParametersByPath": { actions: ["ssm:GetParametersByPath"], scope: "parameters" },
+  // one published version per memory size, invocations, clean-up
+  "Lambda.GetAccountSettings": { actions: ["lambda:GetAccountSettings"], scope: "any" },
+  "Lambda.GetFunctionConfiguration": { actions: ["lambda:GetFunctionConfiguration"], scope: "function" },
+  "Lambda.GetFunction": { actions: ["lambda:GetFunction"], scope: "function" },
+  "Lambda.UpdateFunctionCode": { actions: ["lambda:UpdateFunctionCode"], scope: "function" },
+  "Lambda.UpdateFunctionConfiguration": {
+    actions: ["lambda:UpdateFunctionConfiguration"],
+    scope: "function",
+  },
+  "Lambda.PublishVersion": { actions: ["lambda:PublishVersion"], scope: "function" },
+  "Lambda.GetAlias": { actions: ["lambda:GetAlias"], scope: "function" },
+  "Lambda.CreateAlias": { actions: ["lambda:CreateAlias"], scope: "function" },
+  "Lambda.UpdateAlias": { actions: ["lambda:UpdateAlias"], scope: "function" },
+  "Lambda.ListAliases": { actions: ["lambda:ListAliases"], scope: "function" },
+  "Lambda.DeleteAlias": { actions: ["lambda:DeleteAlias"], scope: "function" },
+  "Lambda.ListVersionsByFunction": { actions: ["lambda:ListVersionsByFunction"], scope: "function" },
+  "Lambda.DeleteFunction": { actions: ["lambda:DeleteFunction"], scope: "function" },
+  "Lambda.Invoke": { actions: ["lambda:InvokeFunction"], scope: "function" },
+  // teardown's checks: nothing tagged, no role, instance profile or log group left
+  "ResourceGroupsTaggingAPI.GetResources": { actions: ["tag:GetResources"], scope: "any" },
+  "IAM.GetRole": { actions: ["iam:GetRole"], scope: "roles" },
+  "IAM.GetInstanceProfile": { actions: ["iam:GetInstanceProfile"], scope: "instanceProfiles" },
+  "CloudWatchLogs.DescribeLogGroups": { actions: ["logs:DescribeLogGroups"], scope: "any" },
+};
+
+/** CloudFormation create / update / rollback / delete of each resource type, with the caller's rights. */
+export const stackResourceActions: Record<string, { actions: string[]; scope: Scope }[]> = {
+  "AWS::S3::Bucket": [
+    {
+      actions: [
+        "s3:CreateBucket",
+        "s3:DeleteBucket",
+        "s3:ListBucket",
+        "s3:GetBucketLocation",
+        "s3:PutBucketPublicAccessBlock",
+        "s3:GetBucketPublicAccessBlock",
+        "s3:PutEncryptionConfiguration",
+        "s3:GetEncryptionConfiguration",
+        "s3:PutBucketOwnershipControls",
+        "s3:GetBucketOwnershipControls",
+        "s3:PutLifecycleConfiguration",
+        "s3:GetLifecycleConfiguration",
+        "s3:PutBucketTagging",
+        "s3:GetBucketTagging",
+      ],
+      scope: "bucket",
+    },
+  ],
+  "AWS::S3::BucketPolicy": [
+    { actions: ["s3:PutBucketPolicy", "s3:GetBucketPolicy", "s3:DeleteBucketPolicy"], scope: "bucket" },
+  ],
+  "AWS::Logs::LogGroup": [
+    {
+      actions: [
+        "logs:CreateLogGroup",
+        "logs:DeleteLogGroup",
+        "logs:PutRetentionPolicy",
+        "logs:DeleteRetentionPolicy",
+        "logs:TagResource",
+        "logs:UntagResource",
+        "logs:ListTagsForResource",
+      ],
+      scope: "logGroup",
+    },
+    { actions: ["logs:DescribeLogGroups"], scope: "any" },
+  ],
+  "AWS::IAM::Role": [
+    {
+      actions: [
+        "iam:CreateRole",
+        "iam:DeleteRole",
+        "iam:GetRole",
+        "iam:UpdateRole",
+        "iam:UpdateAssumeRolePolicy",
+        "iam:PutRolePolicy",
+        "iam:GetRolePolicy",
+        "iam:DeleteRolePolicy",
+        "iam:ListRolePolicies",
+        "iam:ListAttachedRolePolicies",
+        "iam:TagRole",
+        "iam:UntagRole",
+      ],
+      scope: "roles",
+    },
+  ],
+  "AWS::IAM::InstanceProfile": [
+    {
+      actions: [
+        "iam:CreateInstanceProfile",
+        "iam:DeleteInstanceProfile",
+        "iam:GetInstanceProfile",
+        "iam:AddRoleToInstanceProfile",
+        "iam:RemoveRoleFromInstanceProfile",
+      ],
+      scope: "instanceProfiles",
+    },
+  ],
+  "AWS::Lambda::Function": [
+    {
+      actions: [
+        "lambda:CreateFunction",
+        "lambda:DeleteFunction",
+        "lambda:GetFunction",
+        "lambda:GetFunctionConfiguration",
+        "lambda:UpdateFunctionCode",
+        "lambda:UpdateFunctionConfiguration",
+        "lambda:TagResource",
+        "lambda:UntagResource",
+        "lambda:ListTags",
+      ],
+      scope: "function",
+    },
+    // CreateFunction reads the code from the stack's bucket with the caller's rights
+    { actions: ["s3:GetObject", "s3:GetObjectVersion"], scope: "objects" },
+  ],
+  "AWS::EC2::SecurityGroup": [
+    {
+      actions: [
+        "ec2:CreateSecurityGroup",
+        "ec2:DescribeSecurityGroups",
+        "ec2:AuthorizeSecurityGroupIngress",
+        "ec2:RevokeSecurityGroupIngress",
+        "ec2:RevokeSecurityGroupEgress",
+        "ec2:AuthorizeSecurityGroupEgress",
+        "ec2:DeleteSecurityGroup",
+        "ec2:CreateTags",
+        "ec2:DeleteTags",
+      ],
+      scope: "ec2",
+    },
+  ],
+  "AWS::EC2::Instance": [
+    {
+      actions: [
+        "ec2:RunInstances",
+        "ec2:TerminateInstances",
+        "ec2:StopInstances",
+        "ec2:StartInstances",
+        "ec2:ModifyInstanceAttribute",
+        "ec2:DescribeInstances",
+        "ec2:DescribeInstanceStatus",
+        "ec2:DescribeNetworkInterfaces",
+        "ec2:DescribeImages",
+        "ec2:CreateTags",
+        "ec2:DeleteTags",
+        "ec2:CreateNetworkInterface",
+      ],
+      scope: "ec2",
+    },
+    // RunInstances passes the server role through its instance profile
+    { actions: ["iam:PassRole"], scope: "roles" },
+  ],
+};
+
+function resources(scope: Scope): string | string[] {
+  const partition = "arn:aws";
+  switch (scope) {
+    case "stack":
+      return `${partition}:cloudformation:*:*:stack/${stackName}/*`;
+    case "function":
+      return [
+        `${partition}:lambda:*:*:function:${functionName}`,
+        `${partition}:lambda:*:*:function:${functionName}:*`,
+      ];
+    case "bucket":
+      // CloudFormation names the bucket <stack>-bucket-<random>, lower-case
+      return `${partition}:s3:::${stackName}-bucket-*`;
+    case "objects":
+      return `${partition}:s3:::${stackName}-bucket-*/*`;
+    case "parameters":
+      return [
+        `${partition}:ssm:*:*:parameter${parameterPath}*`,
+        // the latest Amazon Linux 2023 AMI id, AWS's public parameter (no account)
+        `${partition}:ssm:*::parameter/aws/service/ami-amazon-linux-latest/*`,
+      ];
+    case "amiParameter":
+      return `${partition}:ssm:*::parameter/aws/service/ami-amazon-linux-latest/*`;
+    case "roles":
+      // CloudFormation names roles <stack>-<logical id>-<random>
+      return `${partition}:iam::*:role/${stackName}-*`;
+    case "instanceProfiles":
+      return `${partition}:iam::*:instance-profile/${stackName}-*`;
+    case "logGroup":
+      return [
+        `${partition}:logs:*:*:log-group:${logGroupName}`,
+        `${partition}:logs:*:*:log-group:${logGroupName}:*`,
+      ];
+    case "quota":
+      return `${partition}:servicequotas:*:*:lambda/L-14320ECE`;
+    case "ec2":
+    case "any":
+      return "*";
+  }
+}
+
+interface Statement {
+  Sid: string;
+  Effect: "Allow";
+  Action: string[];
+  Resource: string | string[];
+  Condition?: Record<string, Record<string, string | string[]>>;
+}
+
+/** The policy document: one statement per resource scope, actions sorted, no wildcard action. */
+export function operatorPolicy(): { Version: "2012-10-17"; Statement: Statement[] } {
+  const byScope = new Map<Scope, Set<string>>();
+  const add = (scope: Scope, actions: string[]) => {
+    const set = byScope.get(scope) ?? new Set<string>();
+    for (const action of actions) set.add(action);
+    byScope.set(scope, set);
+  };
+  for (const entry of Object.values(plannedCallActions)) add(entry.scope, entry.actions);
+  for (const entries of Object.values(stackResourceActions))
+    for (const entry of entries) add(entry.scope, entry.actions);
+
+  const statements: Statement[] = [];
+  const sid = (scope: string) => scope.replace(/(^|-)([a-z])/g, (_m, _d, c: string) => c.toUpperCase());
+  for (const [scope, set] of [...byScope].sort(([a], [b]) => a.localeCompare(b))) {
+    const passRole = set.delete("iam:PassRole");
+    if (scope === "ec2") {
+      // mutations limited to what carries our tag, or what is being created with it
+      const describe = [...set].filter((a) => a.startsWith("ec2:Describe")).sort();
+      const mutate = [...set].filter((a) => !a.startsWith("ec2:Describe")).sort();
+      statements.push({ Sid: "Ec2Describe", Effect: "Allow", Action: describe, Resource: "*" });
+      statements.push({
+        Sid: "Ec2CreateTagged",
+        Effect: "Allow",
+        Action: [
+          "ec2:CreateSecurityGroup",
+          "ec2:RunInstances",
+          "ec2:CreateNetworkInterface",
+          "ec2:CreateTags",
+        ].filter((a) => mutate.includes(a)),
+        Resource: "*",
+        Condition: { StringEquals: { [`aws:RequestTag/${tagKey}`]: tagValue } },
+      });
+      statements.push({
+        Sid: "Ec2LaunchFromUntaggedParts",
+        Effect: "Allow",
+        Action: ["ec2:RunInstances", "ec2:CreateNetworkInterface"],
+        Resource: [
+          "arn:aws:ec2:*::image/*",
+          "arn:aws:ec2:*:*:subnet/*",
+          "arn:aws:ec2:*:*:security-group/*",
+          "arn:aws:ec2:*:*:network-interface/*",
+          "arn:aws:ec2:*:*:volume/*",
+        ],
+      });
+      statements.push({
+        Sid: "Ec2ChangeOwnResources",
+        Effect: "Allow",
+        Action: mutate.filter(
+          (a) => !["ec2:CreateSecurityGroup", "ec2:RunInstances", "ec2:CreateNetworkInterface"].includes(a),
+        ),
+        Resource: "*",
+        Condition: { StringEquals: { [`aws:ResourceTag/${tagKey}`]: tagValue } },
+      });
+    } else if (set.size > 0) {
+      statements.push({
+        Sid: sid(scope),
+        Effect: "Allow",
+        Action: [...set].sort(),
+        Resource: resources(scope),
+      });
+    }
+    if (passRole)
+      statements.push({
+        Sid: "PassOwnRoles",
+        Effect: "Allow",
+        Action: ["iam:PassRole"],
+        Resource: resources("roles"),
+        Condition: { StringEquals: { "iam:PassedToService": ["lambda.amazonaws.com", "ec2.amazonaws.com"] } },
+      });
+  }
+  // Lambda's CreateFunction passes the agent role too
+  if (!statements.some((s) => s.Sid === "PassOwnRoles"))
+    statements.push({
+      Sid: "PassOwnRoles",
+      Effect: "Allow",
+      Action: ["iam:PassRole"],
+      Resource: resources("roles"),
+      Condition: { StringEquals: { "iam:PassedToService": ["lambda.amazonaws.com", "ec2.amazonaws.com"] } },
+    });
+  return { Version: "2012-10-17", Statement: statements };
+}
+
+/** Every action the policy grants (for tests and the docs). */
+export function operatorPolicyActions(): Set<string> {
+  return new Set(operatorPolicy().Statement.flatMap((statement) => statement.Action));
+}

@@ -1,0 +1,177 @@
+import { DescribeRegionsCommand } from "@aws-sdk/client-ec2";
+import { GetAccountSettingsCommand } from "@aws-sdk/client-lambda";
+import { GetCallerIdentityCommand } from "@aws-sdk/client-sts";
+import type { AwsClients } from "./aws-clients.js";
+import { readServerStatus } from "./iperf3-credentials.js";
+import { stackName } from "./naming.js";
+import {
+  describeError,
+  type PreflightCheck,
+  type PreflightItem,
+  type PreflightOptions,
+  type PreflightRegion,
+  serverMarginSeconds,
+} from "./preflight.js";
+import { getQuotaReport } from "./quota.js";
+import { checkIperf3Handshake } from "./server-handshake.js";
+import { describeStack } from "./stack-state.js";
+
+/**
+ * The preflight's account checks (preflight.ts runs them once credentials are found): loaded
+ * only then, because the SDK clients take seconds to load on a busy machine and a dry run
+ * without credentials must answer at once.
+ */
+export async function checkIdentity(clients: AwsClients): Promise<{ account: string | null; arn: string }> {
+  const identity = await clients.sts.send(new GetCallerIdentityCommand({}));
+  return { account: identity.Account ?? null, arn: identity.Arn ?? "?" };
+}
+
+export async function checkRegion(
+  clients: AwsClients,
+  target: PreflightRegion,
+  options: Omit<PreflightOptions, "expectedAgentCodeKey"> & { expectedAgentCodeKey: string | null },
+  now: Date,
+): Promise<PreflightItem[]> {
+  const region = target.region;
+  const items: PreflightItem[] = [];
+  const item = (check: PreflightCheck, status: PreflightItem["status"], detail: string) =>
+    items.push({ check, region, status, detail });
+
+  // region enabled (opt-in regions must be enabled before anything works there)
+  try {
+    const response = await clients.ec2.send(
+      new DescribeRegionsCommand({ RegionNames: [region], AllRegions: true }),
+    );
+    const optIn = response.Regions?.[0]?.OptInStatus ?? "unknown";
+    if (optIn === "not-opted-in")
+      item(
+        "region",
+        "failed",
+        `${region} is an opt-in region not enabled in this account: enable it in the console (Account > AWS Regions)`,
+      );
+    else item("region", "ok", `enabled (${optIn})`);
+  } catch (error) {
+    item("region", "failed", `ec2 DescribeRegions: ${describeError(error)}`);
+  }
+  if (items[0]?.status !== "ok") {
+    for (const check of ["quota", "stack", "server", "concurrency"] as const)
+      item(check, "skipped", "region not usable");
+    return items;
+  }
+
+  const [quota, stack, settings] = await Promise.allSettled([
+    getQuotaReport(clients.quotas, region),
+    describeStack(clients.cloudFormation),
+    clients.lambda.send(new GetAccountSettingsCommand({})),
+  ]);
+
+  if (quota.status === "fulfilled")
+    item(
+      "quota",
+      quota.value.valueMbps === null ? "failed" : "ok",
+      quota.value.valueMbps === null
+        ? "no value in force reported"
+        : `${quota.value.valueMbps} Mbit/s in force (AWS default ${quota.value.defaultMbps ?? "?"})`,
+    );
+  else item("quota", "failed", `service-quotas: ${describeError(quota.reason)}`);
+
+  let outputs: Record<string, string> | null = null;
+  if (stack.status === "rejected")
+    item("stack", "failed", `cloudformation DescribeStacks: ${describeError(stack.reason)}`);
+  else if (stack.value === null)
+    item(
+      "stack",
+      "failed",
+      `no ${stackName} stack: run \`lambda-netbench deploy --region ${region}${target.needsServer ? " --with-server" : ""}\``,
+    );
+  else if (!/_COMPLETE$/.test(stack.value.status) || /ROLLBACK|DELETE/.test(stack.value.status))
+    item(
+      "stack",
+      "failed",
+      `stack is ${stack.value.status}: run \`lambda-netbench deploy --region ${region}\` again`,
+    );
+  else if (!stack.value.outputs.FunctionName)
+    item("stack", "failed", `stack has no function yet: run \`lambda-netbench deploy --region ${region}\``);
+  else if (options.expectedAgentCodeKey && stack.value.outputs.AgentCodeKey !== options.expectedAgentCodeKey)
+    item(
+      "stack",
+      "failed",
+      `stack runs another agent build (${stack.value.outputs.AgentCodeKey ?? "none"}, this tool has ${options.expectedAgentCodeKey}): run \`lambda-netbench deploy --region ${region}\``,
+    );
+  else {
+    outputs = stack.value.outputs;
+    item("stack", "ok", `${stack.value.status}, agent ${outputs.AgentCodeKey ?? "?"}`);
+  }
+
+  if (!target.needsServer) item("server", "ok", "not needed (no iperf3 in this region)");
+  else if (outputs === null) item("server", "skipped", "needs the stack");
+  else items.push(await checkServer(clients, target, outputs, options, now));
+
+  if (settings.status === "rejected")
+    item("concurrency", "failed", `lambda GetAccountSettings: ${describeError(settings.reason)}`);
+  else {
+    const unreserved = settings.value.AccountLimit?.UnreservedConcurrentExecutions;
+    const total = settings.value.AccountLimit?.ConcurrentExecutions;
+    if (unreserved === undefined) item("concurrency", "failed", "no unreserved concurrency reported");
+    else if (options.parallelism > unreserved)
+      item(
+        "concurrency",
+        "failed",
+        `parallelism ${options.parallelism} is above the account's unreserved concurrency ${unreserved} (of ${total ?? "?"}): lower \`parallelism\` in the plan, or request more concurrency (Service Quotas, Lambda "Concurrent executions")`,
+      );
+    else
+      item(
+        "concurrency",
+        "ok",
+        `parallelism ${options.parallelism} of ${unreserved} unreserved (account limit ${total ?? "?"})`,
+      );
+  }
+  return items;
+}
+
+async function checkServer(
+  clients: AwsClients,
+  target: PreflightRegion,
+  outputs: Record<string, string>,
+  options: Pick<PreflightOptions, "handshake">,
+  now: Date,
+): Promise<PreflightItem> {
+  const region = target.region;
+  const fail = (detail: string): PreflightItem => ({ check: "server", region, status: "failed", detail });
+  const host = outputs.ServerPublicDnsName || outputs.ServerPublicIp;
+  if (!outputs.ServerPorts || !host)
+    return fail(`no iperf3 server: run \`lambda-netbench deploy --region ${region} --with-server\``);
+  const neededUntil =
+    now.getTime() + (target.startsInSeconds + target.durationSeconds + serverMarginSeconds) * 1000;
+  const expiresAt = Date.parse(outputs.ServerExpiresAt ?? "");
+  const hoursNeeded = Math.ceil(((neededUntil - now.getTime()) / 3_600_000) * 4) / 4;
+  if (!(expiresAt > now.getTime()))
+    return fail(
+      `the server's time-to-live ended at ${outputs.ServerExpiresAt} (it has terminated itself): redeploy with \`lambda-netbench deploy --region ${region} --with-server --ttl-hours ${Math.max(1, hoursNeeded)}\``,
+    );
+  if (expiresAt < neededUntil)
+    return fail(
+      `the server terminates itself at ${outputs.ServerExpiresAt}, before the run ends here (about ${new Date(neededUntil).toISOString()} with a ${serverMarginSeconds / 60}-minute margin): extend it in place with \`lambda-netbench deploy --region ${region} --with-server --ttl-hours ${Math.max(1, hoursNeeded)}\``,
+    );
+  let status: Awaited<ReturnType<typeof readServerStatus>>;
+  try {
+    status = await readServerStatus(clients.ssm);
+  } catch (error) {
+    return fail(`ssm GetParameter (server status): ${describeError(error)}`);
+  }
+  if (status === null || status.instanceId !== (outputs.ServerInstanceId ?? status.instanceId))
+    return fail(
+      `the server ${outputs.ServerInstanceId ?? ""} has not reported ready (every port answering iperf3): wait, or run \`lambda-netbench deploy --region ${region} --with-server\` to check`,
+    );
+  const port = Number(outputs.ServerPorts.split("-")[0]);
+  const handshake = options.handshake ?? checkIperf3Handshake;
+  const answer = await handshake(host, port);
+  if (answer !== "ready" && answer !== "busy")
+    return fail(`${host}:${port} does not answer an iperf3 handshake (${answer})`);
+  return {
+    check: "server",
+    region,
+    status: "ok",
+    detail: `${host} ports ${outputs.ServerPorts} answer iperf3${answer === "busy" ? " (busy right now)" : ""}; terminates itself at ${outputs.ServerExpiresAt}`,
+  };
+}

@@ -1,0 +1,176 @@
+import type { AwsCredentialIdentity, AwsCredentialIdentityProvider } from "@smithy/types";
+import type { AwsClients } from "./aws-clients.js";
+import { errorName } from "./backoff.js";
+import { credentialChain, missingCredentialsHelp } from "./credentials.js";
+import type { PlannedCallRecorder } from "./planned-calls.js";
+
+/**
+ * Everything a run needs from the account, checked before any invocation (and all that
+ * `run --dry-run` does): credentials, each region enabled, the quota in force, the stack
+ * present and current, the iperf3 server ready with time to live beyond the run, and the
+ * account's unreserved concurrency against the parallelism. Reads only, with short timeouts
+ * and one retry at most, so without network it answers in seconds. Every item is checked and
+ * listed; a failure never hides the next one.
+ */
+export type PreflightCheck = "credentials" | "region" | "quota" | "stack" | "server" | "concurrency";
+
+export interface PreflightItem {
+  check: PreflightCheck;
+  region: string | null;
+  /** "ok", "failed", or "skipped" (could not be checked because an earlier item failed). */
+  status: "ok" | "failed" | "skipped";
+  detail: string;
+}
+
+export interface PreflightRegion {
+  region: string;
+  /** The plan has iperf3 cells here: the server must be ready. */
+  needsServer: boolean;
+  /** How long the run will use this region, seconds (the server must live past it). */
+  durationSeconds: number;
+  /** When the run reaches this region, seconds from now (regions run one after another). */
+  startsInSeconds: number;
+}
+
+export interface PreflightOptions {
+  regions: PreflightRegion[];
+  parallelism: number;
+  /** The agent code key a current stack has (agent/<sha256>.zip); null: not checked. Computed only once credentials are found. */
+  expectedAgentCodeKey: () => string | null;
+  credentials?: AwsCredentialIdentity | AwsCredentialIdentityProvider;
+  recorder?: PlannedCallRecorder;
+  // biome-ignore lint/suspicious/noExplicitAny: the SDK clients accept any smithy request handler
+  requestHandler?: import("@smithy/types").RequestHandler<any, any>;
+  /** Reaches the server's port (tests: a local stand-in). */
+  handshake?: (host: string, port: number) => Promise<"ready" | "busy" | string>;
+  now?: () => Date;
+}
+
+export interface PreflightResult {
+  items: PreflightItem[];
+  ok: boolean;
+  account: string | null;
+}
+
+/** Seconds of server life wanted beyond the run's estimate (set-up, retries, a slow region). */
+export const serverMarginSeconds = 30 * 60;
+
+export async function runPreflight(options: PreflightOptions): Promise<PreflightResult> {
+  const items: PreflightItem[] = [];
+  const now = options.now ?? (() => new Date());
+  const first = options.regions[0]?.region ?? "us-east-1";
+  const credentials = options.credentials ?? credentialChain();
+  // 1. credentials: the chain, then who they belong to
+  let account: string | null = null;
+  try {
+    if (typeof credentials === "function") {
+      const resolved = await credentials();
+      if (!resolved.accessKeyId) throw new Error("empty credentials");
+    }
+  } catch (error) {
+    items.push({
+      check: "credentials",
+      region: null,
+      status: "failed",
+      detail: `no AWS credentials found (${shortMessage(error)}); ${missingCredentialsHelp()}`,
+    });
+    for (const { region } of options.regions)
+      for (const check of ["region", "quota", "stack", "server", "concurrency"] as const)
+        items.push({ check, region, status: "skipped", detail: "needs credentials" });
+    return { items, ok: false, account };
+  }
+  // the SDK clients load only now: without credentials the answer above came at once
+  const [{ createAwsClients, destroyAwsClients }, checks] = await Promise.all([
+    import("./aws-clients.js"),
+    import("./preflight-checks.js"),
+  ]);
+  const clientsFor = (region: string): AwsClients =>
+    createAwsClients({
+      region,
+      credentials,
+      maxAttempts: 2,
+      controlTimeouts: { connectionMs: 3_000, requestMs: 8_000 },
+      ...(options.recorder ? { recorder: options.recorder } : {}),
+      ...(options.requestHandler ? { requestHandler: options.requestHandler } : {}),
+    });
+  const identityClients = clientsFor(first);
+  try {
+    const identity = await checks.checkIdentity(identityClients);
+    account = identity.account;
+    items.push({
+      check: "credentials",
+      region: null,
+      status: "ok",
+      detail: `${identity.arn} (account ${account})`,
+    });
+  } catch (error) {
+    items.push({
+      check: "credentials",
+      region: null,
+      status: "failed",
+      detail: `sts GetCallerIdentity: ${describeError(error)}`,
+    });
+  } finally {
+    destroyAwsClients(identityClients);
+  }
+  const credentialsOk = items[0]?.status === "ok";
+  const expectedAgentCodeKey = credentialsOk ? options.expectedAgentCodeKey() : null;
+
+  // 2.. per region, in parallel: each region's items stay together in the list
+  const perRegion = await Promise.all(
+    options.regions.map(async (region) => {
+      if (!credentialsOk)
+        return (["region", "quota", "stack", "server", "concurrency"] as const).map(
+          (check): PreflightItem => ({
+            check,
+            region: region.region,
+            status: "skipped",
+            detail: "needs credentials",
+          }),
+        );
+      const clients = clientsFor(region.region);
+      try {
+        return await checks.checkRegion(clients, region, { ...options, expectedAgentCodeKey }, now());
+      } finally {
+        destroyAwsClients(clients);
+      }
+    }),
+  );
+  for (const list of perRegion) items.push(...list);
+  return { items, ok: items.every((item) => item.status === "ok"), account };
+}
+
+function shortMessage(error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error);
+  return message.split("\n")[0]?.slice(0, 200) ?? "";
+}
+
+/** A failed call in a few words: DNS and connection failures named as such. */
+export function describeError(error: unknown): string {
+  const code = (error as { code?: unknown })?.code;
+  if (code === "ENOTFOUND" || code === "EAI_AGAIN")
+    return `no network or DNS (${code}: ${shortMessage(error)})`;
+  if (
+    code === "ECONNREFUSED" ||
+    code === "ETIMEDOUT" ||
+    code === "ECONNRESET" ||
+    errorName(error) === "TimeoutError"
+  )
+    return `no connection (${String(code ?? errorName(error))})`;
+  return `${errorName(error)}: ${shortMessage(error)}`;
+}
+
+/** The preflight as the terminal shows it: one line per item. */
+export function formatPreflight(result: PreflightResult): string {
+  const mark = { ok: "ok  ", failed: "FAIL", skipped: "--  " } as const;
+  const lines = result.items.map(
+    (item) =>
+      `  ${mark[item.status]} ${item.check.padEnd(12)} ${(item.region ?? "").padEnd(15)} ${item.detail}`,
+  );
+  const failed = result.items.filter((item) => item.status === "failed").length;
+  return [
+    `Preflight${result.account ? ` (account ${result.account})` : ""}:`,
+    ...lines,
+    failed === 0 ? "  all checks passed" : `  ${failed} check(s) failed`,
+  ].join("\n");
+}

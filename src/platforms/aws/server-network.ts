@@ -1,0 +1,122 @@
+import {
+  DescribeRouteTablesCommand,
+  DescribeSubnetsCommand,
+  DescribeVpcsCommand,
+  type EC2Client,
+  type Subnet,
+} from "@aws-sdk/client-ec2";
+import { GetParameterCommand, type SSMClient } from "@aws-sdk/client-ssm";
+import type { Architecture } from "../platform.js";
+import { AwsInputError } from "./aws-input.js";
+import { amiParameterName } from "./server-template.js";
+
+/**
+ * Where the iperf3 server runs and from which image, decided by deploy (reads only) before it
+ * changes anything:
+ * - network: `--subnet-id` (its VPC looked up), or `--vpc-id` (a subnet of it chosen), or the
+ *   one the stack already uses, or the default VPC. Accounts without a default VPC get an error
+ *   naming the flags. The subnet must route 0.0.0.0/0 to an internet gateway, or Lambda could
+ *   not reach the server's public address.
+ * - image: resolved once from AWS's public AL2023 parameter and pinned in the stack's outputs;
+ *   re-resolved only with `--update-ami` (or for another architecture).
+ */
+export interface ServerNetwork {
+  vpcId: string;
+  subnetId: string;
+}
+
+export async function resolveServerNetwork(
+  ec2: EC2Client,
+  requested: { subnetId?: string | undefined; vpcId?: string | undefined },
+  previous: Record<string, string>,
+  region: string,
+): Promise<ServerNetwork> {
+  let subnet: Subnet | undefined;
+  if (requested.subnetId) {
+    const found = await ec2.send(new DescribeSubnetsCommand({ SubnetIds: [requested.subnetId] }));
+    subnet = found.Subnets?.[0];
+    if (!subnet?.VpcId) throw new AwsInputError("subnet-id", `${requested.subnetId} not found in ${region}`);
+    if (requested.vpcId && subnet.VpcId !== requested.vpcId)
+      throw new AwsInputError(
+        "subnet-id",
+        `${requested.subnetId} is in ${subnet.VpcId}, not in --vpc-id ${requested.vpcId}`,
+      );
+  } else {
+    let vpcId = requested.vpcId;
+    if (!vpcId && previous.ServerSubnetId && previous.ServerVpcId)
+      return { vpcId: previous.ServerVpcId, subnetId: previous.ServerSubnetId };
+    if (!vpcId) {
+      const vpcs = await ec2.send(
+        new DescribeVpcsCommand({ Filters: [{ Name: "is-default", Values: ["true"] }] }),
+      );
+      vpcId = vpcs.Vpcs?.[0]?.VpcId;
+      if (!vpcId)
+        throw new AwsInputError(
+          "subnet-id",
+          `${region} has no default VPC: pass --subnet-id subnet-... (a public subnet: its route table sends 0.0.0.0/0 to an internet gateway) or --vpc-id vpc-...`,
+        );
+    }
+    const subnets = await ec2.send(
+      new DescribeSubnetsCommand({ Filters: [{ Name: "vpc-id", Values: [vpcId] }] }),
+    );
+    // prefer the default subnets of the default VPC, then subnets that give public addresses
+    const ranked = [...(subnets.Subnets ?? [])].sort(
+      (a, b) =>
+        Number(b.DefaultForAz ?? false) - Number(a.DefaultForAz ?? false) ||
+        Number(b.MapPublicIpOnLaunch ?? false) - Number(a.MapPublicIpOnLaunch ?? false) ||
+        (a.AvailabilityZone ?? "").localeCompare(b.AvailabilityZone ?? ""),
+    );
+    subnet = ranked[0];
+    if (!subnet?.SubnetId)
+      throw new AwsInputError(
+        "vpc-id",
+        `${vpcId} has no subnet in ${region}: pass --subnet-id of a public subnet`,
+      );
+  }
+  const subnetId = subnet.SubnetId as string;
+  const vpcId = subnet.VpcId as string;
+  if (!(await routesToInternetGateway(ec2, subnetId, vpcId)))
+    throw new AwsInputError(
+      "subnet-id",
+      `${subnetId} has no route 0.0.0.0/0 to an internet gateway: Lambda could not reach the server; pick a public subnet with --subnet-id`,
+    );
+  return { vpcId, subnetId };
+}
+
+/** The subnet's own route table, or the VPC's main one, sends 0.0.0.0/0 to an igw-. */
+async function routesToInternetGateway(ec2: EC2Client, subnetId: string, vpcId: string): Promise<boolean> {
+  const own = await ec2.send(
+    new DescribeRouteTablesCommand({ Filters: [{ Name: "association.subnet-id", Values: [subnetId] }] }),
+  );
+  let table = own.RouteTables?.[0];
+  if (!table) {
+    const main = await ec2.send(
+      new DescribeRouteTablesCommand({
+        Filters: [
+          { Name: "vpc-id", Values: [vpcId] },
+          { Name: "association.main", Values: ["true"] },
+        ],
+      }),
+    );
+    table = main.RouteTables?.[0];
+  }
+  return (table?.Routes ?? []).some(
+    (route) => route.DestinationCidrBlock === "0.0.0.0/0" && (route.GatewayId ?? "").startsWith("igw-"),
+  );
+}
+
+/** The AMI to run: the pinned one unless `--update-ami` (or another architecture). */
+export async function resolveServerImage(
+  ssm: SSMClient,
+  arch: Architecture,
+  previous: Record<string, string>,
+  updateAmi: boolean,
+): Promise<{ imageId: string; changed: boolean }> {
+  const pinned = previous.ServerImageId;
+  const sameArch = previous.ServerImageArch === undefined || previous.ServerImageArch === arch;
+  if (pinned && !updateAmi && sameArch) return { imageId: pinned, changed: false };
+  const response = await ssm.send(new GetParameterCommand({ Name: amiParameterName(arch) }));
+  const imageId = response.Parameter?.Value;
+  if (!imageId?.startsWith("ami-")) throw new Error(`${amiParameterName(arch)} did not return an AMI id`);
+  return { imageId, changed: imageId !== pinned };
+}

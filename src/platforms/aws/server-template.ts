@@ -1,0 +1,190 @@
+import type { Architecture } from "../platform.js";
+import {
+  iperf3FirstPort,
+  iperf3PasswordParameter,
+  iperf3PrivateKeyParameter,
+  iperf3StatusParameter,
+  serverTagNames,
+  tagKey,
+  tagValue,
+} from "./naming.js";
+import { portRange, serverUserData } from "./server-user-data.js";
+
+/** The iperf3 server's part of the stack: security group, role, instance profile, instance. */
+export interface ServerTemplateOptions {
+  instanceType: string;
+  /** Number of iperf3 servers (ports 5201, 5202, ...): one test at a time per port. */
+  ports: number;
+  /** Bumped to replace the instance deliberately (expired, new type, new AMI). */
+  generation: number;
+  /** ISO time after which the instance terminates itself (an instance tag: updated in place). */
+  expiresAt: string;
+  /** iperf3 --idle-timeout: a stalled or aborted test frees the port after this long. */
+  idleTimeoutSeconds: number;
+  /** The AMI, resolved once by deploy and pinned (not re-resolved on every update). */
+  imageId: string;
+  /** Where the instance runs: the default VPC's subnet, or --subnet-id / --vpc-id. */
+  vpcId: string;
+  subnetId: string;
+}
+
+type Resources = Record<string, { Type: string; Properties: Record<string, unknown>; DependsOn?: string[] }>;
+
+/** Graviton families carry a "g" after the generation digit (c8gn, m7g, t4g): arm64 AMIs. */
+export function instanceArchitecture(instanceType: string): Architecture {
+  const family = instanceType.split(".")[0] ?? "";
+  return /^[a-z]+\d+[a-z]*g[a-z]*$/.test(family) ? "arm64" : "x86_64";
+}
+
+/** AWS's public SSM parameter of the latest Amazon Linux 2023 AMI (read by deploy, not by the template). */
+export function amiParameterName(arch: Architecture): string {
+  return `/aws/service/ami-amazon-linux-latest/al2023-ami-kernel-default-${arch}`;
+}
+
+export function serverLogicalId(generation: number): string {
+  return `Iperf3Server${generation}`;
+}
+
+const parameterArn = (name: string) => ({
+  "Fn::Sub": `arn:\${AWS::Partition}:ssm:\${AWS::Region}:\${AWS::AccountId}:parameter${name}`,
+});
+
+/**
+ * The server's instance role: Session Manager without AmazonSSMManagedInstanceCore (whose
+ * ssm:GetParameter(s) on * would let this internet-facing host read every parameter of the
+ * account), its own two secrets, and its own status parameter.
+ */
+function serverRolePolicy() {
+  return {
+    Version: "2012-10-17",
+    Statement: [
+      {
+        Sid: "SessionManagerRegistration",
+        Effect: "Allow",
+        Action: "ssm:UpdateInstanceInformation",
+        // biome-ignore lint/suspicious/noTemplateCurlyInString: a CloudFormation Fn::Sub placeholder
+        Resource: { "Fn::Sub": "arn:${AWS::Partition}:ec2:${AWS::Region}:${AWS::AccountId}:instance/*" },
+      },
+      {
+        // these two services have no resource-level permissions: "*" is the only resource
+        Sid: "SessionManagerChannels",
+        Effect: "Allow",
+        Action: [
+          "ssmmessages:CreateControlChannel",
+          "ssmmessages:CreateDataChannel",
+          "ssmmessages:OpenControlChannel",
+          "ssmmessages:OpenDataChannel",
+          "ec2messages:AcknowledgeMessage",
+          "ec2messages:DeleteMessage",
+          "ec2messages:FailMessage",
+          "ec2messages:GetEndpoint",
+          "ec2messages:GetMessages",
+          "ec2messages:SendReply",
+        ],
+        Resource: "*",
+      },
+      {
+        Sid: "ReadOwnSecrets",
+        Effect: "Allow",
+        Action: "ssm:GetParameter",
+        Resource: [parameterArn(iperf3PrivateKeyParameter), parameterArn(iperf3PasswordParameter)],
+      },
+      {
+        Sid: "ReportStatus",
+        Effect: "Allow",
+        Action: ["ssm:PutParameter", "ssm:AddTagsToResource"],
+        Resource: parameterArn(iperf3StatusParameter),
+      },
+    ],
+  };
+}
+
+export function serverResources(server: ServerTemplateOptions): {
+  resources: Resources;
+  outputs: Record<string, { Value: unknown; Description?: string }>;
+} {
+  const tags = [{ Key: tagKey, Value: tagValue }];
+  const lastPort = iperf3FirstPort + server.ports - 1;
+  const instanceId = serverLogicalId(server.generation);
+  const resources: Resources = {
+    ServerSecurityGroup: {
+      Type: "AWS::EC2::SecurityGroup",
+      Properties: {
+        GroupDescription: `lambda-netbench iperf3 server: TCP ${iperf3FirstPort}-${lastPort} only (RSA-authenticated), no SSH`,
+        VpcId: server.vpcId,
+        SecurityGroupIngress: [
+          {
+            IpProtocol: "tcp",
+            FromPort: iperf3FirstPort,
+            ToPort: lastPort,
+            CidrIp: "0.0.0.0/0",
+            Description: "iperf3 from Lambda (no fixed source address); iperf3 RSA auth guards it",
+          },
+        ],
+        Tags: tags,
+      },
+    },
+    ServerRole: {
+      Type: "AWS::IAM::Role",
+      Properties: {
+        Description: "lambda-netbench iperf3 server: Session Manager, its own secrets, its status",
+        AssumeRolePolicyDocument: {
+          Version: "2012-10-17",
+          Statement: [
+            { Effect: "Allow", Principal: { Service: "ec2.amazonaws.com" }, Action: "sts:AssumeRole" },
+          ],
+        },
+        Policies: [{ PolicyName: "session-manager-secrets-status", PolicyDocument: serverRolePolicy() }],
+        Tags: tags,
+      },
+    },
+    ServerInstanceProfile: {
+      Type: "AWS::IAM::InstanceProfile",
+      Properties: { Roles: [{ Ref: "ServerRole" }] },
+    },
+    [instanceId]: {
+      Type: "AWS::EC2::Instance",
+      Properties: {
+        ImageId: server.imageId,
+        InstanceType: server.instanceType,
+        IamInstanceProfile: { Ref: "ServerInstanceProfile" },
+        // a public address in the chosen subnet, whether or not the subnet assigns one itself
+        NetworkInterfaces: [
+          {
+            DeviceIndex: "0",
+            SubnetId: server.subnetId,
+            AssociatePublicIpAddress: true,
+            GroupSet: [{ "Fn::GetAtt": ["ServerSecurityGroup", "GroupId"] }],
+            DeleteOnTermination: true,
+          },
+        ],
+        InstanceInitiatedShutdownBehavior: "terminate",
+        // tags readable from the instance: the watchdog's time-to-live, ports and idle timeout
+        MetadataOptions: { HttpTokens: "required", HttpEndpoint: "enabled", InstanceMetadataTags: "enabled" },
+        UserData: { "Fn::Base64": { "Fn::Sub": serverUserData() } },
+        Tags: [
+          ...tags,
+          { Key: "Name", Value: "lambda-netbench-iperf3" },
+          { Key: serverTagNames.expiresAt, Value: server.expiresAt },
+          { Key: serverTagNames.ports, Value: portRange(server.ports) },
+          { Key: serverTagNames.idleTimeoutSeconds, Value: String(server.idleTimeoutSeconds) },
+        ],
+      },
+    },
+  };
+  const outputs = {
+    ServerPublicDnsName: { Value: { "Fn::GetAtt": [instanceId, "PublicDnsName"] } },
+    ServerPublicIp: { Value: { "Fn::GetAtt": [instanceId, "PublicIp"] } },
+    ServerInstanceId: { Value: { Ref: instanceId } },
+    ServerPorts: { Value: portRange(server.ports) },
+    ServerGeneration: { Value: String(server.generation) },
+    ServerExpiresAt: { Value: server.expiresAt },
+    ServerInstanceType: { Value: server.instanceType },
+    ServerImageId: { Value: server.imageId, Description: "the pinned AMI (deploy --update-ami to move on)" },
+    ServerImageArch: { Value: instanceArchitecture(server.instanceType) },
+    ServerSubnetId: { Value: server.subnetId },
+    ServerVpcId: { Value: server.vpcId },
+    ServerIdleTimeoutSeconds: { Value: String(server.idleTimeoutSeconds) },
+  };
+  return { resources, outputs };
+}

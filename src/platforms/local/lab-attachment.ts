@@ -1,0 +1,82 @@
+import { checkShapedLab } from "./capabilities.js";
+import { checkIperf3FlowCap, iperf3ServerKindOf } from "./iperf3-servers.js";
+import { type LabUpOptions, labDown, labUp, profileToCheck, runningLab } from "./lab.js";
+import { environmentNamespace } from "./lab-names.js";
+import { LabRefusal } from "./lab-refusal.js";
+import { deleteNamespace } from "./namespaces.js";
+import { flowCapBitsPerSecond, type LabProfile } from "./profiles.js";
+import { type LabState, processStartTicks, writeLabState } from "./state-file.js";
+
+/**
+ * Lab ownership: a platform uses a running lab (from `lab up`) or brings one up for itself
+ * (and takes it down at the end). One process uses a lab's environments at a time; the
+ * state file records which.
+ */
+export interface LabAttachment {
+  state: LabState;
+  /** True when this process brought the lab up (and takes it down). */
+  ownsLab: boolean;
+}
+
+export async function attachLab(
+  labName: string,
+  profile: LabProfile,
+  options: Omit<LabUpOptions, "labName" | "profile">,
+): Promise<LabAttachment> {
+  const mode = options.mode ?? "shaped";
+  // refused here too (not only by `lab up`): attaching to a lab someone else brought up still
+  // needs root for the environments, and netem for this profile's round trip
+  if (mode === "shaped") await checkShapedLab([profileToCheck(profile.name, options.customProfiles)]);
+  const state = await runningLab(labName);
+  // a running lab of the other mode is someone's: never replaced behind their back
+  if (state && state.mode !== mode) {
+    throw new LabRefusal(
+      state.mode === "unshaped"
+        ? `lab ${labName} is up unshaped (${state.unshapedReason}); use it with --unshaped, or take it down (lab down) to run shaped`
+        : `lab ${labName} is up shaped; drop --unshaped to use it, or take it down (lab down) first`,
+    );
+  }
+  if (state && state.mode === "shaped") {
+    const running = state.hostLink?.megabitsPerSecond ?? null;
+    if (running !== profile.hostMegabitsPerSecond) {
+      throw new LabRefusal(
+        `profile ${profile.name}: hostMegabitsPerSecond is ${profile.hostMegabitsPerSecond ?? "null (no host link)"}, but lab ${labName} is up with ${running === null ? "no host link" : `a ${running} Mbit/s host link`}; take it down (lab down) or bring it up with this profile`,
+      );
+    }
+  }
+  // a lab started with the stock iperf3 server cannot pace this profile's streams
+  if (state) checkIperf3FlowCap(iperf3ServerKindOf(state.iperf3.server), flowCapBitsPerSecond(profile));
+  if (!state) {
+    const started = await labUp({ ...options, labName, profile: profile.name });
+    started.user = { pid: process.pid, startTicks: (await processStartTicks(process.pid)) ?? 0 };
+    return { state: started, ownsLab: true };
+  }
+  if (
+    state.user &&
+    state.user.pid !== process.pid &&
+    (await processStartTicks(state.user.pid)) === state.user.startTicks
+  ) {
+    throw new Error(
+      `lab ${labName} is in use by process ${state.user.pid}; wait for it or use a private lab`,
+    );
+  }
+  state.user = { pid: process.pid, startTicks: (await processStartTicks(process.pid)) ?? 0 };
+  return { state, ownsLab: false };
+}
+
+/** Environments of an earlier user that crashed: ours now, so remove them. */
+export async function removeEarlierEnvironments(state: LabState): Promise<void> {
+  if (state.mode !== "shaped") return;
+  for (let i = 0; i < state.environmentCount; i += 1)
+    await deleteNamespace(environmentNamespace(state.labName, i));
+}
+
+/** Takes the lab down if this process brought it up, else marks it free again. */
+export async function detachLab(attachment: LabAttachment): Promise<void> {
+  if (attachment.ownsLab) {
+    await labDown(attachment.state.labName);
+    return;
+  }
+  attachment.state.user = null;
+  await writeLabState(attachment.state);
+}

@@ -1,0 +1,123 @@
+import { emptySamples, IntervalSampler, type IntervalSamples } from "../interval-sampler.js";
+import type { DataStream } from "./data-stream.js";
+import { buildIntervalEntry, type JsonIntervalEntry, socketNumber } from "./json-report.js";
+
+function seconds(ns: bigint): number {
+  return Number(ns) / 1e9;
+}
+
+/**
+ * The client's clock of one test, as iperf3's reporter is apart from its control loop: the
+ * start mark (TEST_START, then the omit end), the -J report intervals with their measured
+ * spans, our own byte samples, and the end mark. It owns its counters: what each stream had
+ * moved at the last report and at the omit end. The streams only count.
+ */
+export class IntervalClock {
+  /** Our own samples of the measured direction(s); the tally feeds it. */
+  readonly sampler: IntervalSampler;
+  private readonly entries: JsonIntervalEntry[] = [];
+  private streams: readonly DataStream[] = [];
+  private movedAtTick: number[] = [];
+  private movedAtOmit: number[] = [];
+  private omitting = false;
+  private startMarkNs = 0n;
+  private lastTickNs = 0n;
+  private endMarkNs = 0n;
+  private timer: NodeJS.Timeout | undefined;
+  private sampled: IntervalSamples;
+  private sampling = false;
+
+  constructor(
+    private readonly options: { reportIntervalSeconds: number; bidir: boolean; sampleIntervalMs: number },
+  ) {
+    this.sampler = new IntervalSampler(options.sampleIntervalMs);
+    this.sampled = emptySamples(options.sampleIntervalMs);
+  }
+
+  /** TEST_START: the measured period (or the omit period before it) begins. */
+  start(streams: readonly DataStream[], omitting: boolean): void {
+    this.streams = streams;
+    this.movedAtTick = streams.map(() => 0);
+    this.movedAtOmit = streams.map(() => 0);
+    this.omitting = omitting;
+    this.mark(process.hrtime.bigint());
+  }
+
+  /** End of -O: omitted intervals close, the counts and the clock restart (the test's end timer does not). */
+  endOmit(): void {
+    const now = process.hrtime.bigint();
+    this.closeInterval(now);
+    this.movedAtOmit = this.streams.map((stream) => stream.moved);
+    this.omitting = false;
+    this.mark(now);
+  }
+
+  /** TEST_END: the last interval closes and the measured period ends. */
+  stop(): void {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = undefined;
+    const now = process.hrtime.bigint();
+    this.closeInterval(now);
+    this.endMarkNs = now;
+    // no zero intervals while the results are exchanged
+    if (this.sampling) this.sampled = this.sampler.stop();
+    this.sampling = false;
+  }
+
+  /** A run that ends without TEST_END (failure, deadline): stop the timers. */
+  dispose(): void {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = undefined;
+    if (this.sampling) this.sampler.stop();
+    this.sampling = false;
+  }
+
+  get intervals(): JsonIntervalEntry[] {
+    return this.entries;
+  }
+
+  get samples(): IntervalSamples {
+    return this.sampled;
+  }
+
+  /** Length of the measured period: from the start mark to TEST_END. */
+  get measuredSeconds(): number {
+    return seconds(this.endMarkNs - this.startMarkNs);
+  }
+
+  /** Bytes a stream moved after the omit period. */
+  measuredBytes(index: number): number {
+    const stream = this.streams[index];
+    return stream ? stream.moved - (this.movedAtOmit[index] ?? 0) : 0;
+  }
+
+  private mark(now: bigint): void {
+    this.startMarkNs = now;
+    this.lastTickNs = now;
+    // the samples cover the measured period only: they (re)start with it
+    this.sampler.start();
+    this.sampling = true;
+    if (this.timer) clearInterval(this.timer);
+    this.timer = setInterval(
+      () => this.closeInterval(process.hrtime.bigint()),
+      this.options.reportIntervalSeconds * 1000,
+    );
+  }
+
+  private closeInterval(nowNs: bigint): void {
+    const entry = buildIntervalEntry({
+      startSeconds: seconds(this.lastTickNs - this.startMarkNs),
+      endSeconds: seconds(nowNs - this.startMarkNs),
+      reportIntervalSeconds: this.options.reportIntervalSeconds,
+      omitted: this.omitting,
+      bidir: this.options.bidir,
+      streams: this.streams.map((stream, index) => {
+        const bytes = stream.moved - (this.movedAtTick[index] ?? 0);
+        this.movedAtTick[index] = stream.moved;
+        return { socket: socketNumber(index), localSends: stream.localSends, bytes };
+      }),
+    });
+    if (entry) this.entries.push(entry);
+    this.lastTickNs = nowNs;
+  }
+}

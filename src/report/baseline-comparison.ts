@@ -1,0 +1,169 @@
+import type { CellStatistics } from "../results/analysis.js";
+import type { BaselineFigure } from "../results/baseline.js";
+import type { BaselineOverlay, ReportModel } from "./report-model.js";
+import { formatMbps, formatNumber } from "./units.js";
+
+/**
+ * This run beside a published baseline (`compare RUN --baseline NAME`, and a section of the md
+ * and html reports): for each figure the study states, our cell of the same target, probe and
+ * memory size. Like is compared with like: iperf3 upload against our sender side (sum_sent, as the
+ * study kept it), s3-get seconds per object against our whole-download time (set-up, HEAD, transfer).
+ * Pure.
+ */
+export interface BaselineRow {
+  target: string;
+  baselineRegion: string;
+  probeLabel: string;
+  arch: string;
+  memoryMb: number;
+  cell: CellStatistics | null;
+  figure: BaselineFigure;
+  /** What of ours is set against the study's figure, and the difference in % of the study's. */
+  comparedAs: string | null;
+  deltaPercent: number | null;
+}
+
+export interface BaselineComparison {
+  runId: string;
+  label: string | null;
+  baseline: string;
+  source: string;
+  studyPeriod: string;
+  rows: BaselineRow[];
+}
+
+export function compareWithBaseline(model: ReportModel): BaselineComparison | null {
+  if (!model.baseline) return null;
+  const rows: BaselineRow[] = [];
+  for (const overlay of model.baseline.overlays) {
+    for (const figure of overlay.series.figures) {
+      const cell =
+        model.analysis.cells.find(
+          (c) =>
+            c.targetKey === overlay.targetKey &&
+            c.probeKey === overlay.probeKey &&
+            c.arch === overlay.arch &&
+            c.memoryMb === figure.memoryMb,
+        ) ?? null;
+      rows.push({ ...rowIdentity(model, overlay, figure), cell, figure, ...likeForLike(cell, figure) });
+    }
+  }
+  return {
+    runId: model.runId,
+    label: model.label,
+    baseline: model.baseline.name,
+    source: model.baseline.source,
+    studyPeriod: `${model.baseline.studyPeriod.from} to ${model.baseline.studyPeriod.to}`,
+    rows,
+  };
+}
+
+function rowIdentity(model: ReportModel, overlay: BaselineOverlay, figure: BaselineFigure) {
+  const curve = model.analysis.curves.find(
+    (c) => c.targetKey === overlay.targetKey && c.probeKey === overlay.probeKey,
+  );
+  return {
+    target: curve?.target ?? overlay.targetKey,
+    baselineRegion: `${overlay.series.regionName} (${overlay.series.region}, quota ${formatNumber(overlay.series.quotaMegabitsPerSecond)})`,
+    probeLabel: curve?.probeLabel ?? overlay.series.id,
+    arch: overlay.arch,
+    memoryMb: figure.memoryMb,
+  };
+}
+
+function likeForLike(cell: CellStatistics | null, figure: BaselineFigure) {
+  if (!cell) return { comparedAs: null, deltaPercent: null };
+  const percent = (ours: number, theirs: number) => ((ours - theirs) / theirs) * 100;
+  if (figure.secondsPerObject !== null && cell.wholeSeconds)
+    return {
+      comparedAs: "whole seconds per object",
+      deltaPercent: percent(cell.wholeSeconds.median, figure.secondsPerObject),
+    };
+  if (figure.megabitsPerSecond !== null) {
+    const theirs = figure.megabitsPerSecond * 1e6;
+    if (cell.sent) return { comparedAs: "sent (sum_sent)", deltaPercent: percent(cell.sent.median, theirs) };
+    if (cell.effective)
+      return { comparedAs: "effective", deltaPercent: percent(cell.effective.median, theirs) };
+  }
+  return { comparedAs: null, deltaPercent: null };
+}
+
+export const baselineHeaders = [
+  "Target",
+  "Study region",
+  "Probe",
+  "Memory (MB)",
+  "Sustained (Mbit/s)",
+  "Effective (Mbit/s)",
+  "Sent / received (Mbit/s)",
+  "Per object: transfer / whole (s)",
+  "Study (Mbit/s)",
+  "Study (s per object)",
+  "Ours vs study",
+  "The study says",
+];
+
+export function baselineRowCells(r: BaselineRow): string[] {
+  const c = r.cell;
+  const pair = (a: string, b: string) => (a === "–" && b === "–" ? "–" : `${a} / ${b}`);
+  const study =
+    r.figure.megabitsPerSecond === null
+      ? "–"
+      : `${r.figure.approximate ? "~" : ""}${formatNumber(r.figure.megabitsPerSecond)}`;
+  return [
+    r.target,
+    r.baselineRegion,
+    r.probeLabel,
+    formatNumber(r.memoryMb),
+    c ? (c.sustained ? `${formatMbps(c.sustained.median)} n=${c.sustained.n}` : "–") : "not measured",
+    c?.effective ? `${formatMbps(c.effective.median)} n=${c.effective.n}` : "–",
+    pair(formatMbps(c?.sent?.median), formatMbps(c?.received?.median)),
+    c?.probe === "s3-get"
+      ? pair(formatNumber(c.transferSeconds?.median, 2), formatNumber(c.wholeSeconds?.median, 2))
+      : "–",
+    study,
+    r.figure.secondsPerObject === null ? "–" : formatNumber(r.figure.secondsPerObject, 2),
+    r.deltaPercent === null
+      ? "–"
+      : `${r.deltaPercent > 0 ? "+" : ""}${formatNumber(r.deltaPercent, 1)}% (${r.comparedAs})`,
+    r.figure.statement,
+  ];
+}
+
+function headerLine(c: BaselineComparison): string {
+  return `Run ${c.runId} (${c.label ? c.label.toUpperCase() : "measured"}) beside ${c.baseline}: ${c.source}; measured ${c.studyPeriod}. "~": the study says "about". Lab profiles are matched to the study's region with the same quota.`;
+}
+
+export function renderBaselineText(c: BaselineComparison): string {
+  const rows = c.rows.map(baselineRowCells);
+  const widths = baselineHeaders.map((h, i) =>
+    Math.max(h.length, ...rows.map((r) => (r[i] as string).length)),
+  );
+  const line = (cells: string[]) =>
+    cells
+      .map((t, i) => (i >= 3 && i <= 10 ? t.padStart(widths[i] as number) : t.padEnd(widths[i] as number)))
+      .join("  ")
+      .trimEnd();
+  const body = rows.length > 0 ? rows.map(line) : ["(no curve of this run matches a series of the baseline)"];
+  return `${[headerLine(c), "", line(baselineHeaders), widths.map((w) => "-".repeat(w)).join("  "), ...body].join("\n")}\n`;
+}
+
+export function renderBaselineMarkdownTable(c: BaselineComparison): string[] {
+  if (c.rows.length === 0) return ["No curve of this run matches a series of the baseline."];
+  return [
+    `| ${baselineHeaders.join(" | ")} |`,
+    `| ${baselineHeaders.map((_, i) => (i >= 3 && i <= 10 ? "---:" : ":---")).join(" | ")} |`,
+    ...c.rows.map(
+      (r) =>
+        `| ${baselineRowCells(r)
+          .map((t) => t.replaceAll("|", "\\|"))
+          .join(" | ")} |`,
+    ),
+  ];
+}
+
+export function renderBaselineMarkdown(c: BaselineComparison): string {
+  return `${["# Beside the published study", "", headerLine(c), "", ...renderBaselineMarkdownTable(c)].join("\n")}\n`;
+}
+
+export { headerLine as baselineHeaderLine };

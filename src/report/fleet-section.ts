@@ -1,0 +1,113 @@
+import type { FleetPoint } from "../results/fleet-analysis.js";
+import type { Spread } from "../results/statistics.js";
+import { formatMbps, formatNumber } from "./units.js";
+
+/**
+ * The fleet table: for each probe and memory size, the rate of one environment and of the
+ * whole group against N environments at once. Presentation only.
+ */
+export interface FleetColumn {
+  header: string;
+  text: (point: FleetPoint) => string;
+  raw: (point: FleetPoint) => string | number | null;
+  align: "left" | "right";
+}
+
+function spreadText(spread: Spread | null): string {
+  if (!spread) return "–";
+  return `${formatMbps(spread.median)} [${formatMbps(spread.min)}-${formatMbps(spread.max)}] n=${spread.n}`;
+}
+
+export const fleetColumns: FleetColumn[] = [
+  { header: "Target", text: (p) => p.target, raw: (p) => p.target, align: "left" },
+  { header: "Probe", text: (p) => p.probeLabel, raw: (p) => p.probeLabel, align: "left" },
+  { header: "Memory (MB)", text: (p) => formatNumber(p.memoryMb), raw: (p) => p.memoryMb, align: "right" },
+  {
+    header: "Environments at once",
+    text: (p) => String(p.environments),
+    raw: (p) => p.environments,
+    align: "right",
+  },
+  {
+    header: "Per environment (Mbit/s) median [min-max] n",
+    text: (p) => spreadText(p.perEnvironment),
+    raw: (p) => (p.perEnvironment ? p.perEnvironment.median / 1e6 : null),
+    align: "right",
+  },
+  {
+    header: "Aggregate (Mbit/s) median [min-max] n",
+    text: (p) => spreadText(p.aggregate),
+    raw: (p) => (p.aggregate ? p.aggregate.median / 1e6 : null),
+    align: "right",
+  },
+  {
+    header: "Aggregate / (N x alone)",
+    text: (p) => (p.scaling === null ? "–" : formatNumber(p.scaling, 2)),
+    raw: (p) => p.scaling,
+    align: "right",
+  },
+  {
+    header: "Distinct environments",
+    text: (p) => (p.distinctEnvironments === null ? "–" : formatNumber(p.distinctEnvironments)),
+    raw: (p) => p.distinctEnvironments,
+    align: "right",
+  },
+  {
+    header: "Shared window (% of a transfer)",
+    text: (p) => (p.overlapShare === null ? "–" : `${formatNumber(p.overlapShare * 100)}%`),
+    raw: (p) => p.overlapShare,
+    align: "right",
+  },
+  {
+    header: "Groups left out",
+    text: (p) => String(p.groupsLeftOut),
+    raw: (p) => p.groupsLeftOut,
+    align: "right",
+  },
+];
+
+/** How to read the table: printed under it in every format. */
+export const fleetNote =
+  "Per environment: each invocation's sustained rate (after its own burst), median over environments and repetitions. " +
+  "Aggregate: the bytes the whole group moved inside the window in which every member was transferring past its burst, " +
+  "over that window (not a sum of averages); median over repetitions. A group is left out when a member " +
+  "failed or the members shared less than half of a transfer.";
+
+/** Plain-text lines of the fleet table (empty when the run has no fleets). */
+export function fleetTextLines(points: readonly FleetPoint[]): string[] {
+  if (points.length === 0) return [];
+  const header = fleetColumns.map((c) => c.header);
+  const rows = points.map((p) => fleetColumns.map((c) => c.text(p)));
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] as string).length)));
+  const format = (cells: string[]) =>
+    cells
+      .map((text, i) =>
+        fleetColumns[i]?.align === "right"
+          ? text.padStart(widths[i] as number)
+          : text.padEnd(widths[i] as number),
+      )
+      .join("  ")
+      .trimEnd();
+  return [
+    "",
+    "Environments at once (fleets)",
+    format(header),
+    widths.map((w) => "-".repeat(w)).join("  "),
+    ...rows.map(format),
+    fleetNote,
+  ];
+}
+
+export function fleetMarkdownLines(points: readonly FleetPoint[]): string[] {
+  if (points.length === 0) return [];
+  return [
+    "",
+    "## Environments at once (fleets)",
+    "",
+    `| ${fleetColumns.map((c) => c.header).join(" | ")} |`,
+    `| ${fleetColumns.map((c) => (c.align === "right" ? "---:" : ":---")).join(" | ")} |`,
+    ...points.map((p) => `| ${fleetColumns.map((c) => c.text(p).replaceAll("|", "\\|")).join(" | ")} |`),
+    "",
+    fleetNote,
+  ];
+}

@@ -1,0 +1,162 @@
+import { z } from "zod";
+import seed2026 from "./baselines/seed-2026.json" with { type: "json" };
+
+/**
+ * Published reference datasets (baselines) a run is compared with: `compare RUN --baseline NAME`
+ * and the report's charts. Each holds only what its source states: a number where the study gives
+ * one (flagged `approximate` when it says "about"), otherwise null with the study's own words in
+ * `statement`. Nothing here is measured by this tool.
+ */
+
+const figureSchema = z
+  .object({
+    memoryMb: z.number().int().min(128).max(10_240),
+    /** The rate the study states for this memory size, Mbit/s; null when it states none. */
+    megabitsPerSecond: z.number().positive().nullable(),
+    /** Seconds to move one object (s3-get), as the study timed it; null when it states none. */
+    secondsPerObject: z.number().positive().nullable(),
+    /** True when the study gives the number as "about". */
+    approximate: z.boolean(),
+    /** What the study says about this point, in its terms (a shape when there is no number). */
+    statement: z.string().min(1),
+  })
+  .strict();
+
+const probeSchema = z.discriminatedUnion("kind", [
+  z
+    .object({
+      kind: z.literal("iperf3"),
+      direction: z.enum(["upload", "download", "bidir"]),
+      timeSeconds: z.number().positive(),
+      parallel: z.number().int().positive(),
+    })
+    .strict(),
+  z
+    .object({
+      kind: z.literal("s3-get"),
+      objectBytes: z.number().int().positive(),
+      concurrency: z.number().int().positive(),
+      chunkMib: z.number().positive(),
+    })
+    .strict(),
+]);
+
+const seriesSchema = z
+  .object({
+    id: z.string().regex(/^[a-z0-9-]+$/),
+    region: z.string().min(1),
+    regionName: z.string().min(1),
+    /** The bandwidth quota in force during the study in that region, Mbit/s. */
+    quotaMegabitsPerSecond: z.number().positive(),
+    probe: probeSchema,
+    /** How the study measured (which side, which timer). */
+    measure: z.string().min(1),
+    /** How repetitions were reduced, e.g. "median of 3 runs". */
+    aggregation: z.string().min(1),
+    /** The curve as the study describes it. */
+    shape: z.string().min(1),
+    figures: z.array(figureSchema),
+  })
+  .strict();
+
+export const baselineSchema = z
+  .object({
+    name: z.string().regex(/^[a-z0-9-]+$/),
+    title: z.string().min(1),
+    source: z.string().min(1),
+    /** When the study measured, YYYY-MM. */
+    studyPeriod: z.object({ from: z.string(), to: z.string() }).strict(),
+    /** When its figures were transcribed into this file, YYYY-MM-DD. */
+    transcribedOn: z.string().regex(/^\d{4}-\d{2}-\d{2}$/),
+    rig: z.string().min(1),
+    series: z.array(seriesSchema).min(1),
+  })
+  .strict();
+
+export type Baseline = z.output<typeof baselineSchema>;
+export type BaselineSeries = Baseline["series"][number];
+export type BaselineFigure = BaselineSeries["figures"][number];
+
+const datasets: Record<string, unknown> = { "seed-2026": seed2026 };
+
+/** Names accepted by `loadBaseline` and `--baseline`. */
+export const baselineNames: readonly string[] = Object.keys(datasets);
+
+/** A baseline by name, validated; a clear error naming the allowed names otherwise. */
+export function loadBaseline(name: string): Baseline {
+  const data = Object.hasOwn(datasets, name) ? datasets[name] : undefined;
+  if (data === undefined)
+    throw new Error(`baseline: unknown baseline "${name}" (allowed: ${baselineNames.join(", ")})`);
+  const parsed = baselineSchema.safeParse(data);
+  if (!parsed.success) {
+    const issues = parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ");
+    throw new Error(`baseline ${name} is invalid: ${issues}`);
+  }
+  return parsed.data;
+}
+
+/** One point a chart or a table can show, with how it was obtained from the study. */
+export interface BaselinePoint {
+  memoryMb: number;
+  megabitsPerSecond: number;
+  /**
+   * stated: the study's number; approximate: the study's "about" number; derived: computed here
+   * from the study's seconds per object (object bytes x 8 / seconds), not a rate it states.
+   */
+  basis: "stated" | "approximate" | "derived";
+  statement: string;
+}
+
+/** The plottable rates of a series: stated ones, else derived from seconds per object; shapes without a number are left out. */
+export function baselinePoints(series: BaselineSeries): BaselinePoint[] {
+  const points: BaselinePoint[] = [];
+  for (const figure of series.figures) {
+    if (figure.megabitsPerSecond !== null) {
+      points.push({
+        memoryMb: figure.memoryMb,
+        megabitsPerSecond: figure.megabitsPerSecond,
+        basis: figure.approximate ? "approximate" : "stated",
+        statement: figure.statement,
+      });
+    } else if (figure.secondsPerObject !== null && series.probe.kind === "s3-get") {
+      points.push({
+        memoryMb: figure.memoryMb,
+        megabitsPerSecond: (series.probe.objectBytes * 8) / figure.secondsPerObject / 1e6,
+        basis: "derived",
+        statement: figure.statement,
+      });
+    }
+  }
+  return points;
+}
+
+/** What a run's curve is, for matching it with a baseline series. */
+export interface CurveIdentity {
+  platform: "local" | "aws";
+  /** AWS region or lab profile. */
+  target: string;
+  /** The quota in force for the target (the lab profile's rate), bit/s. */
+  quotaBitsPerSecond: number | null;
+  probe: string;
+  parameters: Record<string, unknown>;
+}
+
+/**
+ * The baseline series that measured the same thing: same probe kind and direction (iperf3) or
+ * concurrency (s3-get), and on AWS the same region; in the lab, the region whose quota equals the
+ * profile's (default-625 ~ Tokyo at 625, raised-3000 ~ Oregon at 3,000). Duration, object size and
+ * stream count may differ: the chart says what the study ran.
+ */
+export function matchBaselineSeries(baseline: Baseline, curve: CurveIdentity): BaselineSeries[] {
+  return baseline.series.filter((series) => {
+    if (series.probe.kind !== curve.probe) return false;
+    if (series.probe.kind === "iperf3" && series.probe.direction !== curve.parameters.direction) return false;
+    if (series.probe.kind === "s3-get" && series.probe.concurrency !== curve.parameters.concurrency)
+      return false;
+    if (curve.platform === "aws") return series.region === curve.target;
+    return (
+      curve.quotaBitsPerSecond !== null &&
+      Math.abs(series.quotaMegabitsPerSecond * 1e6 - curve.quotaBitsPerSecond) < 1e3
+    );
+  });
+}

@@ -1,0 +1,128 @@
+import { type IntervalRate, type IntervalSamples, intervalRates } from "./samples.js";
+import { median } from "./statistics.js";
+
+/**
+ * Finds where a transfer's rate settles to its sustained level, from its per-interval samples.
+ * Pure. The rule (docs/reports.md, "Burst and sustained"):
+ *
+ * 1. A record shorter than `minimumRecordSeconds` has no sustained part: Lambda's burst lasts about
+ *    a second, so a shorter record cannot tell a burst from a sustained rate.
+ * 2. The reference level L is the median rate of the intervals that start in the second half of
+ *    the measured period (the tail). The rule assumes a burst is over by half of the record.
+ * 3. An interval is "settled" when its rate is at most L + max(15% of L, 3 robust SDs of the tail)
+ *    (robust SD = 1.4826 x median absolute deviation). Rates below the band count as settled:
+ *    a dip is not a burst.
+ * 4. A burst starts the transfer: when the first interval is settled there is none. Otherwise it
+ *    ends at the first interval that is settled and followed by a settled one (one low interval
+ *    does not end it). A first interval clearly below L (under 85%,
+ *    TCP slow start) is skipped when looking for a burst, and belongs to the burst window when there is one.
+ * 5. When the burst window would reach into the tail, the rate never settled: sustained is null.
+ * 6. Sustained = median rate of the intervals after the burst window; needs >= 1 s of them.
+ *
+ * Burst rate = burst bytes / burst seconds over the window (measured interval durations).
+ */
+
+export const minimumRecordSeconds = 2;
+export const minimumSustainedSeconds = 1;
+/** A burst must exceed the tail level by this share (or by 3 robust SDs, whichever is larger). */
+export const burstMargin = 0.15;
+const robustSdPerMad = 1.4826;
+
+export interface BurstWindow {
+  bitsPerSecond: number;
+  seconds: number;
+  bytes: number;
+}
+
+export interface BurstAnalysis {
+  /** The burst at the start of the transfer; null when none was detected (see `burstFound`). */
+  burst: BurstWindow | null;
+  /** "detected", "none" (the rate started at its sustained level), "undetermined" (too short / no samples). */
+  burstFound: "detected" | "none" | "undetermined";
+  /** Median of the interval rates after the burst; null with `sustainedNullReason` when there is no sustained part. */
+  sustainedBitsPerSecond: number | null;
+  /** Intervals the sustained median is taken over. */
+  sustainedIntervals: number;
+  sustainedNullReason: string | null;
+}
+
+const undetermined = (reason: string): BurstAnalysis => ({
+  burst: null,
+  burstFound: "undetermined",
+  sustainedBitsPerSecond: null,
+  sustainedIntervals: 0,
+  sustainedNullReason: reason,
+});
+
+const fmtSeconds = (s: number) => `${Number(s.toFixed(2))} s`;
+
+export function detectBurst(samples: IntervalSamples | null): BurstAnalysis {
+  if (!samples || samples.bytes.length === 0) return undetermined("no interval samples in the record");
+  const totalSeconds = samples.durationSeconds.reduce((sum, d) => sum + d, 0);
+  if (totalSeconds < minimumRecordSeconds)
+    return undetermined(
+      `too short: ${fmtSeconds(totalSeconds)} measured; a sustained rate needs >= ${minimumRecordSeconds} s (a burst lasts ~1 s)`,
+    );
+  const rates = intervalRates(samples);
+  const firstStart = samples.startSeconds[0] ?? 0;
+  const half = firstStart + totalSeconds / 2;
+  const tail = rates.filter((r) => r.startSeconds >= half - 1e-9);
+  if (tail.length === 0) return undetermined("no full interval in the second half of the record");
+  const level = median(tail.map((r) => r.bitsPerSecond));
+  const mad = median(tail.map((r) => Math.abs(r.bitsPerSecond - level)));
+  const ceiling = level + Math.max(burstMargin * level, 3 * robustSdPerMad * mad);
+  const settled = (r: IntervalRate | undefined) => r === undefined || r.bitsPerSecond <= ceiling;
+
+  const skipRamp =
+    rates.length > 1 && (rates[0] as IntervalRate).bitsPerSecond < (1 - burstMargin) * level ? 1 : 0;
+  // a burst starts the transfer: a settled first (non-ramp) interval means there is none
+  if (settled(rates[skipRamp])) return sustainedAfter(rates, 0, null, "none");
+  let end = skipRamp;
+  while (end < rates.length && !(settled(rates[end]) && settled(rates[end + 1]))) end += 1;
+  if (end === skipRamp) return sustainedAfter(rates, 0, null, "none");
+  if (end >= rates.length || (rates[end] as IntervalRate).startSeconds >= half - 1e-9)
+    return {
+      ...undetermined(
+        `the rate did not settle before half of the record (${fmtSeconds(totalSeconds)}): the burst may outlast the test`,
+      ),
+      burstFound: "detected",
+    };
+  // the burst window is everything before `end`, slivers included, in measured time
+  const windowEnd = (rates[end] as IntervalRate).startSeconds;
+  let bytes = 0;
+  let seconds = 0;
+  samples.startSeconds.forEach((start, i) => {
+    if (start < windowEnd - 1e-9) {
+      bytes += samples.bytes[i] as number;
+      seconds += samples.durationSeconds[i] as number;
+    }
+  });
+  const burst = { bitsPerSecond: (bytes * 8) / seconds, seconds, bytes };
+  if (!(burst.bitsPerSecond > ceiling)) return sustainedAfter(rates, 0, null, "none");
+  return sustainedAfter(rates, end, burst, "detected");
+}
+
+function sustainedAfter(
+  rates: IntervalRate[],
+  from: number,
+  burst: BurstWindow | null,
+  burstFound: "detected" | "none",
+): BurstAnalysis {
+  const after = rates.slice(from);
+  const seconds = after.reduce((sum, r) => sum + r.durationSeconds, 0);
+  if (after.length === 0 || seconds < minimumSustainedSeconds)
+    return {
+      burst,
+      burstFound,
+      sustainedBitsPerSecond: null,
+      sustainedIntervals: 0,
+      sustainedNullReason: `too short after the burst: ${fmtSeconds(seconds)} (needs >= ${minimumSustainedSeconds} s)`,
+    };
+  return {
+    burst,
+    burstFound,
+    sustainedBitsPerSecond: median(after.map((r) => r.bitsPerSecond)),
+    sustainedIntervals: after.length,
+    sustainedNullReason: null,
+  };
+}

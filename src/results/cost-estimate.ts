@@ -1,0 +1,173 @@
+import type { Architecture } from "../platforms/platform.js";
+import {
+  dataTransferGigabytePrice,
+  ec2HourPrice,
+  lambdaPrice,
+  priceTable,
+  publicIpv4HourPrice,
+  type SourcedPrice,
+} from "./price-table.js";
+
+/**
+ * The one cost estimator (run --dry-run and the run's confirmation, deploy --with-server, the
+ * reports' method notes): Lambda GB-seconds and requests, the iperf3 server's EC2 hours, its
+ * public IPv4 address and the data it exchanges with Lambda. Prices come from the one table
+ * (price-table.ts); a price the table lacks is reported missing, never guessed. Pure.
+ */
+export interface CostInput {
+  region: string;
+  lambda: { memoryMb: number; arch: Architecture; billedSeconds: number; invocations: number }[];
+  /** The iperf3 server for `hours` (null: no server). */
+  server: { instanceType: string; hours: number; usdPerHourOverride?: number } | null;
+  /** Bytes between Lambda and the server's public address (iperf3 traffic); S3 in-region is free of transfer charges. */
+  serverTransferBytes: number;
+}
+
+export interface CostLine {
+  item: "lambda-duration" | "lambda-requests" | "ec2-server" | "public-ipv4" | "data-transfer";
+  /** What is billed, with its unit: "412.5 GB-seconds", "3.00 hours", ... */
+  quantity: string;
+  /** Null when the price is not in the table. */
+  usd: number | null;
+  verified: boolean;
+  source: string;
+}
+
+export interface CostEstimate {
+  region: string;
+  lambdaGbSeconds: number;
+  requests: number;
+  serverHours: number;
+  serverTransferGigabytes: number;
+  lines: CostLine[];
+  /** Sum of the priced lines. */
+  knownUsd: number;
+  /** Items whose price is missing from the table (the total is a lower bound then). */
+  missing: CostLine["item"][];
+  /** Items priced with an unverified figure. */
+  unverified: CostLine["item"][];
+}
+
+export function estimateCost(input: CostInput): CostEstimate {
+  let lambdaGbSeconds = 0;
+  let lambdaUsd: number | null = 0;
+  let requests = 0;
+  let requestsUsd: number | null = 0;
+  let lambdaVerified = true;
+  let lambdaSource = priceTable.source;
+  for (const [index, item] of input.lambda.entries()) {
+    if (!(item.memoryMb >= 128 && item.memoryMb <= 10_240))
+      throw new RangeError(`lambda[${index}].memoryMb: ${item.memoryMb} (allowed: 128-10240)`);
+    if (!(item.billedSeconds >= 0) || !(item.invocations >= 0))
+      throw new RangeError(`lambda[${index}]: billedSeconds and invocations must be 0 or more`);
+    // AWS bills memory in MB as 1/1024 GB and duration rounded up to the millisecond
+    const gbSeconds =
+      (item.memoryMb / 1024) * (Math.ceil(item.billedSeconds * 1000) / 1000) * item.invocations;
+    lambdaGbSeconds += gbSeconds;
+    requests += item.invocations;
+    const price = lambdaPrice("aws", input.region, item.arch);
+    if (price === null) {
+      lambdaUsd = null;
+      requestsUsd = null;
+      lambdaSource = `${input.region} is not in the price table`;
+      continue;
+    }
+    lambdaVerified &&= price.verified;
+    lambdaSource = priceTable.regions[input.region]?.source ?? priceTable.source;
+    if (lambdaUsd !== null) lambdaUsd += gbSeconds * price.gigabyteSecondUsd;
+    if (requestsUsd !== null) requestsUsd += item.invocations * price.requestUsd;
+  }
+  const lines: CostLine[] = [
+    {
+      item: "lambda-duration",
+      quantity: `${lambdaGbSeconds.toFixed(1)} GB-seconds`,
+      usd: lambdaUsd,
+      verified: lambdaVerified,
+      source: lambdaSource,
+    },
+    {
+      item: "lambda-requests",
+      quantity: `${requests} requests`,
+      usd: requestsUsd,
+      verified: lambdaVerified,
+      source: lambdaSource,
+    },
+  ];
+  const serverHours = input.server?.hours ?? 0;
+  const serverTransferGigabytes = input.serverTransferBytes / 1e9;
+  if (input.server) {
+    const hourly: SourcedPrice =
+      input.server.usdPerHourOverride !== undefined
+        ? {
+            usd: input.server.usdPerHourOverride,
+            verified: false,
+            source: "given on the command line",
+            retrievedOn: null,
+          }
+        : ec2HourPrice(input.region, input.server.instanceType);
+    const ipv4 = publicIpv4HourPrice();
+    const transfer = dataTransferGigabytePrice();
+    lines.push(
+      priced(
+        "ec2-server",
+        `${serverHours.toFixed(2)} hours of ${input.server.instanceType}`,
+        serverHours,
+        hourly,
+      ),
+      priced("public-ipv4", `${serverHours.toFixed(2)} hours of 1 address`, serverHours, ipv4),
+      priced("data-transfer", `${serverTransferGigabytes.toFixed(2)} GB`, serverTransferGigabytes, transfer),
+    );
+  }
+  return {
+    region: input.region,
+    lambdaGbSeconds,
+    requests,
+    serverHours,
+    serverTransferGigabytes,
+    lines,
+    knownUsd: lines.reduce((sum, line) => sum + (line.usd ?? 0), 0),
+    missing: lines.filter((line) => line.usd === null).map((line) => line.item),
+    unverified: lines.filter((line) => line.usd !== null && !line.verified).map((line) => line.item),
+  };
+}
+
+function priced(item: CostLine["item"], quantity: string, amount: number, price: SourcedPrice): CostLine {
+  return {
+    item,
+    quantity,
+    usd: price.usd === null ? null : amount * price.usd,
+    verified: price.verified,
+    source: price.source,
+  };
+}
+
+const labels: Record<CostLine["item"], string> = {
+  "lambda-duration": "Lambda duration",
+  "lambda-requests": "Lambda requests",
+  "ec2-server": "EC2 server",
+  "public-ipv4": "Public IPv4",
+  "data-transfer": "Data transfer",
+};
+
+/** The estimate as the terminal shows it: one line per item, then the total and what it lacks. */
+export function formatCostEstimate(estimate: CostEstimate): string {
+  const usd = (value: number) => `$${value.toFixed(value < 1 ? 4 : 2)}`;
+  const rows = estimate.lines.map((line) => {
+    const price =
+      line.usd === null ? "price not in table" : `${usd(line.usd)}${line.verified ? "" : " (verify)"}`;
+    return `  ${labels[line.item].padEnd(16)} ${line.quantity.padEnd(34)} ${price}`;
+  });
+  const total =
+    estimate.missing.length > 0
+      ? `at least ${usd(estimate.knownUsd)} (+ ${estimate.missing.map((item) => labels[item]).join(", ")}: not in the price table)`
+      : usd(estimate.knownUsd);
+  const notes = [
+    ...new Set(estimate.lines.filter((l) => l.usd === null || !l.verified).map((l) => l.source)),
+  ];
+  return [
+    `Cost estimate for ${estimate.region} (list prices; free tier not counted):`,
+    ...rows,
+    `  ${"Total".padEnd(16)} ${"".padEnd(34)} ${total}`,
+    ...notes.map((note) => `  source: ${note}`),
+  ].join("\n");
+}

@@ -1,0 +1,223 @@
+import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
+import { existsSync, mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, test } from "node:test";
+import { PlannedCallRecorder } from "../../../src/platforms/aws/planned-calls.js";
+import { type PreflightRegion, runPreflight } from "../../../src/platforms/aws/preflight.js";
+import {
+  AwsStub,
+  accountSettings,
+  callerIdentity,
+  describeRegion,
+  describeStacks,
+  json,
+  jsonError,
+  stackDoesNotExist,
+  stsError,
+  testCredentials,
+} from "./aws-stub.js";
+
+const now = new Date("2026-11-30T12:00:00Z");
+const quota = {
+  Quota: { QuotaCode: "L-14320ECE", QuotaName: "Network bandwidth per execution environment", Value: 3000 },
+};
+const outputs = (expiresAt: string) => ({
+  BucketName: "lambda-netbench-bucket-1a2b3c",
+  FunctionName: "lambda-netbench-agent",
+  AgentCodeKey: "agent/current.zip",
+  ServerPublicDnsName: "ec2-198-18-0-1.us-west-2.compute.amazonaws.com",
+  ServerPorts: "5201-5201",
+  ServerExpiresAt: expiresAt,
+  ServerInstanceId: "i-0123456789abcdef0",
+});
+const ready = JSON.stringify({
+  version: "3.16",
+  padding: "pkcs1",
+  ports: "5201-5201",
+  instanceId: "i-0123456789abcdef0",
+});
+
+type Responder = Parameters<AwsStub["on"]>[1];
+
+/** A ready account; `replace` swaps one operation's answer (the stub queues, so replace, not add). */
+function healthy(replace: Record<string, Responder> = {}): AwsStub {
+  const answers: Record<string, Responder> = {
+    GetCallerIdentity: callerIdentity(),
+    DescribeRegions: (r) => describeRegion(String(r.input["RegionName.1"]), "opt-in-not-required"),
+    GetServiceQuota: json(quota),
+    GetAWSDefaultServiceQuota: json({ Quota: { ...quota.Quota, Value: 625 } }),
+    ListRequestedServiceQuotaChangeHistoryByQuota: json({ RequestedQuotas: [] }),
+    DescribeStacks: describeStacks("UPDATE_COMPLETE", outputs("2026-11-30T15:00:00.000Z")),
+    GetParameter: json({
+      Parameter: { Name: "/lambda-netbench/iperf3/server-status", Type: "String", Value: ready },
+    }),
+    GetAccountSettings: accountSettings(10, 10),
+    ...replace,
+  };
+  const stub = new AwsStub();
+  for (const [operation, answer] of Object.entries(answers)) stub.on(operation, answer);
+  return stub;
+}
+
+const regions: PreflightRegion[] = [
+  { region: "us-west-2", needsServer: true, durationSeconds: 3600, startsInSeconds: 0 },
+];
+
+async function preflight(stub: AwsStub, overrides: Partial<Parameters<typeof runPreflight>[0]> = {}) {
+  const recorder = new PlannedCallRecorder(true);
+  const result = await runPreflight({
+    regions,
+    parallelism: 1,
+    expectedAgentCodeKey: () => "agent/current.zip",
+    credentials: testCredentials,
+    requestHandler: stub.handler,
+    recorder,
+    handshake: async () => "ready",
+    now: () => now,
+    ...overrides,
+  });
+  // reads only: nothing is created, changed or invoked, even outside a dry run
+  assert.ok(
+    stub.operations().every((op) => /^(Get|Describe|List)/.test(op)),
+    stub.operations().join(","),
+  );
+  return result;
+}
+
+const failed = (result: Awaited<ReturnType<typeof runPreflight>>) =>
+  result.items.filter((item) => item.status === "failed").map((item) => `${item.check}: ${item.detail}`);
+
+describe("preflight on the real SDK clients (stubbed transport, AWS's error shapes)", () => {
+  test("a ready account passes every item", async () => {
+    const result = await preflight(healthy());
+    assert.deepEqual(failed(result), []);
+    assert.equal(result.ok, true);
+    assert.equal(result.account, "123456789012");
+    assert.deepEqual(
+      result.items.map((i) => i.check),
+      ["credentials", "region", "quota", "stack", "server", "concurrency"],
+    );
+  });
+
+  test("every failure is listed, not just the first: TTL too short (breaker 1), parallelism above unreserved concurrency (10), stale agent", async () => {
+    const stub = healthy({
+      DescribeStacks: describeStacks("UPDATE_COMPLETE", {
+        ...outputs("2026-11-30T12:40:00.000Z"),
+        AgentCodeKey: "agent/old.zip",
+      }),
+    });
+    const result = await preflight(stub, { parallelism: 20 });
+    const text = failed(result).join("\n");
+    assert.match(text, /stack: stack runs another agent build \(agent\/old\.zip/);
+    assert.match(text, /concurrency: parallelism 20 is above the account's unreserved concurrency 10/);
+    assert.equal(result.ok, false);
+    // with the current agent, the server check runs: it expires before the run ends -> extend
+    const short = healthy({
+      DescribeStacks: describeStacks("UPDATE_COMPLETE", outputs("2026-11-30T12:40:00.000Z")),
+    });
+    const second = await preflight(short);
+    assert.match(
+      failed(second).join("\n"),
+      /server: the server terminates itself at 2026-11-30T12:40:00.000Z, before the run ends.*--ttl-hours 1\.5/,
+    );
+  });
+
+  test("expired server, stale ready status (from a replaced instance), a port that does not answer", async () => {
+    const expired = await preflight(
+      healthy({ DescribeStacks: describeStacks("UPDATE_COMPLETE", outputs("2026-11-30T11:00:00.000Z")) }),
+    );
+    assert.match(failed(expired).join(), /time-to-live ended .* redeploy/);
+    const stale = JSON.stringify({
+      version: "3.16",
+      padding: "pkcs1",
+      ports: "5201-5201",
+      instanceId: "i-0old",
+    });
+    const staleResult = await preflight(
+      healthy({ GetParameter: json({ Parameter: { Name: "s", Type: "String", Value: stale } }) }),
+    );
+    assert.match(failed(staleResult).join(), /has not reported ready/);
+    const silent = await preflight(healthy(), { handshake: async () => "ECONNREFUSED" });
+    assert.match(failed(silent).join(), /does not answer an iperf3 handshake \(ECONNREFUSED\)/);
+  });
+
+  test("opt-in region not enabled (breaker 12); no stack; quota unreadable", async () => {
+    const optIn = await preflight(healthy({ DescribeRegions: describeRegion("ap-east-2", "not-opted-in") }), {
+      regions: [{ region: "ap-east-2", needsServer: false, durationSeconds: 60, startsInSeconds: 0 }],
+    });
+    assert.match(failed(optIn).join(), /opt-in region not enabled/);
+    assert.ok(
+      optIn.items
+        .filter((i) => i.region === "ap-east-2" && i.check !== "region")
+        .every((i) => i.status === "skipped"),
+    );
+    const none = await preflight(
+      healthy({
+        DescribeStacks: stackDoesNotExist,
+        GetServiceQuota: jsonError(
+          "AccessDeniedException",
+          "User is not authorized to perform: servicequotas:GetServiceQuota",
+        ),
+        ListServiceQuotas: jsonError("AccessDeniedException", "not authorized"),
+      }),
+    );
+    const text = failed(none).join("\n");
+    assert.match(
+      text,
+      /stack: no lambda-netbench stack: run `lambda-netbench deploy --region us-west-2 --with-server`/,
+    );
+    assert.match(text, /quota: service-quotas: AccessDeniedException/);
+  });
+
+  test("expired credentials (STS ExpiredToken, 403): the credentials item fails with the reason", async () => {
+    const result = await preflight(
+      healthy({
+        GetCallerIdentity: stsError("ExpiredToken", "The security token included in the request is expired"),
+      }),
+    );
+    assert.match(failed(result)[0] ?? "", /credentials: sts GetCallerIdentity: ExpiredToken/);
+  });
+});
+
+describe("run --dry-run with no credentials and no network", () => {
+  const cli = new URL("../../../bin/lambda-netbench.js", import.meta.url).pathname;
+  test("prints the plan, the invocation count, the cost with the server and a preflight naming the missing credentials, within seconds", {
+    skip: !existsSync(new URL("../../../dist/cli/main.js", import.meta.url)) && "needs `npm run build`",
+  }, () => {
+    const home = mkdtempSync(join(tmpdir(), "lnb-nocreds-"));
+    const env = {
+      PATH: process.env.PATH ?? "",
+      HOME: home,
+      AWS_EC2_METADATA_DISABLED: "true",
+      AWS_CONFIG_FILE: join(home, "none"),
+      AWS_SHARED_CREDENTIALS_FILE: join(home, "none"),
+    };
+    const args = [cli, "run", "--preset", "seed", "--regions", "us-west-2,ap-northeast-1", "--dry-run"];
+    // no network at all when we may make a namespace (root): only loopback, and it is down
+    const isolated = process.getuid?.() === 0 && spawnSync("unshare", ["--net", "true"]).status === 0;
+    const started = performance.now();
+    const run = isolated
+      ? spawnSync("unshare", ["--net", process.execPath, ...args], { env, encoding: "utf8", timeout: 60_000 })
+      : spawnSync(process.execPath, args, { env, encoding: "utf8", timeout: 60_000 });
+    const seconds = (performance.now() - started) / 1000;
+    const out = run.stdout + run.stderr;
+    assert.equal(run.status, 1, out);
+    assert.match(out, /Plan seed: 36 cells on us-west-2, ap-northeast-1/);
+    assert.match(out, /us-west-2: 48 invocations/);
+    assert.match(out, /on AWS: 96 invocations in all/);
+    assert.match(out, /EC2 server +[\d.]+ hours of c8gn\.large/);
+    assert.match(out, /Public IPv4 +[\d.]+ hours/);
+    assert.match(out, /Data transfer +[\d.]+ GB/);
+    assert.match(out, /FAIL credentials +no AWS credentials found/);
+    assert.match(out, /AWS_PROFILE/);
+    assert.match(out, /AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY/);
+    assert.match(out, /Dry run: nothing was invoked or created/);
+    // a busy 2-core machine takes several seconds just to start Node; the bound is generous
+    assert.ok(seconds < 45, `${seconds.toFixed(1)} s`);
+    console.log(
+      `dry run without credentials${isolated ? " in a namespace without network" : ""}: ${seconds.toFixed(1)} s`,
+    );
+  });
+});

@@ -1,0 +1,104 @@
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { IntervalSampler } from "../../src/probes/interval-sampler.js";
+
+function busyWait(ms: number): void {
+  const until = performance.now() + ms;
+  while (performance.now() < until) {
+    // deliberately block the event loop, as a GC pause or a CPU-starved environment would
+  }
+}
+
+test("intervals carry measured starts and lengths that tile the measured period", async () => {
+  const sampler = new IntervalSampler(50);
+  const startMs = performance.now();
+  sampler.start(startMs);
+  const feeder = setInterval(() => sampler.add(1000), 5);
+  await new Promise((resolve) => setTimeout(resolve, 420));
+  clearInterval(feeder);
+  const endMs = performance.now();
+  const samples = sampler.stop(endMs);
+  assert.equal(samples.intervalSeconds, 0.05);
+  assert.ok(samples.bytes.length >= 5, `intervals: ${samples.bytes.length}`);
+  assert.equal(samples.startSeconds.length, samples.bytes.length);
+  assert.equal(samples.durationSeconds.length, samples.bytes.length);
+  assert.equal(samples.startSeconds[0], 0);
+  for (let i = 1; i < samples.bytes.length; i += 1) {
+    const previousEnd = (samples.startSeconds[i - 1] as number) + (samples.durationSeconds[i - 1] as number);
+    assert.ok(
+      Math.abs((samples.startSeconds[i] as number) - previousEnd) < 1e-9,
+      `interval ${i} starts where ${i - 1} ended`,
+    );
+  }
+  const last = samples.bytes.length - 1;
+  const totalSeconds = (samples.startSeconds[last] as number) + (samples.durationSeconds[last] as number);
+  assert.ok(Math.abs(totalSeconds - (endMs - startMs) / 1000) < 1e-9, "the intervals cover the whole period");
+});
+
+test("a late timer makes one longer interval, not a zero followed by a double", async () => {
+  const sampler = new IntervalSampler(50);
+  sampler.start();
+  // a steady 1 byte per ms, credited when the loop gets to it (as reads after a stall are)
+  let creditedUntilMs = performance.now();
+  const credit = () => {
+    const now = performance.now();
+    sampler.add(Math.round(now - creditedUntilMs));
+    creditedUntilMs = now;
+  };
+  const feeder = setInterval(credit, 2);
+  await new Promise((resolve) => setTimeout(resolve, 120));
+  busyWait(300);
+  await new Promise((resolve) => setTimeout(resolve, 150));
+  clearInterval(feeder);
+  credit();
+  const samples = sampler.stop();
+  const rates = samples.bytes.map((bytes, i) => bytes / ((samples.durationSeconds[i] as number) * 1000));
+  assert.ok(
+    samples.durationSeconds.some((seconds) => seconds >= 0.3),
+    `the stalled interval is as long as the stall: ${samples.durationSeconds.join(", ")}`,
+  );
+  for (const [i, rate] of rates.entries()) {
+    // 1 byte/ms; generous for timer jitter on a noisy machine
+    assert.ok(
+      rate < 1.6,
+      `interval ${i}: ${rate.toFixed(2)} bytes/ms (${samples.bytes[i]} in ${samples.durationSeconds[i]} s)`,
+    );
+  }
+  const zeroThenDouble = samples.bytes.some(
+    (bytes, i) => i + 1 < samples.bytes.length && bytes === 0 && (rates[i + 1] as number) > 1.6,
+  );
+  assert.equal(zeroThenDouble, false);
+});
+
+test("a sliver of a last interval is merged into the one before", async () => {
+  const sampler = new IntervalSampler(100);
+  const startMs = performance.now();
+  sampler.start(startMs);
+  sampler.add(10);
+  await new Promise((resolve) => setTimeout(resolve, 160));
+  sampler.add(5);
+  const samples = sampler.stop(performance.now());
+  const afterFirst = samples.bytes.length;
+  assert.ok(afterFirst >= 1);
+  // stop right after a close: no interval shorter than a quarter of the nominal one remains
+  for (const seconds of samples.durationSeconds.slice(0, -1)) assert.ok(seconds >= 0.025);
+  assert.equal(
+    samples.bytes.reduce((sum, bytes) => sum + bytes, 0),
+    15,
+  );
+});
+
+test("restart drops what was sampled (end of the omit period)", async () => {
+  const sampler = new IntervalSampler(20);
+  sampler.start();
+  sampler.add(99);
+  await new Promise((resolve) => setTimeout(resolve, 50));
+  sampler.start();
+  sampler.add(7);
+  const samples = sampler.stop();
+  assert.equal(
+    samples.bytes.reduce((sum, bytes) => sum + bytes, 0),
+    7,
+  );
+  assert.equal(samples.startSeconds[0], 0);
+});

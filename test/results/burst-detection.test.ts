@@ -1,0 +1,134 @@
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { detectBurst } from "../../src/results/burst-detection.js";
+import { type IntervalSamples, normalizeSamples } from "../../src/results/samples.js";
+
+/** Samples of 250 ms intervals at the given rates (Mbit/s): bytes = rate x 0.25 s / 8. */
+function samplesAt(megabits: number[], durationSeconds = 0.25): IntervalSamples {
+  return {
+    intervalSeconds: 0.25,
+    startSeconds: megabits.map((_, i) => i * durationSeconds),
+    durationSeconds: megabits.map(() => durationSeconds),
+    bytes: megabits.map((m) => (m * 1e6 * durationSeconds) / 8),
+  };
+}
+
+const sustained12 = [600, 610, 590, 600, 605, 595, 600, 600, 610, 590, 600, 600];
+
+test("burst then sustained: 1 s at 2,800 then 600 (median of the 12 intervals after it)", () => {
+  const result = detectBurst(samplesAt([2800, 2800, 2800, 2800, ...sustained12]));
+  assert.equal(result.burstFound, "detected");
+  // 4 x 87.5e6 bytes in 4 x 0.25 s
+  assert.deepEqual(result.burst, { bitsPerSecond: 2800e6, seconds: 1, bytes: 350e6 });
+  // sorted: 590 590 595 600 600 600 600 600 600 605 610 610 -> 600
+  assert.equal(result.sustainedBitsPerSecond, 600e6);
+  assert.equal(result.sustainedIntervals, 12);
+  assert.equal(result.sustainedNullReason, null);
+});
+
+test("a transition interval above the band belongs to the burst: 3 x 2,800 + 1,700, then 600", () => {
+  // tail (start >= 2 s): 605 595 600 600 610 590 600 600 -> L = 600, MAD 2.5 -> ceiling 600 x 1.15 = 690
+  const result = detectBurst(samplesAt([2800, 2800, 2800, 1700, ...sustained12]));
+  assert.equal(result.burstFound, "detected");
+  // bytes 3 x 87.5e6 + 53.125e6 = 315.625e6 over 1 s = 2,525 Mbit/s
+  assert.deepEqual(result.burst, { bitsPerSecond: 2525e6, seconds: 1, bytes: 315.625e6 });
+  assert.equal(result.sustainedBitsPerSecond, 600e6);
+});
+
+test("no burst: a slow-start first interval is not a burst, sustained is the median of every interval", () => {
+  const rates = [300, 600, 610, 590, 600, 605, 595, 600, 600, 610, 590, 600, 600, 600, 600, 600];
+  const result = detectBurst(samplesAt(rates));
+  assert.equal(result.burstFound, "none");
+  assert.equal(result.burst, null);
+  assert.equal(result.sustainedBitsPerSecond, 600e6);
+  assert.equal(result.sustainedIntervals, 16);
+});
+
+test("one noisy interval neither starts nor ends a burst", () => {
+  // a single 900 after the start: settled (600) followed by settled -> no burst
+  const flat = detectBurst(samplesAt([600, 900, 600, 600, 600, 600, 600, 600, 600, 600]));
+  assert.equal(flat.burstFound, "none");
+  assert.equal(flat.sustainedBitsPerSecond, 600e6);
+  // a single dip inside the burst does not cut it short
+  const dip = detectBurst(samplesAt([2800, 600, 2800, 2800, ...sustained12]));
+  assert.equal(dip.burst?.seconds, 1);
+  // (3 x 87.5e6 + 18.75e6) bytes in 1 s = 2,250 Mbit/s
+  assert.equal(dip.burst?.bitsPerSecond, 2250e6);
+});
+
+test("too short: 1.5 s measured has no sustained part, with the reason, never the average", () => {
+  const result = detectBurst(samplesAt([2800, 2800, 2800, 2800, 600, 600]));
+  assert.equal(result.burstFound, "undetermined");
+  assert.equal(result.sustainedBitsPerSecond, null);
+  assert.match(result.sustainedNullReason ?? "", /too short: 1\.5 s measured/);
+});
+
+test("a burst that outlasts half the record: sustained null, burst flagged", () => {
+  // 3 s: 2 s at 2,800 then 1 s at 600; the tail (start >= 1.5 s) settles only at 2 s
+  const result = detectBurst(samplesAt([...Array(8).fill(2800), 600, 600, 600, 600]));
+  assert.equal(result.burstFound, "detected");
+  assert.equal(result.sustainedBitsPerSecond, null);
+  assert.match(result.sustainedNullReason ?? "", /did not settle before half/);
+});
+
+test("measured durations count: a late 0.5 s interval with twice the bytes is no spike", () => {
+  const samples = samplesAt([2800, 2800, 2800, 2800, ...sustained12]);
+  // merge intervals 8 and 9 as a late timer would have: one 0.5 s interval, 37.5e6 bytes -> 600
+  samples.bytes.splice(8, 2, 37.5e6);
+  samples.durationSeconds.splice(8, 2, 0.5);
+  samples.startSeconds.splice(9, 1);
+  const result = detectBurst(samples);
+  assert.equal(result.burst?.seconds, 1);
+  assert.equal(result.sustainedBitsPerSecond, 600e6);
+});
+
+test("no samples: undetermined with the reason", () => {
+  assert.match(detectBurst(null).sustainedNullReason ?? "", /no interval samples/);
+});
+
+test("normalizeSamples: the legacy shape gets nominal boundaries and its partial last interval", () => {
+  const legacy = { intervalSeconds: 0.25, bytes: [10, 20, 5], lastIntervalSeconds: 0.1 };
+  assert.deepEqual(normalizeSamples(legacy), {
+    intervalSeconds: 0.25,
+    startSeconds: [0, 0.25, 0.5],
+    durationSeconds: [0.25, 0.25, 0.1],
+    bytes: [10, 20, 5],
+  });
+  const v2 = { intervalSeconds: 0.25, startSeconds: [0, 0.26], durationSeconds: [0.26, 0.25], bytes: [1, 2] };
+  assert.deepEqual(normalizeSamples(v2), v2);
+  assert.equal(
+    normalizeSamples({ intervalSeconds: 0.25, startSeconds: [0], durationSeconds: [], bytes: [1] }),
+    null,
+  );
+  assert.equal(normalizeSamples({ intervalSeconds: 0, bytes: [1], lastIntervalSeconds: 0 }), null);
+  assert.equal(normalizeSamples("nope"), null);
+});
+
+test("normalizeSamples gives the legacy sampler's lost time back: no false zero, no inflated interval", () => {
+  // a steady 3,200 bit/s (100 bytes per 0.25 s) sampled by a timer firing every 0.3125 s: each tick
+  // holds 125 bytes, and after 4 late ticks the lag is a whole interval, recorded as a 0
+  const legacy = {
+    intervalSeconds: 0.25,
+    bytes: [125, 125, 125, 125, 0, 125, 125, 125, 125, 0, 50],
+    lastIntervalSeconds: 0.1,
+  };
+  const repaired = normalizeSamples(legacy);
+  assert.ok(repaired);
+  assert.deepEqual(repaired.bytes, [125, 125, 125, 125, 125, 125, 125, 125, 50]);
+  // each of the 4 intervals before a zero lasted 5/4 x 0.25 = 0.3125 s: 125 bytes -> 3,200 bit/s
+  assert.deepEqual(repaired.durationSeconds, [...Array(8).fill(0.3125), 0.1]);
+  assert.deepEqual(repaired.startSeconds.slice(0, 3), [0, 0.3125, 0.625]);
+  assert.equal(repaired.startSeconds[8], 2.5);
+  // a zero at the very start (nothing moved yet) stays; measured-time samples are never touched
+  assert.deepEqual(
+    normalizeSamples({ intervalSeconds: 0.25, bytes: [0, 100, 100], lastIntervalSeconds: 0.25 })?.bytes,
+    [0, 100, 100],
+  );
+  const v2 = {
+    intervalSeconds: 0.25,
+    startSeconds: [0, 0.25, 0.5],
+    durationSeconds: [0.25, 0.25, 0.25],
+    bytes: [1, 0, 2],
+  };
+  assert.deepEqual(normalizeSamples(v2), v2);
+});

@@ -1,0 +1,139 @@
+import assert from "node:assert/strict";
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { test } from "node:test";
+import ts from "typescript";
+import { commercialRegions } from "../../src/platforms/aws/commercial-regions.js";
+import { estimateCost, formatCostEstimate } from "../../src/results/cost-estimate.js";
+import { ec2HourPrice, lambdaPrice, priceTable } from "../../src/results/price-table.js";
+import prices from "../../src/results/prices.json" with { type: "json" };
+
+const sourceRoot = new URL("../../src/", import.meta.url).pathname;
+
+function sourceFiles(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
+    entry.isDirectory()
+      ? sourceFiles(join(dir, entry.name))
+      : entry.name.endsWith(".ts")
+        ? [join(dir, entry.name)]
+        : [],
+  );
+}
+
+/** Every number the price file holds (prices only: not dates or counts). */
+function priceValues(): Set<number> {
+  const values = new Set<number>();
+  const walk = (value: unknown, key: string) => {
+    if (typeof value === "number" && /perMillion|gigabyteSecond|x86_64|arm64|usdPer/i.test(key))
+      values.add(value);
+    else if (typeof value === "object" && value !== null)
+      for (const [k, v] of Object.entries(value)) walk(v, /^(x86_64|arm64)$/.test(k) ? `${key}.${k}` : k);
+  };
+  walk(prices, "");
+  return values;
+}
+
+test("one price source: no price literal in src outside prices.json", () => {
+  const values = priceValues();
+  assert.ok(values.has(0.0000133334) && values.has(0.2), "the walker finds the table's prices");
+  const offences: string[] = [];
+  for (const file of sourceFiles(sourceRoot)) {
+    const text = readFileSync(file, "utf8");
+    const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true);
+    const visit = (node: ts.Node) => {
+      const where = `${file.slice(sourceRoot.length)}:${source.getLineAndCharacterOfPosition(node.getStart()).line + 1}`;
+      if (ts.isNumericLiteral(node) && values.has(Number(node.text))) offences.push(`${where}: ${node.text}`);
+      // a dollar figure written into a message ("$0.20 per million") is a price literal too
+      if (ts.isStringLiteralLike(node) || ts.isTemplateLiteralToken(node))
+        if (/\$\d+\.\d+|USD \d|\d+(\.\d+)? ?USD/.test(node.text)) offences.push(`${where}: ${node.text}`);
+      ts.forEachChild(node, visit);
+    };
+    visit(source);
+  }
+  assert.deepEqual(offences, []);
+});
+
+test("the literal check can fail (a planted price is found)", () => {
+  const values = priceValues();
+  const source = ts.createSourceFile(
+    "planted.ts",
+    "const p = { x: 0.0000166667 };",
+    ts.ScriptTarget.Latest,
+    true,
+  );
+  let found = false;
+  const visit = (node: ts.Node) => {
+    if (ts.isNumericLiteral(node) && values.has(Number(node.text))) found = true;
+    ts.forEachChild(node, visit);
+  };
+  visit(source);
+  assert.ok(found);
+});
+
+test("every region the tool offers has a Lambda entry with a source: verified, or marked unverified", () => {
+  for (const region of commercialRegions) {
+    const entry = (
+      prices.lambda as Record<
+        string,
+        { verified: boolean; source: string; retrievedOn: string | null; sameAs?: string }
+      >
+    )[region];
+    assert.ok(entry, `${region} has no entry`);
+    assert.ok(entry.source.length > 10, `${region}: no source`);
+    assert.ok("retrievedOn" in entry, `${region}: no date field`);
+    if (entry.verified) assert.match(String(entry.retrievedOn), /^\d{4}-\d{2}/);
+    else
+      assert.equal(lambdaPrice("aws", region, "arm64")?.verified, false, `${region} must show as unverified`);
+  }
+  assert.deepEqual(
+    Object.keys(prices.lambda).sort(),
+    [...commercialRegions].sort(),
+    "no region outside the offered list",
+  );
+  assert.equal(lambdaPrice("aws", "us-east-1", "arm64")?.verified, true);
+  assert.equal(
+    priceTable.regions["us-west-2"]?.gigabyteSecond.arm64,
+    prices.lambda["us-east-1"].gigabyteSecond.arm64,
+  );
+  for (const types of Object.values(prices.ec2OnDemand.regions))
+    for (const entry of Object.values(types)) assert.ok(entry.source && entry.retrievedOn);
+});
+
+test("estimator: hand-computed Lambda, server hours; missing prices reported, never guessed", () => {
+  const gbSecondArm = prices.lambda["us-east-1"].gigabyteSecond.arm64;
+  const gbSecondX86 = prices.lambda["us-east-1"].gigabyteSecond.x86_64;
+  const c7gn = prices.ec2OnDemand.regions["us-east-1"]["c7gn.large"].usdPerHour;
+  const estimate = estimateCost({
+    region: "us-east-1",
+    lambda: [
+      { memoryMb: 1024, arch: "arm64", billedSeconds: 10, invocations: 3 },
+      { memoryMb: 10240, arch: "x86_64", billedSeconds: 20, invocations: 3 },
+    ],
+    server: { instanceType: "c7gn.large", hours: 2 },
+    serverTransferBytes: 5e9,
+  });
+  // 1 GB x 10 s x 3 = 30 GB-s (arm64); 10 GB x 20 s x 3 = 600 GB-s (x86_64)
+  assert.equal(estimate.lambdaGbSeconds, 630);
+  const duration = estimate.lines.find((l) => l.item === "lambda-duration");
+  assert.ok(Math.abs((duration?.usd ?? 0) - (30 * gbSecondArm + 600 * gbSecondX86)) < 1e-12);
+  assert.equal(estimate.requests, 6);
+  assert.ok(Math.abs((estimate.lines.find((l) => l.item === "ec2-server")?.usd ?? 0) - 2 * c7gn) < 1e-12);
+  assert.equal(estimate.serverTransferGigabytes, 5);
+  // the repository has no sourced IPv4 / transfer price: reported missing
+  assert.deepEqual(estimate.missing, ["public-ipv4", "data-transfer"]);
+  const text = formatCostEstimate(estimate);
+  assert.match(text, /Public IPv4 +2\.00 hours of 1 address +price not in table/);
+  assert.match(text, /Total .*at least/);
+  const c8gn = ec2HourPrice("us-west-2", "c8gn.large");
+  assert.equal(c8gn.usd, null);
+  assert.throws(
+    () =>
+      estimateCost({
+        region: "us-east-1",
+        lambda: [{ memoryMb: 64, arch: "arm64", billedSeconds: 1, invocations: 1 }],
+        server: null,
+        serverTransferBytes: 0,
+      }),
+    /memoryMb/,
+  );
+});

@@ -1,0 +1,564 @@
+/**
+ * Runs INSIDE the stock-kernel VM (test/stock-kernel/stock-kernel.test.ts boots it), from the
+ * repository under test (the current directory): a small study on a custom profile through the
+ * real CLI, then the platform's own checks on a private lab with the same profile. It measures
+ * and reports; the test on the host judges. The last line of output is
+ * `LNB-STOCK-KERNEL-RESULT <json>` (GuestReport).
+ */
+import { spawn } from "node:child_process";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { mkdir, readdir, readFile, writeFile } from "node:fs/promises";
+import { join, resolve } from "node:path";
+import { pathToFileURL } from "node:url";
+
+export const RESULT_MARKER = "LNB-STOCK-KERNEL-RESULT ";
+export const PROFILE_NAME = "stock-100";
+export const MEMORY_MB = 1024;
+export const ROUND_TRIP_MS = 20;
+export const RATE_MEGABITS_PER_SECOND = 100;
+
+/** The custom profile of the study: 100 Mbit/s both ways, 20 ms round trip, no burst. */
+export const customProfile = {
+  name: PROFILE_NAME,
+  description: "stock-kernel test: 100 Mbit/s, 20 ms round trip, no burst",
+  download: [{ memoryMb: 128, megabitsPerSecond: RATE_MEGABITS_PER_SECOND }],
+  upload: [{ memoryMb: 128, megabitsPerSecond: RATE_MEGABITS_PER_SECOND }],
+  burst: null,
+  roundTripMs: ROUND_TRIP_MS,
+};
+
+export interface CommandRun {
+  command: string;
+  exitCode: number;
+  /** Last 4 KB of stdout and stderr. */
+  outputTail: string;
+  seconds: number;
+}
+
+export interface StudyRecord {
+  probe: string;
+  probeLabel: string;
+  direction: string | null;
+  ok: boolean;
+  megabitsPerSecond: number | null;
+  error: { kind: string; message: string } | null;
+  detail: unknown;
+}
+
+/** What the guest found; any field null when its step did not get that far (see `errors`). */
+export interface GuestReport {
+  kernel: string;
+  cgroupMounts: string[];
+  /** The CLI study: lab up --config --profile, run --config, lab down. */
+  labUp: CommandRun | null;
+  run: CommandRun | null;
+  labDown: CommandRun | null;
+  manifestPlatform: {
+    unshaped: boolean;
+    quotaBitsPerSecond: number | null;
+    details: Record<string, unknown>;
+  } | null;
+  records: StudyRecord[];
+  /** cpu.max files of lab cgroups seen while the study ran: path -> content. */
+  cpuMaxSeen: Record<string, string>;
+  /** Qdiscs of the lab's namespaces while the study ran (`tc qdisc show` per namespace). */
+  qdiscsSeen: Record<string, string>;
+  /** Left behind after `lab down`, compared with before `lab up`. */
+  leftAfterLabDown: {
+    namespaces: string[];
+    cgroups: string[];
+    processes: string[];
+    runFiles: string[];
+  } | null;
+  /** Tails of the lab's logs (/run/lnblab*), kept when a CLI step failed. */
+  labLogs: Record<string, string>;
+  /** The private-lab checks through the platform API. */
+  platformChecks: {
+    facts: { unshaped: boolean; details: Record<string, unknown> } | null;
+    infoCpuQuotaCores: number | null;
+    infoMemoryLimitMb: number | null;
+    cpuBurnCores: number | null;
+    iperf3: Array<{
+      direction: "upload" | "download";
+      probeBitsPerSecond: number[];
+      stockBitsPerSecond: number[];
+    }>;
+    /** TCP connect (one round trip) and time to first byte of an HTTPS GET to the lab's S3 server, seconds. */
+    curl: Array<{ connectSeconds: number; firstByteSeconds: number }>;
+    ping: { averageMs: number } | null;
+    oom: { kind: string | null; message: string | null; durationSeconds: number } | null;
+    afterOom: { ok: boolean; cold: boolean | null } | null;
+    leftAfterDispose: { namespaces: string[]; cgroups: string[]; processes: string[] } | null;
+  };
+  errors: string[];
+}
+
+type Json = Record<string, unknown>;
+
+function log(message: string): void {
+  process.stdout.write(`[guest ${new Date().toISOString().slice(11, 19)}] ${message}\n`);
+}
+
+function run(
+  command: string,
+  args: string[],
+  timeoutSeconds = 600,
+): Promise<CommandRun & { stdout: string }> {
+  const started = Date.now();
+  return new Promise((resolvePromise) => {
+    const child = spawn(command, args, { stdio: ["ignore", "pipe", "pipe"] });
+    let stdout = "";
+    let both = "";
+    const timer = setTimeout(() => child.kill("SIGKILL"), timeoutSeconds * 1000);
+    child.stdout.on("data", (chunk: Buffer) => {
+      stdout += chunk;
+      both += chunk;
+    });
+    child.stderr.on("data", (chunk: Buffer) => {
+      both += chunk;
+    });
+    const finish = (exitCode: number) => {
+      clearTimeout(timer);
+      resolvePromise({
+        command: [command, ...args].join(" "),
+        exitCode,
+        outputTail: both.slice(-4096),
+        seconds: (Date.now() - started) / 1000,
+        stdout,
+      });
+    };
+    child.once("error", (error) => {
+      both += `${error.message}\n`;
+      finish(127);
+    });
+    child.once("close", (code, signal) => finish(code ?? (signal ? 128 : 1)));
+  });
+}
+
+function listNamespaces(): string[] {
+  try {
+    return readdirSync("/run/netns").sort();
+  } catch {
+    return [];
+  }
+}
+
+/** Every cgroup directory whose name starts with `prefix`, anywhere under /sys/fs/cgroup. */
+function findCgroups(prefix: string, dir = "/sys/fs/cgroup", depth = 0): string[] {
+  if (depth > 4) return [];
+  let entries: string[];
+  try {
+    entries = readdirSync(dir, { withFileTypes: true })
+      .filter((entry) => entry.isDirectory())
+      .map((entry) => entry.name);
+  } catch {
+    return [];
+  }
+  return entries.flatMap((name) => {
+    const path = join(dir, name);
+    return [...(name.startsWith(prefix) ? [path] : []), ...findCgroups(prefix, path, depth + 1)];
+  });
+}
+
+/** Command lines of every process but the kernel's threads, this one and its ancestors. */
+function listProcesses(): string[] {
+  const mine = new Set<number>();
+  for (let pid = process.pid; pid > 0; ) {
+    mine.add(pid);
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    pid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+  }
+  const lines: string[] = [];
+  for (const name of readdirSync("/proc")) {
+    const pid = Number(name);
+    if (!Number.isInteger(pid) || mine.has(pid)) continue;
+    try {
+      const cmdline = readFileSync(`/proc/${pid}/cmdline`, "utf8").replace(/\0/g, " ").trim();
+      if (cmdline !== "") lines.push(`${pid} ${cmdline}`);
+    } catch {
+      // exited meanwhile
+    }
+  }
+  return lines;
+}
+
+function labState(prefix: string) {
+  return {
+    namespaces: listNamespaces().filter((name) => name.startsWith(prefix)),
+    cgroups: findCgroups(prefix),
+    processes: listProcesses(),
+  };
+}
+
+/** Polls the lab's cgroups and namespaces while `work` runs: what the shaping really was. */
+async function watchLab<T>(
+  prefix: string,
+  cpuMaxSeen: Record<string, string>,
+  qdiscsSeen: Record<string, string>,
+  labLogs: Record<string, string>,
+  work: () => Promise<T>,
+): Promise<T> {
+  let done = false;
+  const poll = async () => {
+    while (!done) {
+      for (const dir of findCgroups(prefix)) {
+        for (const sub of [dir, ...readdirSafe(dir).map((name) => join(dir, name))]) {
+          const file = join(sub, "cpu.max");
+          if (existsSync(file)) cpuMaxSeen[sub] = readFileSync(file, "utf8").trim();
+        }
+      }
+      for (const namespace of listNamespaces().filter((name) => name.startsWith(prefix))) {
+        if (qdiscsSeen[namespace]?.includes("netem") && qdiscsSeen[namespace]?.includes("tbf")) continue;
+        const shown = await run("ip", ["-n", namespace, "-d", "qdisc", "show"], 30);
+        if (shown.exitCode === 0) qdiscsSeen[namespace] = shown.stdout.trim();
+      }
+      collectLabLogs(labLogs);
+      await new Promise((resolvePromise) => setTimeout(resolvePromise, 2000));
+    }
+  };
+  const poller = poll();
+  try {
+    return await work();
+  } finally {
+    done = true;
+    await poller;
+  }
+}
+
+function readdirSafe(dir: string): string[] {
+  try {
+    return readdirSync(dir, { withFileTypes: true })
+      .filter((entry) => entry.isDirectory())
+      .map((entry) => entry.name);
+  } catch {
+    return [];
+  }
+}
+
+/** The last 2 KB of every log of the lab's (its servers' output), for a failure's report. A failed
+ *  `lab up` removes its directory, so this runs every few seconds while a step runs. */
+function collectLabLogs(into: Record<string, string>): void {
+  for (const dir of readdirSafe("/run").filter((name) => name.startsWith("lnblab"))) {
+    let files: string[];
+    try {
+      files = readdirSync(join("/run", dir)).filter((name) => name.endsWith(".log"));
+    } catch {
+      continue;
+    }
+    for (const file of files) {
+      try {
+        const path = join("/run", dir, file);
+        into[path] = readFileSync(path, "utf8").slice(-2048);
+      } catch {
+        // removed meanwhile
+      }
+    }
+  }
+}
+
+async function keepingLabLogs<T>(into: Record<string, string>, work: () => Promise<T>): Promise<T> {
+  const timer = setInterval(() => collectLabLogs(into), 3000);
+  try {
+    return await work();
+  } finally {
+    clearInterval(timer);
+    collectLabLogs(into);
+  }
+}
+
+/** Printed at once, not only in the final report: a VM that times out later still shows why. */
+function printLabLogs(logs: Record<string, string>): void {
+  for (const [path, text] of Object.entries(logs)) log(`${path} (tail):\n${text}`);
+}
+
+// --- the CLI study ------------------------------------------------------------------------------
+
+async function cliStudy(repo: string, report: GuestReport): Promise<void> {
+  const work = "/tmp/lnb-stock-kernel";
+  await mkdir(join(work, "runs"), { recursive: true });
+  const planPath = join(work, "plan.json");
+  await writeFile(
+    planPath,
+    JSON.stringify(
+      {
+        name: "stock-kernel",
+        targets: [{ platform: "local", profile: PROFILE_NAME }],
+        memoryMb: [MEMORY_MB],
+        architectures: [process.arch === "x64" ? "x86_64" : "arm64"],
+        repetitions: 1,
+        probes: [
+          { kind: "iperf3", direction: "upload", timeSeconds: 6, omitSeconds: 1, parallel: 2 },
+          { kind: "iperf3", direction: "download", timeSeconds: 6, omitSeconds: 1, parallel: 2 },
+          { kind: "s3-get", objectMib: 8, concurrency: 1, chunkMib: 8 },
+          { kind: "info" },
+        ],
+        profiles: [customProfile],
+      },
+      null,
+      2,
+    ),
+  );
+  const cli = join(repo, "bin", "lambda-netbench.js");
+  const before = labState("lnblab");
+  const beforeRunFiles = readdirSync("/run").sort();
+  log(`lab up --config ${planPath} --profile ${PROFILE_NAME} --environments 1`);
+  report.labUp = await keepingLabLogs(report.labLogs, () =>
+    run(
+      "node",
+      // one environment: the study runs one invocation at a time, and every server started costs minutes under TCG
+      [cli, "lab", "up", "--config", planPath, "--profile", PROFILE_NAME, "--environments", "1"],
+      600,
+    ),
+  );
+  log(
+    `lab up: exit ${report.labUp.exitCode} in ${report.labUp.seconds.toFixed(0)} s\n${report.labUp.outputTail}`,
+  );
+  if (report.labUp.exitCode !== 0) printLabLogs(report.labLogs);
+  try {
+    log("run --config (the study)");
+    report.run = await watchLab("lnblab", report.cpuMaxSeen, report.qdiscsSeen, report.labLogs, () =>
+      run("node", [cli, "run", "--config", planPath, "--out", join(work, "runs")], 900),
+    );
+    log(`run: exit ${report.run.exitCode} in ${report.run.seconds.toFixed(0)} s\n${report.run.outputTail}`);
+    if (report.run.exitCode !== 0) printLabLogs(report.labLogs);
+    const [runName] = await readdir(join(work, "runs"));
+    if (runName) {
+      const runDir = join(work, "runs", runName);
+      const manifest = JSON.parse(await readFile(join(runDir, "manifest.json"), "utf8")) as {
+        platforms: Record<string, { unshaped: boolean; quotaBitsPerSecond: number | null; details: Json }>;
+      };
+      report.manifestPlatform = manifest.platforms[`local:${PROFILE_NAME}`] ?? null;
+      const lines = (await readFile(join(runDir, "results.jsonl"), "utf8")).split("\n").filter(Boolean);
+      report.records = lines
+        .map((line) => JSON.parse(line) as Json)
+        .filter((record) => record.warmup !== true)
+        .map((record) => ({
+          probe: String(record.probe),
+          probeLabel: String(record.probeLabel),
+          direction: (record.direction as string | null) ?? null,
+          ok: record.ok === true,
+          megabitsPerSecond: (record.megabitsPerSecond as number | null) ?? null,
+          error: (record.error as StudyRecord["error"]) ?? null,
+          detail: record.detail ?? null,
+        }));
+    } else {
+      report.errors.push("run wrote no run directory");
+    }
+  } finally {
+    log("lab down");
+    report.labDown = await run("node", [cli, "lab", "down"], 300);
+    log(`lab down: exit ${report.labDown.exitCode}\n${report.labDown.outputTail}`);
+    const after = labState("lnblab");
+    const beforeProcesses = new Set(before.processes.map((line) => line.replace(/^\d+ /, "")));
+    report.leftAfterLabDown = {
+      namespaces: after.namespaces.filter((name) => !before.namespaces.includes(name)),
+      cgroups: after.cgroups.filter((dir) => !before.cgroups.includes(dir)),
+      processes: after.processes.filter((line) => !beforeProcesses.has(line.replace(/^\d+ /, ""))),
+      runFiles: readdirSync("/run")
+        .sort()
+        .filter((name) => !beforeRunFiles.includes(name)),
+    };
+  }
+}
+
+// --- the platform's own checks on a private lab --------------------------------------------------
+
+interface InvokeOutcome {
+  response: {
+    ok: boolean;
+    summary?: { bitsPerSecond?: number } | null;
+    detail?: unknown;
+    invocation?: { cold: boolean };
+    error?: { message: string };
+  } | null;
+  failure: { kind: string; message: string } | null;
+  durationSeconds: number;
+}
+
+/** The parts of LocalPlatform this check uses (imported from the repository under test). */
+interface LabPlatform {
+  facts(): Promise<{ unshaped: boolean; details: Record<string, unknown> }>;
+  prepare(variants: Array<{ memoryMb: number; arch: string }>): Promise<void>;
+  endpoints(): { iperf3?: { host: string; ports: number[] }; s3?: { endpoint?: string } };
+  invoke(
+    variant: { memoryMb: number; arch: string },
+    event: Json,
+    options?: { timeoutSeconds?: number },
+  ): Promise<InvokeOutcome>;
+  execInEnvironment(
+    memoryMb: number,
+    file: string,
+    args: string[],
+    timeoutSeconds?: number,
+  ): Promise<{ exitCode: number; stdout: string; stderr: string }>;
+  dispose(): Promise<void>;
+}
+
+async function importFrom<T>(repo: string, path: string): Promise<T> {
+  return (await import(pathToFileURL(join(repo, path)).href)) as T;
+}
+
+async function platformChecks(repo: string, report: GuestReport): Promise<void> {
+  const checks = report.platformChecks;
+  const { LocalPlatform } = await importFrom<{
+    LocalPlatform: { open(options: Json): Promise<LabPlatform> };
+  }>(repo, "src/platforms/local/local-platform.ts");
+  const { privateLabName } = await importFrom<{ privateLabName(): string }>(
+    repo,
+    "src/platforms/local/lab-names.ts",
+  );
+  const { removeLab } = await importFrom<{ removeLab(name: string): Promise<unknown> }>(
+    repo,
+    "src/platforms/local/cleanup.ts",
+  );
+  const labName = privateLabName();
+  const arch = process.arch === "x64" ? "x86_64" : "arm64";
+  const variant = { memoryMb: MEMORY_MB, arch };
+  log(`private lab ${labName}: LocalPlatform.open (custom profile ${PROFILE_NAME})`);
+  const platform = await LocalPlatform.open({
+    profile: PROFILE_NAME,
+    customProfiles: [customProfile],
+    labName,
+    environments: 1,
+    mode: "shaped",
+  });
+  try {
+    await platform.prepare([variant]);
+    checks.facts = await platform.facts();
+    log(`facts: ${JSON.stringify(checks.facts.details)}`);
+
+    const info = await platform.invoke(variant, { probe: "info" });
+    const infoDetail = (info.response?.detail ?? {}) as { cpuQuotaCores?: number; memoryLimitMb?: number };
+    checks.infoCpuQuotaCores = infoDetail.cpuQuotaCores ?? null;
+    checks.infoMemoryLimitMb = infoDetail.memoryLimitMb ?? null;
+    log(`info: cpuQuotaCores ${checks.infoCpuQuotaCores}, memoryLimitMb ${checks.infoMemoryLimitMb}`);
+
+    const burn = await platform.invoke(variant, { probe: "cpu-burn", seconds: 8 }, { timeoutSeconds: 120 });
+    checks.cpuBurnCores = ((burn.response?.detail ?? {}) as { cores?: number }).cores ?? null;
+    log(`cpu-burn: ${checks.cpuBurnCores} cores (${JSON.stringify(burn.failure ?? burn.response?.detail)})`);
+
+    const host = platform.endpoints().iperf3?.host ?? "";
+    const port = platform.endpoints().iperf3?.ports[0] ?? 0;
+    for (const direction of ["upload", "download"] as const) {
+      const reverse = direction === "download";
+      const entry = { direction, probeBitsPerSecond: [] as number[], stockBitsPerSecond: [] as number[] };
+      checks.iperf3.push(entry);
+      for (let repetition = 0; repetition < 2; repetition += 1) {
+        const probe = await platform.invoke(
+          variant,
+          { probe: "iperf3", host, port, timeSeconds: 5, omitSeconds: 1, reverse },
+          { timeoutSeconds: 120 },
+        );
+        if (!probe.response?.ok) {
+          throw new Error(`iperf3 probe ${direction}: ${JSON.stringify(probe.failure ?? probe.response)}`);
+        }
+        entry.probeBitsPerSecond.push(probe.response.summary?.bitsPerSecond ?? 0);
+        const args = ["-c", host, "-p", `${port}`, "-t", "5", "-O", "1", "-J", ...(reverse ? ["-R"] : [])];
+        const stock = await platform.execInEnvironment(MEMORY_MB, "iperf3", args, 120);
+        if (stock.exitCode !== 0)
+          throw new Error(`stock iperf3 ${direction}: ${stock.stderr || stock.stdout}`);
+        const end = (JSON.parse(stock.stdout) as { end: { sum_received: { bits_per_second: number } } }).end;
+        entry.stockBitsPerSecond.push(end.sum_received.bits_per_second);
+      }
+      log(
+        `iperf3 ${direction}: probe ${entry.probeBitsPerSecond.map((v) => (v / 1e6).toFixed(1))} Mbit/s, stock ${entry.stockBitsPerSecond.map((v) => (v / 1e6).toFixed(1))} Mbit/s`,
+      );
+    }
+
+    const s3Endpoint = platform.endpoints().s3?.endpoint ?? "https://198.18.0.1";
+    for (let attempt = 0; attempt < 3; attempt += 1) {
+      const curl = await platform.execInEnvironment(
+        MEMORY_MB,
+        "curl",
+        ["-sk", "-o", "/dev/null", "-w", "%{time_connect} %{time_starttransfer}", `${s3Endpoint}/`],
+        60,
+      );
+      const [connect, firstByte] = curl.stdout.trim().split(" ").map(Number);
+      if (curl.exitCode === 0 && connect !== undefined && firstByte !== undefined) {
+        checks.curl.push({ connectSeconds: connect, firstByteSeconds: firstByte });
+      } else {
+        report.errors.push(`curl ${s3Endpoint} in the environment: exit ${curl.exitCode} ${curl.stderr}`);
+      }
+    }
+    log(`curl to ${s3Endpoint}: ${JSON.stringify(checks.curl)}`);
+    const ping = await platform.execInEnvironment(MEMORY_MB, "ping", ["-c", "5", "-i", "0.2", host], 60);
+    const average = ping.stdout.match(/= [\d.]+\/([\d.]+)\//)?.[1];
+    checks.ping = ping.exitCode === 0 && average ? { averageMs: Number(average) } : null;
+    log(
+      `ping: ${ping.exitCode === 0 ? `${average} ms` : `unavailable (${ping.stderr.trim() || ping.exitCode})`}`,
+    );
+
+    const oom = await platform.invoke(
+      { memoryMb: 256, arch },
+      { probe: "allocate", mib: 600 },
+      { timeoutSeconds: 120 },
+    );
+    checks.oom = {
+      kind: oom.failure?.kind ?? null,
+      message: oom.failure?.message ?? null,
+      durationSeconds: oom.durationSeconds,
+    };
+    log(`allocate 600 MiB at 256 MB: ${JSON.stringify(checks.oom)}`);
+    const next = await platform.invoke({ memoryMb: 256, arch }, { probe: "info" });
+    checks.afterOom = { ok: next.response?.ok === true, cold: next.response?.invocation?.cold ?? null };
+  } finally {
+    await platform.dispose();
+    await removeLab(labName);
+    const left = labState(labName);
+    checks.leftAfterDispose = {
+      namespaces: left.namespaces,
+      cgroups: left.cgroups,
+      processes: left.processes.filter((line) => line.includes(labName)),
+    };
+  }
+}
+
+async function main(): Promise<void> {
+  const repo = resolve(process.cwd());
+  const report: GuestReport = {
+    kernel: readFileSync("/proc/sys/kernel/osrelease", "utf8").trim(),
+    cgroupMounts: readFileSync("/proc/self/mounts", "utf8")
+      .split("\n")
+      .filter((line) => / cgroup2? /.test(line)),
+    labUp: null,
+    run: null,
+    labDown: null,
+    manifestPlatform: null,
+    records: [],
+    cpuMaxSeen: {},
+    qdiscsSeen: {},
+    leftAfterLabDown: null,
+    labLogs: {},
+    platformChecks: {
+      facts: null,
+      infoCpuQuotaCores: null,
+      infoMemoryLimitMb: null,
+      cpuBurnCores: null,
+      iperf3: [],
+      curl: [],
+      ping: null,
+      oom: null,
+      afterOom: null,
+      leftAfterDispose: null,
+    },
+    errors: [],
+  };
+  log(`kernel ${report.kernel}, repository ${repo}`);
+  for (const [name, step] of [
+    ["CLI study", cliStudy],
+    ["platform checks", platformChecks],
+  ] as const) {
+    try {
+      await step(repo, report);
+    } catch (error) {
+      const text = error instanceof Error ? (error.stack ?? error.message) : String(error);
+      log(`${name} failed: ${text}`);
+      report.errors.push(`${name}: ${text.split("\n").slice(0, 6).join("\n")}`);
+    }
+  }
+  process.stdout.write(`\n${RESULT_MARKER}${JSON.stringify(report)}\n`);
+}
+
+if (process.argv[1] && resolve(process.argv[1]) === resolve(new URL(import.meta.url).pathname)) {
+  await main();
+}

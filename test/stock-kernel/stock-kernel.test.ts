@@ -1,0 +1,235 @@
+import assert from "node:assert/strict";
+import { existsSync, statSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { after, before, test } from "node:test";
+import { pathToFileURL } from "node:url";
+import { acquireBenchLock, type BenchLock } from "../helpers/bench-lock.js";
+import { runInStockKernelVm, stockKernelVmUnavailable, takeVmLock } from "../helpers/stock-kernel-vm.js";
+import { ensureBuilt, median } from "../platforms/lab-helpers.js";
+import {
+  customProfile,
+  type GuestReport,
+  MEMORY_MB,
+  PROFILE_NAME,
+  RATE_MEGABITS_PER_SECOND,
+  RESULT_MARKER,
+  ROUND_TRIP_MS,
+} from "./guest-study.js";
+
+/**
+ * The lab on the kernel most users have: Debian 12's own kernel (cgroup v2 only, netem as a
+ * module) booted in QEMU (TCG) over this machine's root filesystem (scripts/stock-kernel-vm.sh).
+ * Inside it, test/stock-kernel/guest-study.ts runs a small study on a custom profile (100 Mbit/s,
+ * 20 ms round trip, no burst) with the real CLI, then checks the platform directly on a private
+ * lab; this file judges what it measured. One VM boot, ~8-12 minutes on the 2-core build machine.
+ *
+ * LNB_STOCK_KERNEL_REPO=DIR runs the guest against another checkout's code (built there first).
+ */
+// Opt-in until it has passed end to end on a quiet machine: on a loaded 2-core host one VM run
+// outlasted its 14-minute limit (see docs/lab.md). LNB_STOCK_KERNEL_TEST=1 runs it.
+const unavailable =
+  process.env.LNB_STOCK_KERNEL_TEST === "1"
+    ? stockKernelVmUnavailable()
+    : "opt-in: set LNB_STOCK_KERNEL_TEST=1 (it boots Debian's kernel under QEMU, 10-15 minutes)";
+if (unavailable) {
+  // loud: a machine without QEMU never proves the lab works on cgroup v2
+  console.warn(`\n*** stock-kernel VM test SKIPPED: ${unavailable}\n*** (scripts/setup.sh installs it)\n`);
+}
+const skip = unavailable ? `no stock-kernel VM here: ${unavailable}` : false;
+const repo = resolve(process.env.LNB_STOCK_KERNEL_REPO ?? process.cwd());
+const VM_TIMEOUT_SECONDS = 840;
+
+let report: GuestReport | null = null;
+let noReport = "the guest did not run";
+let lock: BenchLock | null = null;
+let releaseVm: () => void = () => {};
+
+/** This branch's plan schema must accept `profiles:` (branch lab-v2), or nothing below can run. */
+async function customProfilesProblem(): Promise<string | null> {
+  const { planSchema } = (await import(pathToFileURL(join(repo, "src/plan/plan-schema.ts")).href)) as {
+    planSchema: { safeParse(input: unknown): { success: boolean; error?: { message: string } } };
+  };
+  const parsed = planSchema.safeParse({
+    targets: [{ platform: "local", profile: PROFILE_NAME }],
+    memoryMb: [MEMORY_MB],
+    probes: [{ kind: "info" }],
+    profiles: [customProfile],
+  });
+  return parsed.success
+    ? null
+    : `plans in ${repo} do not accept custom profiles (profiles:, roundTripMs), which this test needs (branch lab-v2): ${parsed.error?.message}`;
+}
+
+before(
+  async () => {
+    if (skip) return;
+    if (repo === resolve(process.cwd())) ensureBuilt();
+    else if (!existsSync(join(repo, "dist/agent/index.mjs")))
+      throw new Error(`${repo} is not built: run npm run build there`);
+    else if (statSync(join(repo, "dist/agent/index.mjs")).mtimeMs < statSync(join(repo, "src")).mtimeMs)
+      console.warn(`warning: ${repo}/dist may be older than its sources`);
+    const problem = await customProfilesProblem();
+    if (problem) {
+      noReport = problem;
+      return;
+    }
+    // the guest measures throughput and takes both cores for minutes
+    lock = await acquireBenchLock(300);
+    releaseVm = await takeVmLock(300);
+    const result = await runInStockKernelVm({
+      cwd: repo,
+      command: ["node", "--import", "tsx", resolve("test/stock-kernel/guest-study.ts")],
+      timeoutSeconds: VM_TIMEOUT_SECONDS,
+      memoryMb: 4096,
+      cpus: 2,
+      onOutput: (chunk) => process.stderr.write(chunk),
+    });
+    console.error(`stock-kernel VM: exit ${result.exitCode} after ${result.elapsedSeconds.toFixed(0)} s`);
+    const line = result.output.split("\n").find((candidate) => candidate.startsWith(RESULT_MARKER));
+    if (!line) {
+      // the whole output was streamed above; each test repeats only this
+      noReport = `the guest produced no report (exit ${result.exitCode}${result.exitCode === 124 ? `: the VM ran past ${VM_TIMEOUT_SECONDS} s` : ""}); its output is above\n${result.harnessStderr.slice(-1500)}`;
+      return;
+    }
+    report = JSON.parse(line.slice(RESULT_MARKER.length)) as GuestReport;
+  },
+  { timeout: (VM_TIMEOUT_SECONDS + 60 + 600) * 1000 },
+);
+
+after(() => {
+  releaseVm();
+  lock?.release();
+});
+
+function guest(): GuestReport {
+  assert.ok(report, noReport);
+  return report;
+}
+
+function errorsText(): string {
+  return report?.errors.length ? `\nguest errors:\n${report.errors.join("\n")}` : "";
+}
+
+test("the guest runs Debian's kernel with cgroup v2 alone", { skip }, () => {
+  const r = guest();
+  assert.match(r.kernel, /^6\.1\.0-\d+-amd64$/);
+  assert.deepEqual(
+    r.cgroupMounts.map((line) => line.split(" ")[2]),
+    ["cgroup2"],
+    `cgroup mounts: ${r.cgroupMounts}`,
+  );
+});
+
+test("lab up --config --profile, run --config and lab down succeed with the custom profile", { skip }, () => {
+  const r = guest();
+  for (const step of [r.labUp, r.run, r.labDown]) {
+    assert.ok(step, `a step did not run${errorsText()}`);
+    assert.equal(step.exitCode, 0, `${step.command}: exit ${step.exitCode}\n${step.outputTail}`);
+  }
+  const failed = r.records.filter((record) => !record.ok);
+  assert.deepEqual(
+    failed.map((record) => `${record.probeLabel}: ${record.error?.kind} ${record.error?.message}`),
+    [],
+  );
+  assert.deepEqual(
+    r.records.map((record) => record.probe).sort(),
+    ["info", "iperf3", "iperf3", "s3-get"],
+    "one record per probe",
+  );
+});
+
+test("it ran shaped: tbf at 100 Mbit/s under netem, and the study measured the profile's rate", {
+  skip,
+}, () => {
+  const r = guest();
+  assert.equal(r.manifestPlatform?.unshaped, false, `manifest: ${JSON.stringify(r.manifestPlatform)}`);
+  assert.equal(r.manifestPlatform?.quotaBitsPerSecond, RATE_MEGABITS_PER_SECOND * 1e6);
+  const environmentQdiscs = Object.entries(r.qdiscsSeen).filter(([namespace]) => /-e\d+$/.test(namespace));
+  assert.ok(environmentQdiscs.length > 0, `qdiscs seen: ${JSON.stringify(r.qdiscsSeen)}`);
+  for (const [namespace, text] of Object.entries(r.qdiscsSeen)) {
+    if (!/tbf/.test(text)) continue;
+    assert.match(text, /tbf .*rate 100Mbit/, `${namespace}: ${text}`);
+    assert.match(text, /netem .*delay 10ms/, `${namespace}: half the round trip each way\n${text}`);
+  }
+  for (const record of r.records.filter((candidate) => candidate.probe === "iperf3")) {
+    const rate = record.megabitsPerSecond ?? 0;
+    // TCP payload is ~4% under the wire rate; TCG emulation may cost some more, never add
+    assert.ok(
+      rate > 0.6 * RATE_MEGABITS_PER_SECOND && rate <= RATE_MEGABITS_PER_SECOND,
+      `${record.probeLabel}: ${rate} Mbit/s for a ${RATE_MEGABITS_PER_SECOND} Mbit/s profile`,
+    );
+  }
+});
+
+test("the CPU share comes from cpu.max: 0.58 core at 1,024 MB", { skip }, () => {
+  const r = guest();
+  const expected = MEMORY_MB / 1769;
+  const quotas = Object.entries(r.cpuMaxSeen).map(([path, text]) => {
+    const [quota, period] = text.split(" ");
+    return { path, cores: quota === "max" ? null : Number(quota) / Number(period) };
+  });
+  assert.ok(
+    quotas.some((entry) => entry.cores !== null && Math.abs(entry.cores - expected) < 0.001),
+    `cpu.max of the lab's cgroups during the study: ${JSON.stringify(r.cpuMaxSeen)}`,
+  );
+  const checks = r.platformChecks;
+  assert.ok(
+    checks.infoCpuQuotaCores !== null && Math.abs(checks.infoCpuQuotaCores - expected) < 0.001,
+    `info probe's cpuQuotaCores: ${checks.infoCpuQuotaCores}${errorsText()}`,
+  );
+  assert.equal(checks.infoMemoryLimitMb, MEMORY_MB);
+  assert.match(String(checks.facts?.details.cpuShare), /cpu\.max/);
+  // and it holds: a busy loop gets that share of a core (the guest's clock is TCG's: wide bounds)
+  assert.ok(
+    checks.cpuBurnCores !== null && checks.cpuBurnCores > 0.45 && checks.cpuBurnCores < 0.7,
+    `cpu-burn got ${checks.cpuBurnCores} cores`,
+  );
+});
+
+test("the iperf3 probe is within 5% of stock iperf3 in the same environment", { skip }, () => {
+  const r = guest();
+  assert.equal(r.platformChecks.iperf3.length, 2, `iperf3 comparisons ran${errorsText()}`);
+  for (const entry of r.platformChecks.iperf3) {
+    const ratio = median(entry.probeBitsPerSecond) / median(entry.stockBitsPerSecond);
+    assert.ok(
+      Math.abs(ratio - 1) <= 0.05,
+      `${entry.direction}: probe ${entry.probeBitsPerSecond} vs stock ${entry.stockBitsPerSecond} bit/s (ratio ${ratio.toFixed(3)})`,
+    );
+  }
+});
+
+test("the round trip shows: 20 ms to the lab's S3 server", { skip }, () => {
+  const r = guest();
+  const checks = r.platformChecks;
+  assert.ok(checks.curl.length > 0, `no curl timing${errorsText()}`);
+  const connect = median(checks.curl.map((timing) => timing.connectSeconds)) * 1000;
+  const firstByte = median(checks.curl.map((timing) => timing.firstByteSeconds)) * 1000;
+  // a TCP handshake is one round trip; TLS and the request add two more before the first byte
+  assert.ok(
+    connect >= ROUND_TRIP_MS * 0.95 && connect < ROUND_TRIP_MS * 4,
+    `TCP connect ${connect.toFixed(1)} ms`,
+  );
+  assert.ok(firstByte >= ROUND_TRIP_MS, `time to first byte ${firstByte.toFixed(1)} ms`);
+  if (checks.ping)
+    assert.ok(checks.ping.averageMs >= ROUND_TRIP_MS * 0.95, `ping ${checks.ping.averageMs} ms`);
+});
+
+test("out-of-memory is classified, and the environment recovers cold", { skip }, () => {
+  const checks = guest().platformChecks;
+  assert.equal(
+    checks.oom?.kind,
+    "out-of-memory",
+    `allocate past memory.max: ${JSON.stringify(checks.oom)}${errorsText()}`,
+  );
+  assert.deepEqual(checks.afterOom, { ok: true, cold: true });
+});
+
+test("lab down leaves nothing behind (namespaces, cgroups, processes, /run state)", { skip }, () => {
+  const r = guest();
+  assert.deepEqual(r.leftAfterLabDown, { namespaces: [], cgroups: [], processes: [], runFiles: [] });
+  assert.deepEqual(r.platformChecks.leftAfterDispose, { namespaces: [], cgroups: [], processes: [] });
+});
+
+test("the guest reported no errors", { skip }, () => {
+  assert.deepEqual(guest().errors, [], "see the guest's output above");
+});
