@@ -1,52 +1,24 @@
+import { sentSide, wholeDownloadSeconds as wholeSecondsOf } from "../../src/results/record-sides.js";
 import type { ResultRecord } from "../../src/results/result-record.js";
 
 /**
- * The seed study's own definitions, read from a record: iperf3's sender side (end.sum_sent) and
- * s3-get's whole download (client set-up, HEAD, transfer). Records of schemaVersion 2 carry them
- * (CONTRACTS.md C2: `sent`, `wholeSeconds`) and must: a version-2 record without them fails.
- * Version-1 records (before the probes-timing change) give the closest figures they have: the
- * client's own sent-byte samples over their measured time, and the transfer plus the HEAD.
+ * The seed study's own definitions, read from a record through src/results/record-sides.ts
+ * (CONTRACTS.md C2): iperf3's sender side (`sent`, end.sum_sent) and s3-get's whole download
+ * (`wholeSeconds`: client set-up, HEAD, transfer). A record without them fails the test: a run of
+ * this code writes schemaVersion 2, and a figure from any other definition would not be the study's.
  */
-export type FigureBasis = "C2" | "schemaVersion 1 fallback";
-
-const field = (record: ResultRecord, name: string): unknown =>
-  (record as unknown as Record<string, unknown>)[name];
-
-function isVersion2(record: ResultRecord): boolean {
-  return (record as { schemaVersion: number }).schemaVersion >= 2;
-}
+export type FigureBasis = "C2";
 
 export function senderBitsPerSecond(record: ResultRecord): { value: number; basis: FigureBasis } {
-  if (isVersion2(record)) {
-    const sent = field(record, "sent") as { bitsPerSecond?: unknown } | null;
-    if (!sent || typeof sent.bitsPerSecond !== "number")
-      throw new Error(
-        `record ${record.cellId}#${record.repetition}: schemaVersion 2 without sent.bitsPerSecond`,
-      );
-    return { value: sent.bitsPerSecond, basis: "C2" };
-  }
-  const samples = record.samples as unknown as {
-    intervalSeconds: number;
-    bytes: number[];
-    lastIntervalSeconds?: number;
-  } | null;
-  if (!samples || samples.bytes.length === 0) throw new Error(`record ${record.cellId}: no samples`);
-  const bytes = samples.bytes.reduce((a, b) => a + b, 0);
-  const seconds =
-    samples.intervalSeconds * (samples.bytes.length - 1) +
-    (samples.lastIntervalSeconds ?? samples.intervalSeconds);
-  return { value: (bytes * 8) / seconds, basis: "schemaVersion 1 fallback" };
+  const sent = sentSide(record);
+  if (!sent) throw new Error(`record ${record.cellId}#${record.repetition}: no sent side (C2 sent)`);
+  return { value: sent.bitsPerSecond, basis: "C2" };
 }
 
 export function wholeDownloadSeconds(record: ResultRecord): { value: number; basis: FigureBasis } {
-  if (isVersion2(record)) {
-    const whole = field(record, "wholeSeconds");
-    if (typeof whole !== "number")
-      throw new Error(`record ${record.cellId}#${record.repetition}: schemaVersion 2 without wholeSeconds`);
-    return { value: whole, basis: "C2" };
-  }
-  const head = (record.detail as { headSeconds?: number } | null)?.headSeconds ?? 0;
-  return { value: (record.seconds ?? Number.NaN) + head, basis: "schemaVersion 1 fallback" };
+  const whole = wholeSecondsOf(record);
+  if (whole === null) throw new Error(`record ${record.cellId}#${record.repetition}: no C2 wholeSeconds`);
+  return { value: whole, basis: "C2" };
 }
 
 export function median(values: number[]): number {

@@ -256,7 +256,7 @@ test("custom lab profiles: targets may name them; errors name the field; unknown
   assert.equal(plan.profiles?.[0]?.lossPercent, 0);
   assert.match(
     problems({ ...minimal, targets: [{ platform: "local", profile: "slow-lnk" }], profiles: [custom] }),
-    /targets\.0\.profile: unknown lab profile "slow-lnk" \(allowed: default-625, raised-3000, slow-link;/,
+    /targets\.0\.profile: unknown lab profile "slow-lnk" \(allowed: default-625, raised-3000, seed-oregon-2026, seed-tokyo-2026, slow-link;/,
   );
   assert.match(
     problems({ ...minimal, profiles: [{ ...custom, download: [{ memoryMb: 128, megabitsPerSecond: -5 }] }] }),

@@ -69,7 +69,7 @@ test("an unknown profile is refused when the plan loads, with the allowed names,
   assert.equal(result.status, 2, result.stderr);
   assert.match(
     result.stderr,
-    /targets\.0\.profile: unknown lab profile "slow-lnk" \(allowed: default-625, raised-3000, slow-link/,
+    /targets\.0\.profile: unknown lab profile "slow-lnk" \(allowed: default-625, raised-3000, seed-oregon-2026, seed-tokyo-2026, slow-link/,
   );
   assert.deepEqual(runDirectories(out), []);
 });
