@@ -3,8 +3,8 @@ import { type FlowCapFit, fitFlowCap } from "./flow-cap-fit.js";
 import type { ResultRecord } from "./result-record.js";
 
 /**
- * The streams sweeps of a run: the same probe on the same target, architecture and memory size
- * at two or more stream counts (iperf3 `parallel`, s3-get `concurrency`), each with its per-flow
+ * The streams sweeps of a run: the same probe on the same target, architecture, memory size,
+ * VPC setting and fleet size (environments at once) at two or more stream counts (iperf3 `parallel`, s3-get `concurrency`), each with its per-flow
  * cap fit. Pure.
  */
 export interface StreamsSweep {
@@ -38,6 +38,9 @@ export function streamsSweeps(records: readonly ResultRecord[]): StreamsSweep[] 
       a: record.arch,
       m: record.memoryMb,
       k: record.probe,
+      // a fleet's members share the link: their per-environment rates are another sweep
+      e: record.environments ?? 1,
+      v: record.vpc ?? false,
       rest,
     });
     let group = groups.get(key);

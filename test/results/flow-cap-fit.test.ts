@@ -96,6 +96,26 @@ test("sweeps are grouped by everything but the stream count; single counts and '
   assert.equal(Math.round((sweeps[0]?.fit.flowBitsPerSecond ?? 0) / M), 600);
 });
 
+test("a fleet's members (environments at once) are a sweep of their own, apart from single environments", () => {
+  const base = { kind: "iperf3", direction: "upload", timeSeconds: 10, omitSeconds: 0 };
+  const inFleet = (parallel: number, bitsPerSecond: number) =>
+    ({ ...record("iperf3", { ...base, parallel }, bitsPerSecond), environments: 4 }) as ResultRecord;
+  const sweeps = streamsSweeps([
+    record("iperf3", { ...base, parallel: 1 }, 600 * M),
+    record("iperf3", { ...base, parallel: 8 }, 3_000 * M),
+    inFleet(1, 300 * M),
+    inFleet(8, 750 * M),
+  ]);
+  assert.equal(sweeps.length, 2);
+  assert.deepEqual(
+    sweeps.map((sweep) => sweep.points.map((p) => Math.round((p.bitsPerSecond[0] ?? 0) / M))),
+    [
+      [600, 3_000],
+      [300, 750],
+    ],
+  );
+});
+
 test("a stray high point at one stream (a burst that outlived the omit) does not become the plateau", () => {
   // measured in the lab on default-625 at 1,024 MB: 1 stream 722/630, 2: 601/597, 8: 596/595
   const fit = fitFlowCap([
