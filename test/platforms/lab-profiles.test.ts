@@ -15,8 +15,16 @@ import {
   flowCapBitsPerSecond,
   interpolateMegabitsPerSecond,
   resolveProfile,
+  s3RequestBytesPerSecond,
 } from "../../src/platforms/local/profiles.js";
-import { s3ConnectionCapBytesPerSecond } from "../../src/platforms/local/s3-connection-cap.js";
+import {
+  CAPPED_SEND_MS,
+  cappedSendBytes,
+  connectionCapDirectives,
+  GET_BUSY_BUFFER_BYTES,
+  MAX_PACED_CONNECTION_BYTES_PER_SECOND,
+  s3ConnectionCapBytesPerSecond,
+} from "../../src/platforms/local/s3-connection-cap.js";
 import {
   fqFlowCapCommand,
   peakBucketBytes,
@@ -100,6 +108,10 @@ test("custom profiles are validated with the field named, and may not shadow a b
   );
   assert.throws(() => resolveProfile("default-625", [{ ...custom, name: "default-625" }]), /built-in/);
   assert.throws(
+    () => resolveProfile("bad", [{ ...custom, name: "bad", s3ConnectionBytesPerSecond: 300_000_000 }]),
+    /profiles\[0\]\.s3ConnectionBytesPerSecond: at most 209715200 bytes\/s/,
+  );
+  assert.throws(
     () => resolveProfile("nope"),
     /unknown lab profile "nope" \(allowed: default-625, raised-3000, seed-oregon-2026, seed-tokyo-2026\)/,
   );
@@ -147,12 +159,48 @@ test("fitted profiles: payload rates get the frame overhead, the burst is 60 MB,
   assert.equal(directionShape(oregon, "upload", 10_240).rateBitsPerSecond, Math.round(3000e6 * factor));
   assert.ok(directionShape(oregon, "upload", 10_240).peakBitsPerSecond !== null);
   assert.equal(flowCapBitsPerSecond(oregon), 600e6);
-  assert.equal(s3ConnectionCapBytesPerSecond(oregon), 75_000_000);
+  assert.equal(s3RequestBytesPerSecond(oregon), 75_000_000);
   // wire-rate profiles without a cap are unchanged
   const plain = resolveProfile("default-625");
   assert.equal(plain.flowMegabitsPerSecond, null);
   assert.equal(plain.payload, false);
-  assert.equal(s3ConnectionCapBytesPerSecond(plain), 90_000_000);
+  assert.equal(s3RequestBytesPerSecond(plain), 90_000_000);
+  // the lower of S3's own cap and the flow cap (payload bytes), either alone, or none
+  assert.equal(
+    s3ConnectionCapBytesPerSecond({ s3ConnectionBytesPerSecond: 9e7, flowBitsPerSecond: 6e8 }),
+    75e6,
+  );
+  assert.equal(
+    s3ConnectionCapBytesPerSecond({ s3ConnectionBytesPerSecond: 5e7, flowBitsPerSecond: 6e8 }),
+    5e7,
+  );
+  assert.equal(
+    s3ConnectionCapBytesPerSecond({ s3ConnectionBytesPerSecond: null, flowBitsPerSecond: 6e8 }),
+    75e6,
+  );
+  assert.equal(
+    s3ConnectionCapBytesPerSecond({ s3ConnectionBytesPerSecond: null, flowBitsPerSecond: null }),
+    null,
+  );
+  // a flow cap nginx could not pace per connection is refused, naming the field
+  const flowOnly = {
+    name: "fast-flows",
+    download: [{ memoryMb: 128, megabitsPerSecond: 3000 }],
+    upload: [{ memoryMb: 128, megabitsPerSecond: 3000 }],
+    payload: true,
+  };
+  assert.throws(
+    () => resolveProfile("fast-flows", [{ ...flowOnly, flowMegabitsPerSecond: 2000 }]),
+    /profiles\[0\]\.flowMegabitsPerSecond: at most 1677 Mbit\/s without an s3ConnectionBytesPerSecond/,
+  );
+  assert.equal(
+    s3RequestBytesPerSecond(
+      resolveProfile("fast-flows", [
+        { ...flowOnly, flowMegabitsPerSecond: 2000, s3ConnectionBytesPerSecond: 9e7 },
+      ]),
+    ),
+    9e7,
+  );
   const tokyo = resolveProfile("seed-tokyo-2026");
   for (const memoryMb of [1024, 10_240])
     assert.equal(directionShape(tokyo, "upload", memoryMb).rateBitsPerSecond, Math.round(625e6 * factor));
@@ -264,4 +312,26 @@ test("a per-flow cap: sch_fq maxrate as the inner qdisc of the tbf, where shapin
   // the peak bucket holds 1 ms at the peak, at least one 64 KiB GSO packet
   assert.equal(peakBucketBytes(4e9), 500_000);
   assert.equal(peakBucketBytes(1e8), 65_536);
+});
+
+test("the S3 cap is paced in sends of whole milliseconds at the cap, so nginx's rounded-down wait cannot let it run over", () => {
+  // 90 MB/s: 10 ms is 900,000 bytes; nginx waits 900,000 * 1000 / 90,000,000 = 10 ms, exactly
+  assert.equal(cappedSendBytes(90_000_000), 900_000);
+  // a cap that does not divide: rounded up, so the wait (rounded down by nginx) is still 10 ms
+  const bytes = cappedSendBytes(33_333_333);
+  assert.equal(bytes, 333_334);
+  assert.equal(Math.floor((bytes * 1000) / 33_333_333), CAPPED_SEND_MS);
+  assert.ok(cappedSendBytes(MAX_PACED_CONNECTION_BYTES_PER_SECOND) <= GET_BUSY_BUFFER_BYTES);
+  assert.throws(
+    () => cappedSendBytes(MAX_PACED_CONNECTION_BYTES_PER_SECOND + 1),
+    /above what the lab can pace/,
+  );
+  assert.deepEqual(connectionCapDirectives(null), {
+    limitRate: "limit_rate 0;",
+    sendChunk: "sendfile_max_chunk 2097152;",
+  });
+  assert.deepEqual(connectionCapDirectives(90_000_000), {
+    limitRate: "limit_rate 90000000;",
+    sendChunk: "sendfile_max_chunk 900000;",
+  });
 });

@@ -25,8 +25,7 @@ import {
 import { LabRefusal } from "./lab-refusal.js";
 import { addAddress, createNamespace, listNamespaces } from "./namespaces.js";
 import { LAB_BUCKET, LAB_REGION, startObjectStore } from "./object-store.js";
-import { flowCapBitsPerSecond, resolveProfile } from "./profiles.js";
-import { s3ConnectionCapBytesPerSecond } from "./s3-connection-cap.js";
+import { flowCapBitsPerSecond, resolveProfile, s3RequestBytesPerSecond } from "./profiles.js";
 import { isSameProcess, type LabState, labDirectory, readLabState, writeLabState } from "./state-file.js";
 
 /**
@@ -102,7 +101,7 @@ export async function labUp(options: LabUpOptions): Promise<LabState> {
       caFile: "",
       storeDir: join(dir, "store"),
       nginxConfigFile: "",
-      s3ConnectionBytesPerSecond: s3ConnectionCapBytesPerSecond(profile),
+      s3ConnectionBytesPerSecond: s3RequestBytesPerSecond(profile),
     },
     processes: [],
     user: null,
@@ -145,7 +144,7 @@ export async function labUp(options: LabUpOptions): Promise<LabState> {
         httpsPort,
         controlPort: s3rverPort,
         certificates,
-        connectionBytesPerSecond: s3ConnectionCapBytesPerSecond(profile),
+        connectionBytesPerSecond: s3RequestBytesPerSecond(profile),
         runAsRoot: process.getuid?.() === 0,
       }),
       startIperf3Servers(iperf3Server, namespace, host, iperf3Ports, dir, (server) =>

@@ -31,6 +31,7 @@ import {
   flowCapBitsPerSecond,
   type LabProfile,
   resolveProfile,
+  s3RequestBytesPerSecond,
 } from "./profiles.js";
 import { type CommandResult, runCommand } from "./run-command.js";
 import { applyS3ConnectionCap } from "./s3-connection-cap.js";
@@ -93,7 +94,7 @@ export class LocalPlatform implements Platform {
       iperf3Server: options.iperf3Server,
     });
     const state = attachment.state;
-    await applyS3ConnectionCap(state, profile);
+    await applyS3ConnectionCap(state, s3RequestBytesPerSecond(profile));
     setIperf3FlowCap(iperf3ServerKindOf(state.iperf3.server), state.dir, flowCapBitsPerSecond(profile));
     state.profile = profile.name;
     await writeLabState(state);

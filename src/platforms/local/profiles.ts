@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { LabRefusal } from "./lab-refusal.js";
 import builtInData from "./profiles.json" with { type: "json" };
+import { MAX_PACED_CONNECTION_BYTES_PER_SECOND, s3ConnectionCapBytesPerSecond } from "./s3-connection-cap.js";
 
 /**
  * Lab profiles: bandwidth (per direction, piecewise-linear in memory), burst, CPU share and
@@ -28,6 +29,16 @@ const bandwidthCurveSchema = z
       message: "points must be sorted by memoryMb, each memoryMb once",
     },
   );
+
+/**
+ * Wire bytes per payload byte of a full-sized TCP segment on the lab's veths (MTU 1500): tc
+ * counts the Ethernet frame (14 + 1,500 bytes, GSO packets per segment), TCP carries 1,448 of
+ * them (1,500 - 20 IP - 20 TCP - 12 timestamp option). 1,514 / 1,448 = 1.0456: payload is 4.4%
+ * below the wire rate, as measured (600 of 625, 2,870 of 3,000).
+ */
+export const FRAME_BYTES_PER_SEGMENT = 1_514;
+export const PAYLOAD_BYTES_PER_SEGMENT = 1_448;
+export const WIRE_BYTES_PER_PAYLOAD_BYTE = FRAME_BYTES_PER_SEGMENT / PAYLOAD_BYTES_PER_SEGMENT;
 
 export const labProfileSchema = z
   .object({
@@ -61,7 +72,15 @@ export const labProfileSchema = z
       .nullable()
       .default(null),
     /** Per-request rate cap of the lab's S3 server (S3 serves ~90 MB/s per connection); null for none. */
-    s3ConnectionBytesPerSecond: z.number().int().positive().nullable().default(null),
+    s3ConnectionBytesPerSecond: z
+      .number()
+      .int()
+      .positive()
+      .max(MAX_PACED_CONNECTION_BYTES_PER_SECOND, {
+        message: `at most ${MAX_PACED_CONNECTION_BYTES_PER_SECOND} bytes/s (the most the lab's S3 server paces per connection; null for no cap)`,
+      })
+      .nullable()
+      .default(null),
     /**
      * Per-flow cap: each TCP connection to the cloud side gets at most this much (the lab's
      * iperf3 server paces each stream, nginx caps each S3 request, sch_fq `maxrate` where the
@@ -92,7 +111,22 @@ export const labProfileSchema = z
     /** Memory per vCPU of CPU share (AWS: 1,769 MB = 1 vCPU). */
     mbPerVcpu: z.number().positive().default(1769),
   })
-  .strict();
+  .strict()
+  .superRefine((profile, context) => {
+    // the flow cap also caps each S3 connection, which nginx can pace only up to a limit
+    const flowBitsPerSecond = flowCapBitsPerSecond(profile);
+    if (
+      profile.s3ConnectionBytesPerSecond === null &&
+      flowBitsPerSecond !== null &&
+      flowBitsPerSecond / 8 > MAX_PACED_CONNECTION_BYTES_PER_SECOND
+    ) {
+      context.addIssue({
+        code: "custom",
+        path: ["flowMegabitsPerSecond"],
+        message: `at most ${Math.floor((MAX_PACED_CONNECTION_BYTES_PER_SECOND * 8) / 1e6)} Mbit/s without an s3ConnectionBytesPerSecond (the lab's S3 server paces at most ${MAX_PACED_CONNECTION_BYTES_PER_SECOND} bytes/s per connection)`,
+      });
+    }
+  });
 
 export type LabProfile = z.output<typeof labProfileSchema>;
 export type LabProfileInput = z.input<typeof labProfileSchema>;
@@ -183,15 +217,6 @@ export interface EnvironmentShape {
 const MIN_BUCKET_SECONDS = 0.004;
 const MIN_BUCKET_BYTES = 131_072;
 
-/**
- * Wire bytes per payload byte of a full-sized TCP segment on the lab's veths (MTU 1500): tc
- * counts the Ethernet frame (14 + 1,500 bytes, GSO packets per segment), TCP carries 1,448 of
- * them (1,500 - 20 IP - 20 TCP - 12 timestamp option). 1,514 / 1,448 = 1.0456: payload is 4.4%
- * below the wire rate, as measured (600 of 625, 2,870 of 3,000).
- */
-export const FRAME_BYTES_PER_SEGMENT = 1_514;
-export const PAYLOAD_BYTES_PER_SEGMENT = 1_448;
-export const WIRE_BYTES_PER_PAYLOAD_BYTE = FRAME_BYTES_PER_SEGMENT / PAYLOAD_BYTES_PER_SEGMENT;
 
 /** Factor from the profile's rates to what tc counts (1 for wire-rate profiles). */
 export function wireFactor(profile: LabProfile): number {
@@ -226,6 +251,14 @@ export function flowCapBitsPerSecond(profile: LabProfile): number | null {
   if (profile.flowMegabitsPerSecond === null) return null;
   const wirePerFlow = profile.flowMegabitsPerSecond * 1e6 * wireFactor(profile);
   return Math.round(wirePerFlow / WIRE_BYTES_PER_PAYLOAD_BYTE);
+}
+
+/** What the lab's S3 allows one connection for this profile, bytes per second (s3-connection-cap.ts); null for no cap. */
+export function s3RequestBytesPerSecond(profile: LabProfile): number | null {
+  return s3ConnectionCapBytesPerSecond({
+    s3ConnectionBytesPerSecond: profile.s3ConnectionBytesPerSecond,
+    flowBitsPerSecond: flowCapBitsPerSecond(profile),
+  });
 }
 
 /** The per-flow cap as tc counts it (frames; sch_fq `maxrate`), or null. */
