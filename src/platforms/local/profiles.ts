@@ -217,7 +217,6 @@ export interface EnvironmentShape {
 const MIN_BUCKET_SECONDS = 0.004;
 const MIN_BUCKET_BYTES = 131_072;
 
-
 /** Factor from the profile's rates to what tc counts (1 for wire-rate profiles). */
 export function wireFactor(profile: LabProfile): number {
   return profile.payload ? WIRE_BYTES_PER_PAYLOAD_BYTE : 1;
