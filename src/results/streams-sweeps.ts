@@ -4,7 +4,7 @@ import type { ResultRecord } from "./result-record.js";
 
 /**
  * The streams sweeps of a run: the same probe on the same target, architecture, memory size,
- * VPC setting and fleet size (environments at once) at two or more stream counts (iperf3 `parallel`, s3-get `concurrency`), each with its per-flow
+ * VPC setting and fleet size (environments at once) at three or more stream counts (iperf3 `parallel`, s3-get `concurrency`), each with its per-flow
  * cap fit. Pure.
  */
 export interface StreamsSweep {
@@ -17,6 +17,12 @@ export interface StreamsSweep {
   points: Array<{ streams: number; bitsPerSecond: number[] }>;
   fit: FlowCapFit;
 }
+
+/**
+ * A sweep has at least three stream counts: two (the seed preset's S3 at concurrency 1 and 10)
+ * cannot tell a per-flow cap from a quota or a CPU limit, and printed a "cap" for every memory size.
+ */
+const MIN_STREAM_COUNTS = 3;
 
 /** The parameter that counts streams, per probe kind. */
 const streamsParameter: Record<string, string> = { iperf3: "parallel", "s3-get": "concurrency" };
@@ -63,7 +69,7 @@ export function streamsSweeps(records: readonly ResultRecord[]): StreamsSweep[] 
   }
   const sweeps: StreamsSweep[] = [];
   for (const { sweep, byStreams } of groups.values()) {
-    if (byStreams.size < 2) continue;
+    if (byStreams.size < MIN_STREAM_COUNTS) continue;
     const points = [...byStreams.entries()]
       .map(([streams, bitsPerSecond]) => ({ streams, bitsPerSecond }))
       .sort((a, b) => a.streams - b.streams);

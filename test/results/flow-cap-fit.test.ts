@@ -102,16 +102,21 @@ test("a fleet's members (environments at once) are a sweep of their own, apart f
     ({ ...record("iperf3", { ...base, parallel }, bitsPerSecond), environments: 4 }) as ResultRecord;
   const sweeps = streamsSweeps([
     record("iperf3", { ...base, parallel: 1 }, 600 * M),
+    record("iperf3", { ...base, parallel: 2 }, 1_200 * M),
     record("iperf3", { ...base, parallel: 8 }, 3_000 * M),
     inFleet(1, 300 * M),
+    inFleet(2, 600 * M),
     inFleet(8, 750 * M),
+    // two stream counts (the seed preset's S3 at concurrency 1 and 10) are not a sweep
+    record("s3-get", { kind: "s3-get", objectMib: 1024, chunkMib: 16, concurrency: 1 }, 540 * M),
+    record("s3-get", { kind: "s3-get", objectMib: 1024, chunkMib: 16, concurrency: 10 }, 2_970 * M),
   ]);
   assert.equal(sweeps.length, 2);
   assert.deepEqual(
     sweeps.map((sweep) => sweep.points.map((p) => Math.round((p.bitsPerSecond[0] ?? 0) / M))),
     [
-      [600, 3_000],
-      [300, 750],
+      [600, 1_200, 3_000],
+      [300, 600, 750],
     ],
   );
 });
