@@ -210,7 +210,7 @@ async function watchLab<T>(
       }
       for (const namespace of listNamespaces().filter((name) => name.startsWith(prefix))) {
         if (qdiscsSeen[namespace]?.includes("netem") && qdiscsSeen[namespace]?.includes("tbf")) continue;
-        const shown = await run("ip", ["-n", namespace, "-d", "qdisc", "show"], 30);
+        const shown = await run("tc", ["-n", namespace, "-d", "qdisc", "show"], 30);
         if (shown.exitCode === 0) qdiscsSeen[namespace] = shown.stdout.trim();
         else qdiscFailures[namespace] = `exit ${shown.exitCode}: ${shown.outputTail.slice(-300)}`;
       }
@@ -228,7 +228,7 @@ async function watchLab<T>(
     // seen nothing: say why, for the next reader of a failed run
     if (Object.keys(qdiscsSeen).length === 0)
       log(
-        `no qdiscs seen in ${polls} polls; namespaces now: ${listNamespaces().join(", ") || "none"}; ip failures: ${JSON.stringify(qdiscFailures)}`,
+        `no qdiscs seen in ${polls} polls; namespaces now: ${listNamespaces().join(", ") || "none"}; tc failures: ${JSON.stringify(qdiscFailures)}`,
       );
   }
 }
