@@ -89,6 +89,8 @@ export const scheduleResourceActions: Record<string, Entry[]> = {
         "cloudformation:DescribeStackEvents",
         "cloudformation:GetTemplate",
         "cloudformation:TagResource",
+        // teardown lists the nested stack's roles and log group to check them gone by name
+        "cloudformation:ListStackResources",
       ],
       scope: "scheduleStacks",
     },
