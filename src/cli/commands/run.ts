@@ -6,6 +6,7 @@ import { type Plan, targetName } from "../../plan/plan-schema.js";
 import { presetNames } from "../../plan/presets.js";
 import { renderTerminal } from "../../report/terminal-format.js";
 import { loadReportModel, writeReport } from "../../report/write-report.js";
+import { RunPausedError } from "../../platforms/platform.js";
 import { readManifest } from "../../results/run-directory.js";
 import { type OpenPlatform, runPlan } from "../../runner/run-plan.js";
 import { estimateAwsCost } from "../estimate-cost.js";
@@ -180,15 +181,20 @@ export async function runCommand(options: RunCommandOptions, deps: RunCommandDep
   } catch (error) {
     progress?.finish();
     console.error(`lambda-netbench run: ${error instanceof Error ? error.message : String(error)}`);
-    if (runDir)
-      console.error(
-        `What was recorded is in ${runDir}; once fixed, resume with: lambda-netbench run --resume ${runDir}`,
-      );
+    if (runDir) console.error(resumeAdvice(runDir, error));
     return 1;
   } finally {
     process.off("SIGINT", onSigint);
     process.off("SIGTERM", onSigint);
   }
+}
+
+/** What the user does next: a paused run (expired login, server TTL) keeps every record. */
+function resumeAdvice(runDir: string, error: unknown): string {
+  const resume = `lambda-netbench run --resume ${runDir}`;
+  if (error instanceof RunPausedError)
+    return `Paused: every invocation recorded so far is kept in ${runDir}/results.jsonl; the one that could not run was not recorded and runs on resume.\nThen resume with: ${resume}`;
+  return `What was recorded is in ${runDir}; once fixed, resume with: ${resume}`;
 }
 
 /** The lab's refusal (not root, a missing kernel piece, no netem for a round trip), for a new or resumed run. */
