@@ -168,7 +168,12 @@ test("expired SSO login mid-run: paused with `aws sso login --profile bench` and
   const resume = /Then resume with: (lambda-netbench run --resume (\S+))$/m.exec(text);
   assert.ok(resume, text);
   const runDir = resume[2] as string;
-  original.log(text.split("\n").filter((line) => /expired|resume|Paused/.test(line)).join("\n"));
+  original.log(
+    text
+      .split("\n")
+      .filter((line) => /expired|resume|Paused/.test(line))
+      .join("\n"),
+  );
   assert.equal(stubInvokes(first), 3, "the third invocation met the expired login; no more were tried");
   const before = resultLines(runDir);
   assert.equal(before.length, 2, "the two answered invocations are recorded, the paused one is not");
