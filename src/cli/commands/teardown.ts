@@ -1,6 +1,6 @@
 import type { Command } from "commander";
-import { validateRegion } from "../../platforms/aws/aws-input.js";
 import type { AwsClients } from "../../platforms/aws/aws-clients.js";
+import { validateRegion } from "../../platforms/aws/aws-input.js";
 import { awsTestHooks, openAwsSession } from "./aws-session.js";
 
 /** `lambda-netbench teardown --region R`: removes everything deploy created, then verifies. */
