@@ -166,6 +166,8 @@ export async function createSchedule(
   log(`publishing ${variants.length} version(s) of ${functionName} for the schedule's aliases`);
   const published = await publishVariants(clients.lambda, variants, {
     code: { bucket, key: outputs.AgentCodeKey },
+    // a dry run holds the changes back: nothing to wait for
+    dryRun: clients.recorder.dryRun,
     waiter: options.waiter ?? { minDelaySeconds: 1, maxDelaySeconds: 10, maxWaitSeconds: 300 },
     ...(options.log ? { log: options.log } : {}),
   });
