@@ -20,7 +20,7 @@ export function credentialChain(): AwsCredentialIdentityProvider {
 export function missingCredentialsHelp(): string {
   const profile = process.env.AWS_PROFILE;
   return profile
-    ? `profile "${profile}" (AWS_PROFILE) gave no credentials: log in with \`aws sso login --profile ${profile}\` (SSO) or check ~/.aws/config`
+    ? `profile "${profile}" (AWS_PROFILE) gave no credentials: ${loginAdvice().text}, or check ~/.aws/config`
     : "set AWS_PROFILE (then `aws sso login` for SSO profiles), or AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (and AWS_SESSION_TOKEN for temporary keys), or run on a machine with a role";
 }
 

@@ -102,3 +102,19 @@ test("a profile that is in no file: says so with the SSO command as a hint", () 
   assert.equal(advice.command, null);
   assert.match(advice.text, /profile "nowhere".*aws sso login --profile nowhere/);
 });
+
+test("no credentials at start with an SSO profile: the same exact command", async () => {
+  const { missingCredentialsHelp } = await import("../../../src/platforms/aws/credentials.js");
+  const saved = { ...process.env };
+  Object.assign(process.env, env({ AWS_PROFILE: "runner" }));
+  try {
+    assert.match(
+      missingCredentialsHelp(),
+      /profile "runner" \(AWS_PROFILE\) gave no credentials: log in again with `aws sso login --profile bench`/,
+    );
+  } finally {
+    for (const key of ["HOME", "AWS_CONFIG_FILE", "AWS_SHARED_CREDENTIALS_FILE", "AWS_PROFILE"])
+      if (saved[key] === undefined) delete process.env[key];
+      else process.env[key] = saved[key];
+  }
+});
