@@ -95,6 +95,25 @@ test("the declared calls are exactly the commands in the code (S3, EC2, schedule
   assert.deepEqual(stale, [], "declared but no longer called: remove them");
 });
 
+test("every SDK client of the operator's code is built where the declared-call check is attached", () => {
+  const attached = new Set(["aws-clients.ts", "schedule/schedule-clients.ts"]);
+  for (const root of ["../../../src/platforms/aws/", "../../../src/cli/"]) {
+    const dir = new URL(root, import.meta.url).pathname.replace(/\/$/, "");
+    for (const file of sourceFiles(dir)) {
+      if (insideLambda.has(file) || attached.has(file)) continue;
+      const text = readFileSync(join(dir, file), "utf8");
+      const built = [...text.matchAll(/new\s+([A-Z]\w*Client)\s*\(/g)]
+        .map((match) => match[1] as string)
+        .filter((name) => !["MultipartUploadClient"].includes(name));
+      assert.deepEqual(
+        built,
+        [],
+        `${file} builds its own SDK client: use createAwsClients / withScheduleClients`,
+      );
+    }
+  }
+});
+
 test("the policy grants exactly the declared calls' actions and CloudFormation's needs, nothing else", () => {
   const expected = new Set<string>();
   for (const entry of Object.values(declaredCalls()))
