@@ -218,7 +218,15 @@ async function namedResources(clients: AwsClients, stack: string = stackName): P
     }
     token = page.NextToken;
   } while (token);
-  for (const child of nested) found.push(...(await namedResources(clients, child)));
+  for (const child of nested) {
+    try {
+      found.push(...(await namedResources(clients, child)));
+    } catch (error) {
+      // a nested stack already deleted (a teardown run again): nothing of it left to name
+      if (!(errorName(error) === "ValidationError" && /does not exist/.test((error as Error).message)))
+        throw error;
+    }
+  }
   return found;
 }
 

@@ -332,4 +332,48 @@ describe("teardown on the real SDK clients (stubbed transport)", () => {
     const roleChecks = stub.requests.filter((r) => r.operation === "GetRole").map((r) => r.input.RoleName);
     assert.equal(roleChecks.filter((name) => name === nestedRoles[1]).length, 3);
   });
+  test("a nested stack already gone (teardown run again): skipped, the rest still checked by name", async () => {
+    const nestedArn =
+      "arn:aws:cloudformation:us-west-2:123456789012:stack/lambda-netbench-ScheduleDaily-1Q2W3E4R5T6Y/5f6e7d8c-0000-1111-2222-333344445555";
+    const stub = new AwsStub()
+      .on(
+        "DescribeStacks",
+        describeStacks("DELETE_FAILED", { BucketName: bucket, FunctionName: "lambda-netbench-agent" }),
+        stackDoesNotExist,
+      )
+      .on("ListAliases", restJson({ Aliases: [] }))
+      .on("ListVersionsByFunction", restJson({ Versions: [{ Version: "$LATEST" }] }))
+      .on("GetResources", json({ ResourceTagMappingList: [], PaginationToken: "" }))
+      .on(
+        "ListObjectVersions",
+        xml(
+          `<ListVersionsResult ${s3ns}><Name>${bucket}</Name><IsTruncated>false</IsTruncated></ListVersionsResult>`,
+        ),
+      )
+      .on(
+        "ListMultipartUploads",
+        xml(
+          `<ListMultipartUploadsResult ${s3ns}><Bucket>${bucket}</Bucket><IsTruncated>false</IsTruncated></ListMultipartUploadsResult>`,
+        ),
+      )
+      .on("ListStackResources", (request) =>
+        request.input.StackName === nestedArn
+          ? queryError("ValidationError", `Stack with id ${nestedArn} does not exist`)
+          : queryXml(
+              "ListStackResources",
+              `<StackResourceSummaries><member><LogicalResourceId>AgentRole</LogicalResourceId><PhysicalResourceId>lambda-netbench-AgentRole-1A2B3C4D5E6F</PhysicalResourceId><ResourceType>AWS::IAM::Role</ResourceType><ResourceStatus>DELETE_FAILED</ResourceStatus><LastUpdatedTimestamp>2026-11-30T10:00:00Z</LastUpdatedTimestamp></member><member><LogicalResourceId>ScheduleDaily</LogicalResourceId><PhysicalResourceId>${nestedArn}</PhysicalResourceId><ResourceType>AWS::CloudFormation::Stack</ResourceType><ResourceStatus>DELETE_COMPLETE</ResourceStatus><LastUpdatedTimestamp>2026-11-30T10:00:00Z</LastUpdatedTimestamp></member></StackResourceSummaries>`,
+            ),
+      )
+      .on("DeleteStack", queryXml("DeleteStack", ""))
+      .on("GetRole", queryError("NoSuchEntity", "The role cannot be found.", 404))
+      .on("DescribeLogGroups", json({ logGroups: [] }))
+      .on("GetParametersByPath", json({ Parameters: [] }));
+    const result = await teardownRegion(clients(stub), fast);
+    assert.deepEqual(result.checkedByName, [
+      "role lambda-netbench-AgentRole-1A2B3C4D5E6F",
+      "log-group /aws/lambda/lambda-netbench-agent",
+      "log-group /aws/lambda/lambda-netbench-*",
+    ]);
+    assert.deepEqual(result.remainingByName, []);
+  });
 });
