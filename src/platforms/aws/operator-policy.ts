@@ -1,4 +1,11 @@
 import { functionName, logGroupName, parameterPath, stackName, tagKey, tagValue } from "./naming.js";
+import {
+  type ScheduleScope,
+  scheduleCallActions,
+  scheduleResourceActions,
+  scheduleRoleServices,
+  scheduleScopeResources,
+} from "./schedule/schedule-policy.js";
 
 /**
  * The least-privilege IAM policy for the person (or CI role) running quota, deploy, run and
@@ -25,7 +32,8 @@ type Scope =
   | "logGroup"
   | "ec2"
   | "quota"
-  | "any";
+  | "any"
+  | ScheduleScope;
 
 export const plannedCallActions: Record<string, { actions: string[]; scope: Scope }> = {
   // identity (GetCallerIdentity needs no permission: always allowed)
@@ -102,6 +110,8 @@ export const plannedCallActions: Record<string, { actions: string[]; scope: Scop
   "Lambda.Invoke": { actions: ["lambda:InvokeFunction"], scope: "function" },
   // teardown's checks: nothing tagged, no role, instance profile or log group left
   "ResourceGroupsTaggingAPI.GetResources": { actions: ["tag:GetResources"], scope: "any" },
+  // bucket emptying where ListObjectVersions is not implemented (S3-compatible servers)
+  "S3.ListObjectsV2": { actions: ["s3:ListBucket"], scope: "bucket" },
   "IAM.GetRole": { actions: ["iam:GetRole"], scope: "roles" },
   "IAM.GetInstanceProfile": { actions: ["iam:GetInstanceProfile"], scope: "instanceProfiles" },
   "CloudWatchLogs.DescribeLogGroups": { actions: ["logs:DescribeLogGroups"], scope: "any" },
@@ -236,6 +246,20 @@ export const stackResourceActions: Record<string, { actions: string[]; scope: Sc
   ],
 };
 
+/**
+ * The single list of AWS calls the tool makes, "Service.Operation" as the planned-call recorder
+ * names them, with the IAM actions each needs. Every client checks its calls against it
+ * (planned-calls.ts), so a call missing here fails at once instead of missing from the policy.
+ */
+export function declaredCalls(): Record<string, { actions: string[]; scope: Scope }> {
+  return { ...plannedCallActions, ...scheduleCallActions };
+}
+
+/** CloudFormation's needs per resource type: the region's stack, then a schedule's nested stack. */
+export function declaredResourceActions(): Array<Record<string, { actions: string[]; scope: Scope }[]>> {
+  return [stackResourceActions, scheduleResourceActions];
+}
+
 function resources(scope: Scope): string | string[] {
   const partition = "arn:aws";
   switch (scope) {
@@ -274,6 +298,8 @@ function resources(scope: Scope): string | string[] {
     case "ec2":
     case "any":
       return "*";
+    default:
+      return scheduleScopeResources[scope];
   }
 }
 
@@ -293,9 +319,9 @@ export function operatorPolicy(): { Version: "2012-10-17"; Statement: Statement[
     for (const action of actions) set.add(action);
     byScope.set(scope, set);
   };
-  for (const entry of Object.values(plannedCallActions)) add(entry.scope, entry.actions);
-  for (const entries of Object.values(stackResourceActions))
-    for (const entry of entries) add(entry.scope, entry.actions);
+  for (const entry of Object.values(declaredCalls())) add(entry.scope, entry.actions);
+  for (const table of declaredResourceActions())
+    for (const entries of Object.values(table)) for (const entry of entries) add(entry.scope, entry.actions);
 
   const statements: Statement[] = [];
   const sid = (scope: string) => scope.replace(/(^|-)([a-z])/g, (_m, _d, c: string) => c.toUpperCase());
@@ -347,7 +373,16 @@ export function operatorPolicy(): { Version: "2012-10-17"; Statement: Statement[
         Resource: resources(scope),
       });
     }
-    if (passRole)
+    if (passRole && scope === "scheduleRoles")
+      // the nested stack's roles, only to the services that assume them
+      statements.push({
+        Sid: "PassScheduleRoles",
+        Effect: "Allow",
+        Action: ["iam:PassRole"],
+        Resource: resources("scheduleRoles"),
+        Condition: { StringEquals: { "iam:PassedToService": scheduleRoleServices } },
+      });
+    else if (passRole && !statements.some((s) => s.Sid === "PassOwnRoles"))
       statements.push({
         Sid: "PassOwnRoles",
         Effect: "Allow",
