@@ -2,6 +2,7 @@ import { DescribeRegionsCommand } from "@aws-sdk/client-ec2";
 import { GetAccountSettingsCommand } from "@aws-sdk/client-lambda";
 import { GetCallerIdentityCommand } from "@aws-sdk/client-sts";
 import type { AwsClients } from "./aws-clients.js";
+import { fleetPreflightItems } from "./fleet-preflight.js";
 import { readServerStatus } from "./iperf3-credentials.js";
 import { stackName } from "./naming.js";
 import {
@@ -126,6 +127,8 @@ export async function checkRegion(
         `parallelism ${options.parallelism} of ${unreserved} unreserved (account limit ${total ?? "?"})`,
       );
   }
+  const accountSettings = settings.status === "fulfilled" ? settings.value : null;
+  items.push(...(await fleetPreflightItems(clients, target, outputs, options.parallelism, accountSettings)));
   return items;
 }
 

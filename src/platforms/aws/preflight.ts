@@ -12,7 +12,16 @@ import type { PlannedCallRecorder } from "./planned-calls.js";
  * and one retry at most, so without network it answers in seconds. Every item is checked and
  * listed; a failure never hides the next one.
  */
-export type PreflightCheck = "credentials" | "region" | "quota" | "stack" | "server" | "concurrency";
+export type PreflightCheck =
+  | "credentials"
+  | "region"
+  | "quota"
+  | "stack"
+  | "server"
+  | "concurrency"
+  // issue 12 (fleet-preflight.ts)
+  | "vpc"
+  | "fleet";
 
 export interface PreflightItem {
   check: PreflightCheck;
@@ -30,6 +39,9 @@ export interface PreflightRegion {
   durationSeconds: number;
   /** When the run reaches this region, seconds from now (regions run one after another). */
   startsInSeconds: number;
+  /** Issue 12: the plan has `vpc: true` cells here; its largest fleet (`environments`). */
+  vpc?: boolean;
+  largestFleet?: number;
 }
 
 export interface PreflightOptions {

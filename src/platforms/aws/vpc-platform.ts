@@ -13,6 +13,11 @@ export function vpcVariantProblem(
   region: string,
 ): string | null {
   if (!variants.some((variant) => variant.vpc) || outputs.VpcFunctionName) return null;
+  return missingVpcFunction(region);
+}
+
+/** The stack has no VPC function: which deploy flags add it. */
+export function missingVpcFunction(region: string): string {
   return `vpc: the plan runs cells in a VPC, but the lambda-netbench stack in ${region} has no VPC function: run \`lambda-netbench deploy --region ${region} --vpc-subnets subnet-...,subnet-... [--vpc-security-group sg-...]\` (the subnets must reach S3 and the iperf3 server), or drop \`true\` from the plan's \`vpc\``;
 }
 
