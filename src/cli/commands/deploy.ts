@@ -1,6 +1,7 @@
 import type { Command } from "commander";
 import { buildAgentZip } from "../../platforms/aws/agent-zip.js";
 import {
+  AwsInputError,
   validateArchitecture,
   validateInstanceType,
   validateMemoryMb,
@@ -204,7 +205,7 @@ async function vpcRequest(
 ): Promise<import("../../platforms/aws/vpc-variant.js").VpcRequest | null | undefined> {
   if (options.removeVpc) {
     if (options.vpcSubnets !== undefined || options.vpcSecurityGroup !== undefined)
-      throw new Error("--remove-vpc: not with --vpc-subnets or --vpc-security-group");
+      throw new AwsInputError("remove-vpc", "not with --vpc-subnets or --vpc-security-group");
     return null;
   }
   if (options.vpcSubnets === undefined && options.vpcSecurityGroup === undefined) return undefined;

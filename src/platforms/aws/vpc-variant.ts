@@ -36,10 +36,10 @@ export function parseVpcOptions(subnets: string | undefined, securityGroup: stri
   if (subnets === undefined) {
     if (securityGroup !== undefined)
       throw new AwsInputError(
-        "--vpc-security-group",
+        "vpc-security-group",
         "needs --vpc-subnets (the subnets the VPC function is attached to)",
       );
-    throw new AwsInputError("--vpc-subnets", "at least one subnet id is required");
+    throw new AwsInputError("vpc-subnets", "at least one subnet id is required");
   }
   const subnetIds = subnets
     .split(",")
@@ -47,21 +47,21 @@ export function parseVpcOptions(subnets: string | undefined, securityGroup: stri
     .filter((s) => s.length > 0);
   if (subnetIds.length === 0 || subnetIds.length > maxVpcSubnets)
     throw new AwsInputError(
-      "--vpc-subnets",
+      "vpc-subnets",
       `1 to ${maxVpcSubnets} subnet ids, comma-separated (e.g. subnet-0abc12345678def01,subnet-0abc12345678def02); got ${subnetIds.length}`,
     );
   for (const id of subnetIds)
     if (!subnetPattern.test(id))
       throw new AwsInputError(
-        "--vpc-subnets",
+        "vpc-subnets",
         `"${id}" is not a subnet id (allowed: "subnet-" and 8 to 17 hex digits, e.g. subnet-0abc12345678def01)`,
       );
   if (new Set(subnetIds).size !== subnetIds.length)
-    throw new AwsInputError("--vpc-subnets", "each subnet at most once");
+    throw new AwsInputError("vpc-subnets", "each subnet at most once");
   const group = securityGroup?.trim();
   if (group !== undefined && !securityGroupPattern.test(group))
     throw new AwsInputError(
-      "--vpc-security-group",
+      "vpc-security-group",
       `"${securityGroup}" is not a security group id (allowed: "sg-" and 8 to 17 hex digits, e.g. sg-0abc12345678def01)`,
     );
   return { subnetIds, securityGroupId: group ?? null };
@@ -83,16 +83,16 @@ export async function resolveVpcVariant(
   } catch (error) {
     // EC2 answers any unknown id in the list with InvalidSubnetID.NotFound and names it
     if (errorName(error) === "InvalidSubnetID.NotFound")
-      throw new AwsInputError("--vpc-subnets", `${(error as Error).message} (in ${region})`);
+      throw new AwsInputError("vpc-subnets", `${(error as Error).message} (in ${region})`);
     throw error;
   }
   const missing = request.subnetIds.filter((id) => !subnets.some((s) => s.SubnetId === id));
   if (missing.length > 0)
-    throw new AwsInputError("--vpc-subnets", `not found in ${region}: ${missing.join(", ")}`);
+    throw new AwsInputError("vpc-subnets", `not found in ${region}: ${missing.join(", ")}`);
   const vpcs = [...new Set(subnets.map((s) => s.VpcId ?? "?"))];
   if (vpcs.length !== 1)
     throw new AwsInputError(
-      "--vpc-subnets",
+      "vpc-subnets",
       `the subnets are in ${vpcs.length} VPCs (${subnets.map((s) => `${s.SubnetId} in ${s.VpcId}`).join(", ")}); a function attaches to one VPC`,
     );
   const vpcId = vpcs[0] as string;
@@ -105,12 +105,12 @@ export async function resolveVpcVariant(
       groupVpc = response.SecurityGroups?.[0]?.VpcId;
     } catch (error) {
       if (errorName(error) === "InvalidGroup.NotFound" || errorName(error) === "InvalidGroupId.Malformed")
-        throw new AwsInputError("--vpc-security-group", `${(error as Error).message} (in ${region})`);
+        throw new AwsInputError("vpc-security-group", `${(error as Error).message} (in ${region})`);
       throw error;
     }
     if (groupVpc !== vpcId)
       throw new AwsInputError(
-        "--vpc-security-group",
+        "vpc-security-group",
         `${request.securityGroupId} is in ${groupVpc ?? "no VPC"}, the subnets in ${vpcId}: use a group of ${vpcId}, or leave the option out (the stack then creates one with no ingress)`,
       );
   }
