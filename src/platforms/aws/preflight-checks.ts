@@ -16,6 +16,7 @@ import {
 import { getQuotaReport } from "./quota.js";
 import { checkIperf3Handshake } from "./server-handshake.js";
 import { describeStack } from "./stack-state.js";
+import { fleetCheckNames } from "./vpc-platform.js";
 
 /**
  * The preflight's account checks (preflight.ts runs them once credentials are found): loaded
@@ -55,7 +56,7 @@ export async function checkRegion(
     item("region", "failed", `ec2 DescribeRegions: ${describeError(error)}`);
   }
   if (items[0]?.status !== "ok") {
-    for (const check of ["quota", "stack", "server", "concurrency"] as const)
+    for (const check of ["quota", "stack", "server", "concurrency", ...fleetCheckNames(target)] as const)
       item(check, "skipped", "region not usable");
     return items;
   }

@@ -3,6 +3,7 @@ import type { AwsClients } from "./aws-clients.js";
 import { errorName } from "./backoff.js";
 import { credentialChain, missingCredentialsHelp } from "./credentials.js";
 import type { PlannedCallRecorder } from "./planned-calls.js";
+import { fleetCheckNames } from "./vpc-platform.js";
 
 /**
  * Everything a run needs from the account, checked before any invocation (and all that
@@ -64,6 +65,8 @@ export interface PreflightResult {
   account: string | null;
 }
 
+const regionCheckNames = ["region", "quota", "stack", "server", "concurrency"] as const;
+
 /** Seconds of server life wanted beyond the run's estimate (set-up, retries, a slow region). */
 export const serverMarginSeconds = 30 * 60;
 
@@ -86,9 +89,9 @@ export async function runPreflight(options: PreflightOptions): Promise<Preflight
       status: "failed",
       detail: `no AWS credentials found (${shortMessage(error)}); ${missingCredentialsHelp()}`,
     });
-    for (const { region } of options.regions)
-      for (const check of ["region", "quota", "stack", "server", "concurrency"] as const)
-        items.push({ check, region, status: "skipped", detail: "needs credentials" });
+    for (const target of options.regions)
+      for (const check of [...regionCheckNames, ...fleetCheckNames(target)])
+        items.push({ check, region: target.region, status: "skipped", detail: "needs credentials" });
     return { items, ok: false, account };
   }
   // the SDK clients load only now: without credentials the answer above came at once
@@ -132,7 +135,7 @@ export async function runPreflight(options: PreflightOptions): Promise<Preflight
   const perRegion = await Promise.all(
     options.regions.map(async (region) => {
       if (!credentialsOk)
-        return (["region", "quota", "stack", "server", "concurrency"] as const).map(
+        return [...regionCheckNames, ...fleetCheckNames(region)].map(
           (check): PreflightItem => ({
             check,
             region: region.region,

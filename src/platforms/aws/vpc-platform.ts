@@ -2,9 +2,18 @@ import type { AgentEventInput } from "../../agent/event.js";
 import type { EnvironmentVariant } from "../platform.js";
 
 /**
- * What AwsPlatform needs for the plan's `vpc: true` cells, from the stack's outputs (pure): the
- * refusal when the stack has no VPC function, and the server address the VPC function uses.
+ * The SDK-free pieces of issue 12's axes (pure): what AwsPlatform needs for the plan's
+ * `vpc: true` cells (the refusal when the stack has no VPC function, the server address the VPC
+ * function uses), and which preflight items a region gets.
  */
+
+/** The preflight items fleet-preflight.ts adds for a region (listed as skipped when it cannot run). */
+export function fleetCheckNames(target: { vpc?: boolean; largestFleet?: number }): Array<"vpc" | "fleet"> {
+  return [
+    ...(target.vpc ? (["vpc"] as const) : []),
+    ...((target.largestFleet ?? 1) > 1 ? (["fleet"] as const) : []),
+  ];
+}
 
 /** Why the VPC variants cannot run here (the stack has no VPC function), or null. */
 export function vpcVariantProblem(

@@ -394,3 +394,32 @@ describe("deployStack with the VPC variant (real CloudFormation/EC2/S3 clients, 
     assert.equal(result.vpc, null);
   });
 });
+
+describe("the operator policy covers the VPC function", () => {
+  test("its resource types, the VPC reads, the -vpc function and log group", async () => {
+    const { operatorPolicy, stackResourceActions } = await import(
+      "../../../src/platforms/aws/operator-policy.js"
+    );
+    const template = buildStackTemplate({
+      ...withServer,
+      vpc: { vpcId, subnetIds: [subnetA], securityGroupId: null },
+    });
+    for (const resource of Object.values(template.Resources))
+      assert.ok(stackResourceActions[resource.Type], resource.Type);
+    const policy = operatorPolicy();
+    const granted = new Set(policy.Statement.flatMap((s) => s.Action));
+    for (const action of [
+      "ec2:DescribeSubnets",
+      "ec2:DescribeRouteTables",
+      "ec2:DescribeSecurityGroups",
+      "ec2:DescribeVpcEndpoints",
+      "ec2:DescribeVpcs",
+      "ec2:DescribeNetworkInterfaces",
+      "lambda:GetFunctionConfiguration",
+    ])
+      assert.ok(granted.has(action), action);
+    const resources = JSON.stringify(policy.Statement.map((s) => s.Resource));
+    assert.ok(resources.includes(`function:${vpcFunctionName}:*`), resources);
+    assert.ok(resources.includes("log-group:/aws/lambda/lambda-netbench-agent-vpc"), resources);
+  });
+});
