@@ -490,3 +490,27 @@ describe("the deploy command's VPC flags (buildProgram, stubbed transport)", () 
     });
   });
 });
+
+describe("schedule create with a VPC plan", () => {
+  test("refused before any AWS call: scheduled runs have no VPC variant", async () => {
+    const { mkdtempSync, writeFileSync } = await import("node:fs");
+    const { tmpdir } = await import("node:os");
+    const { join } = await import("node:path");
+    const { createCommand } = await import("../../../src/cli/commands/schedule.js");
+    const dir = mkdtempSync(join(tmpdir(), "lnb-vpc-schedule-"));
+    const planPath = join(dir, "plan.yaml");
+    writeFileSync(
+      planPath,
+      "name: vpc\ntargets: [{ platform: aws, region: us-west-2 }]\nmemoryMb: [2048]\nvpc: [false, true]\nprobes: [{ kind: info }]\n",
+    );
+    await assert.rejects(
+      createCommand({
+        region: "us-west-2",
+        config: planPath,
+        every: "rate(1 day)",
+        timezone: "UTC",
+      } as never),
+      /vpc: scheduled runs have no VPC variant/,
+    );
+  });
+});
