@@ -158,6 +158,11 @@ export function vpcReachability(input: {
       if (input.server.vpcId === subnet.vpcId && input.server.privateIp) {
         serverRoute = "private";
         notes.push(`${where}: the iperf3 server at its private address ${input.server.privateIp} (same VPC)`);
+      } else if (input.server.vpcId === subnet.vpcId && !nat && !otherDefault) {
+        // a stack deployed before the server's private address was an output
+        problems.push(
+          `${where}: the iperf3 server is in this VPC but the stack does not give its private address: run \`lambda-netbench deploy --region ${input.region} --with-server\` again`,
+        );
       } else if (nat || otherDefault) {
         serverRoute ??= "nat";
         notes.push(`${where}: the iperf3 server's public address through the default route`);

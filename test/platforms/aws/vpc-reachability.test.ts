@@ -112,6 +112,21 @@ describe("vpcReachability (pure): route tables, S3 gateway endpoints, security-g
     assert.match(text, /cannot reach the iperf3 server \(198\.18\.7\.7, outside vpc-/);
   });
 
+  test("the server in the VPC on a stack without its private address: deploy again", () => {
+    const result = vpcReachability({
+      ...base,
+      routeTables: [
+        table("rtb-a", [subnetA], [{ destinationPrefixListId: s3PrefixList, gatewayId: s3Endpoint }]),
+      ],
+      s3Endpoints: [{ endpointId: s3Endpoint, routeTableIds: ["rtb-a"] }],
+      server: { ...server, privateIp: null },
+    });
+    assert.match(
+      result.problems.join(),
+      /does not give its private address: run `lambda-netbench deploy --region us-west-2 --with-server` again/,
+    );
+  });
+
   test("a blackhole NAT route (the gateway was deleted) does not count", () => {
     const result = vpcReachability({
       ...base,
