@@ -162,6 +162,11 @@ export async function createCommand(options: CreateCliOptions): Promise<number> 
     ...(options.config ? { configPath: options.config } : {}),
     regions: [region],
   });
+  // scheduled runs invoke the agent's own aliases only: a VPC cell would run outside the VPC
+  if (plan.vpc.includes(true))
+    throw new Error(
+      "vpc: scheduled runs have no VPC variant (they invoke the agent outside a VPC); run plans with `vpc: [false, true]` with `lambda-netbench run`",
+    );
   const name = naming.validateScheduleName(options.name ?? naming.defaultScheduleName(plan.name));
   const parallelism =
     options.parallelism !== undefined

@@ -76,6 +76,10 @@ export const plannedCallActions: Record<string, { actions: string[]; scope: Scop
   "EC2.DescribeSubnets": { actions: ["ec2:DescribeSubnets"], scope: "any" },
   "EC2.DescribeRouteTables": { actions: ["ec2:DescribeRouteTables"], scope: "any" },
   "EC2.DescribeInstances": { actions: ["ec2:DescribeInstances"], scope: "any" },
+  // the VPC function (issue 12): deploy checks the group, the preflight the subnets' S3 endpoints
+  // and the group's egress (DescribeSubnets and DescribeRouteTables above serve it too)
+  "EC2.DescribeSecurityGroups": { actions: ["ec2:DescribeSecurityGroups"], scope: "any" },
+  "EC2.DescribeVpcEndpoints": { actions: ["ec2:DescribeVpcEndpoints"], scope: "any" },
   // the agent code, test objects, bucket emptying
   "S3.HeadObject": { actions: ["s3:GetObject"], scope: "objects" },
   "S3.PutObject": { actions: ["s3:PutObject"], scope: "objects" },
@@ -206,6 +210,17 @@ export const stackResourceActions: Record<string, { actions: string[]; scope: Sc
     },
     // CreateFunction reads the code from the stack's bucket with the caller's rights
     { actions: ["s3:GetObject", "s3:GetObjectVersion"], scope: "objects" },
+    // a function with VpcConfig: Lambda checks the subnets and groups with the caller's rights;
+    // CloudFormation waits for Lambda to delete its ENIs only if it may describe them
+    {
+      actions: [
+        "ec2:DescribeSecurityGroups",
+        "ec2:DescribeSubnets",
+        "ec2:DescribeVpcs",
+        "ec2:DescribeNetworkInterfaces",
+      ],
+      scope: "any",
+    },
   ],
   "AWS::EC2::SecurityGroup": [
     {
@@ -266,9 +281,12 @@ function resources(scope: Scope): string | string[] {
     case "stack":
       return `${partition}:cloudformation:*:*:stack/${stackName}/*`;
     case "function":
+      // the agent and its VPC variant (`${functionName}-vpc`)
       return [
         `${partition}:lambda:*:*:function:${functionName}`,
         `${partition}:lambda:*:*:function:${functionName}:*`,
+        `${partition}:lambda:*:*:function:${functionName}-vpc`,
+        `${partition}:lambda:*:*:function:${functionName}-vpc:*`,
       ];
     case "bucket":
       // CloudFormation names the bucket <stack>-bucket-<random>, lower-case
@@ -292,6 +310,8 @@ function resources(scope: Scope): string | string[] {
       return [
         `${partition}:logs:*:*:log-group:${logGroupName}`,
         `${partition}:logs:*:*:log-group:${logGroupName}:*`,
+        `${partition}:logs:*:*:log-group:${logGroupName}-vpc`,
+        `${partition}:logs:*:*:log-group:${logGroupName}-vpc:*`,
       ];
     case "quota":
       return `${partition}:servicequotas:*:*:lambda/L-14320ECE`;
