@@ -1,7 +1,9 @@
 import assert from "node:assert/strict";
 import { once } from "node:events";
-import { existsSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { connect, createServer, type Socket } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { test } from "node:test";
 import { sumTxQueue, UnacknowledgedBytes } from "../../src/probes/unacknowledged-bytes.js";
 
@@ -21,11 +23,33 @@ test("sumTxQueue: the tx_queue (hex) of the rows whose local and remote ports ar
 });
 
 test("UnacknowledgedBytes: null where the table cannot be read, 0 with nothing tracked", () => {
-  const missing = new UnacknowledgedBytes(["/nonexistent/tcp"]);
+  const missing = new UnacknowledgedBytes({ ipv4: "/nonexistent/tcp", ipv6: "/nonexistent/tcp6" });
   assert.equal(missing.read(), 0, "nothing tracked: nothing to read");
-  missing.track(56_320, 8_080);
+  missing.track(56_320, 8_080, "127.0.0.1");
   assert.equal(missing.read(), null);
+  assert.equal(missing.read(), null, "and from then on");
   assert.equal(missing.track(undefined, 8_080), false, "an unconnected socket is not tracked");
+});
+
+test("UnacknowledgedBytes reads the table of each connection's address family only", () => {
+  const dir = mkdtempSync(join(tmpdir(), "lnb-txq-"));
+  try {
+    const ipv4 = join(dir, "tcp");
+    const ipv6 = join(dir, "tcp6");
+    writeFileSync(ipv4, table);
+    writeFileSync(ipv6, table.replace("00002000", "00000100"));
+    const v4 = new UnacknowledgedBytes({ ipv4, ipv6 });
+    v4.track(0xdc00, 0x1f90, "127.0.0.1");
+    assert.equal(v4.read(), 0x2000);
+    const v6 = new UnacknowledgedBytes({ ipv4, ipv6 });
+    v6.track(0xdc00, 0x1f90, "::ffff:127.0.0.1");
+    assert.equal(v6.read(), 0x100, "an IPv4-mapped address is an IPv6 socket");
+    const either = new UnacknowledgedBytes({ ipv4, ipv6 });
+    either.track(0xdc00, 0x1f90);
+    assert.equal(either.read(), 0x2000 + 0x100, "no address: both tables");
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });
 
 test("UnacknowledgedBytes on a live loopback connection: what the peer has not taken, then 0", {
@@ -43,7 +67,7 @@ test("UnacknowledgedBytes on a live loopback connection: what the peer has not t
   await once(client, "connect");
   try {
     const unacknowledged = new UnacknowledgedBytes();
-    assert.ok(unacknowledged.track(client.localPort, client.remotePort));
+    assert.ok(unacknowledged.track(client.localPort, client.remotePort, client.remoteAddress));
     const sentBytes = 32 * 1024 * 1024;
     client.write(Buffer.alloc(sentBytes));
     await new Promise((resolve) => setTimeout(resolve, 200));

@@ -1,4 +1,5 @@
 import { emptySamples, IntervalSampler, type IntervalSamples } from "../interval-sampler.js";
+import { UnacknowledgedBytes } from "../unacknowledged-bytes.js";
 import type { DataStream } from "./data-stream.js";
 import { buildIntervalEntry, type JsonIntervalEntry, socketNumber } from "./json-report.js";
 
@@ -26,17 +27,31 @@ export class IntervalClock {
   private timer: NodeJS.Timeout | undefined;
   private sampled: IntervalSamples;
   private sampling = false;
+  /**
+   * What the sending streams' kernels hold unacknowledged. The streams count what the kernel
+   * accepted (as C iperf3 counts write() results, and the -J intervals keep that); our samples
+   * subtract what is still in the send buffers at every close, so they count what crossed the
+   * link: without it the first interval carried the initial fill of the send buffers (12-19 %
+   * over a 200 Mbit/s link). The last interval leaves out what was still unacknowledged at
+   * TEST_END, so the samples add up to a little less than sum_sent.
+   */
+  private readonly unacknowledged = new UnacknowledgedBytes();
 
   constructor(
     private readonly options: { reportIntervalSeconds: number; bidir: boolean; sampleIntervalMs: number },
   ) {
-    this.sampler = new IntervalSampler(options.sampleIntervalMs);
+    // a running "total" of minus the unacknowledged bytes: each close adds its change to what the tally added
+    this.sampler = new IntervalSampler(options.sampleIntervalMs, () => -(this.unacknowledged.read() ?? 0));
     this.sampled = emptySamples(options.sampleIntervalMs);
   }
 
   /** TEST_START: the measured period (or the omit period before it) begins. */
   start(streams: readonly DataStream[], omitting: boolean): void {
     this.streams = streams;
+    for (const stream of streams) {
+      const { localPort, remotePort, remoteHost } = stream.address;
+      if (stream.localSends) this.unacknowledged.track(localPort, remotePort, remoteHost);
+    }
     this.movedAtTick = streams.map(() => 0);
     this.movedAtOmit = streams.map(() => 0);
     this.omitting = omitting;

@@ -30,9 +30,10 @@ export class UploadProgress {
   /** Tracks the connection a part request is sent on, once it is connected. */
   watch(request: ClientRequest): void {
     request.once("socket", (socket: Socket) => {
-      if (this.unacknowledged.track(socket.localPort, socket.remotePort)) return;
+      const track = () =>
+        this.unacknowledged.track(socket.localPort, socket.remotePort, socket.remoteAddress);
       // a new connection: both ports are known at 'connect', before any body byte is accepted
-      socket.once("connect", () => this.unacknowledged.track(socket.localPort, socket.remotePort));
+      if (!track()) socket.once("connect", track);
     });
   }
 
