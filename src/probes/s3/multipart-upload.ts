@@ -158,15 +158,13 @@ export class PartFailure extends Error {
 }
 
 /**
- * The body goes to the socket in slices of this size, each counted once the kernel accepted it:
- * the granularity of the upload's interval samples. With 1 MiB slices a 250 ms interval at tens
- * of Mbit/s held 0, 1 or 2 of them (0/33/67/134 Mbit/s through a 100 Mbit/s paced relay); 128 KiB
- * is 4 % of such an interval. Finer costs CPU per GiB (a write and a callback per slice):
- * docs/BENCHMARKS.md has the before/after figures.
+ * The body goes to the socket in 1 MiB views (no copies), one write in flight per connection;
+ * each counts when its write completes, and UploadProgress adds what of the slice in flight the
+ * kernel already took, so the samples do not move in whole slices. 128 KiB slices instead cost
+ * about 30 % more CPU per GiB in the lab (docs/BENCHMARKS.md).
  */
-export const SLICE_BYTES = 128 * 1024;
+const SLICE_BYTES = 1_048_576;
 
-/** Writes the body in views (no copies) and counts each one once the socket took it. */
 function writeInSlices(
   request: import("node:http").ClientRequest,
   body: Buffer,
@@ -178,9 +176,8 @@ function writeInSlices(
       const slice = body.subarray(offset, offset + SLICE_BYTES);
       offset += slice.length;
       const length = slice.length;
-      const flowing = request.write(slice, (error) => {
-        if (!error) progress.accepted(length);
-      });
+      const socket = progress.sliceWritten(request, length);
+      const flowing = request.write(slice, (error) => progress.sliceDone(socket, length, !error));
       if (!flowing) {
         request.once("drain", writeMore);
         return;
