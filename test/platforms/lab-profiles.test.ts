@@ -15,6 +15,13 @@ import {
   interpolateMegabitsPerSecond,
   resolveProfile,
 } from "../../src/platforms/local/profiles.js";
+import {
+  CAPPED_SEND_MS,
+  cappedSendBytes,
+  connectionCapDirectives,
+  GET_BUSY_BUFFER_BYTES,
+  MAX_PACED_CONNECTION_BYTES_PER_SECOND,
+} from "../../src/platforms/local/s3-connection-cap.js";
 import { shapingCommands, tbfArguments } from "../../src/platforms/local/shaping.js";
 
 test("raised-3000 follows the announcement: 625 up to 2,048 MB, then linear to 3,000 at 10,240 MB", () => {
@@ -91,6 +98,10 @@ test("custom profiles are validated with the field named, and may not shadow a b
     /sorted by memoryMb/,
   );
   assert.throws(() => resolveProfile("default-625", [{ ...custom, name: "default-625" }]), /built-in/);
+  assert.throws(
+    () => resolveProfile("bad", [{ ...custom, name: "bad", s3ConnectionBytesPerSecond: 300_000_000 }]),
+    /profiles\[0\]\.s3ConnectionBytesPerSecond: at most 209715200 bytes\/s/,
+  );
   assert.throws(
     () => resolveProfile("nope"),
     /unknown lab profile "nope" \(allowed: default-625, raised-3000\)/,
@@ -178,4 +189,26 @@ test("kernel probe: each piece is named with tc's or ip's own message", () => {
   assert.equal(probe.netem, "Error: Specified qdisc kind is unknown.");
   // a probe cut short says so: a piece it did not reach is not reported missing
   assert.equal(parseKernelProbe("veth 0 \n").tbf, NOT_CHECKED);
+});
+
+test("the S3 cap is paced in sends of whole milliseconds at the cap, so nginx's rounded-down wait cannot let it run over", () => {
+  // 90 MB/s: 10 ms is 900,000 bytes; nginx waits 900,000 * 1000 / 90,000,000 = 10 ms, exactly
+  assert.equal(cappedSendBytes(90_000_000), 900_000);
+  // a cap that does not divide: rounded up, so the wait (rounded down by nginx) is still 10 ms
+  const bytes = cappedSendBytes(33_333_333);
+  assert.equal(bytes, 333_334);
+  assert.equal(Math.floor((bytes * 1000) / 33_333_333), CAPPED_SEND_MS);
+  assert.ok(cappedSendBytes(MAX_PACED_CONNECTION_BYTES_PER_SECOND) <= GET_BUSY_BUFFER_BYTES);
+  assert.throws(
+    () => cappedSendBytes(MAX_PACED_CONNECTION_BYTES_PER_SECOND + 1),
+    /above what the lab can pace/,
+  );
+  assert.deepEqual(connectionCapDirectives(null), {
+    limitRate: "limit_rate 0;",
+    sendChunk: "sendfile_max_chunk 2097152;",
+  });
+  assert.deepEqual(connectionCapDirectives(90_000_000), {
+    limitRate: "limit_rate 90000000;",
+    sendChunk: "sendfile_max_chunk 900000;",
+  });
 });

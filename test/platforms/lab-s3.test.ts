@@ -117,7 +117,8 @@ test("the S3 cap is per connection: ~90 MB/s for one, several times that for fou
     const one = await curl(["-o", "/dev/null", "-w", "%{speed_download}", `URL/${key}`]);
     assert.equal(one.exitCode, 0, one.stderr);
     const single = Number(one.stdout);
-    // nginx's limit_rate never lets a connection exceed the cap; on a busy host it may fall short
+    // paced in whole-millisecond sends (s3-connection-cap.ts), a connection never exceeds the cap;
+    // on a busy host the timer's latency makes it fall short (83-87 MB/s of 90 seen under load)
     assert.ok(single > 0.6 * cap && single < 1.05 * cap, `${single} B/s with a cap of ${cap}`);
     const quarter = bytes / 4;
     const ranges = [0, 1, 2, 3].map((i) => `-r ${i * quarter}-${(i + 1) * quarter - 1}`);

@@ -102,3 +102,35 @@ test("restart drops what was sampled (end of the omit period)", async () => {
   );
   assert.equal(samples.startSeconds[0], 0);
 });
+
+test("after a stall, a backlog that keeps arriving over several turns lands in the interval that spans the stall", async () => {
+  const sampler = new IntervalSampler(100);
+  sampler.start();
+  const backlogBytes: number[] = [];
+  // the backlog arrives as a socket's would after a blocked loop: a chunk per turn for 8 ms,
+  // with a 1 ms gap in the middle (a window update on its way), then nothing
+  const deliverBacklog = (): void => {
+    const beganMs = performance.now();
+    const turn = (): void => {
+      const elapsedMs = performance.now() - beganMs;
+      if (elapsedMs >= 8) return;
+      if (elapsedMs < 4 || elapsedMs >= 5) {
+        sampler.add(64 * 1024);
+        backlogBytes.push(64 * 1024);
+      }
+      setImmediate(turn);
+    };
+    setImmediate(turn);
+  };
+  setTimeout(() => {
+    busyWait(300);
+    deliverBacklog();
+  }, 40);
+  await new Promise((resolve) => setTimeout(resolve, 600));
+  const samples = sampler.stop();
+  const stalled = samples.durationSeconds.findIndex((seconds) => seconds >= 0.25);
+  assert.ok(stalled >= 0, `one interval spans the stall: ${samples.durationSeconds.join(", ")}`);
+  const backlogTotal = backlogBytes.reduce((a, b) => a + b, 0);
+  assert.ok(backlogBytes.length > 3, `the backlog took more than the three settle turns: ${backlogBytes.length}`);
+  assert.equal(samples.bytes[stalled], backlogTotal, `intervals: ${samples.bytes.join(", ")}`);
+});

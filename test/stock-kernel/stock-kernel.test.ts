@@ -20,7 +20,7 @@ import {
  * The lab on the kernel most users have: Debian 12's own kernel (cgroup v2 only, netem as a
  * module) booted in QEMU (TCG) over this machine's root filesystem (scripts/stock-kernel-vm.sh).
  * Inside it, test/stock-kernel/guest-study.ts runs a small study on a custom profile (100 Mbit/s,
- * 20 ms round trip, no burst) with the real CLI, then checks the platform directly on a private
+ * 20 ms round trip, no burst) with the real CLI, then checks the platform directly on the same
  * lab; this file judges what it measured. One VM boot, ~8-12 minutes on the 2-core build machine.
  *
  * LNB_STOCK_KERNEL_REPO=DIR runs the guest against another checkout's code (built there first).
@@ -227,7 +227,6 @@ test("out-of-memory is classified, and the environment recovers cold", { skip },
 test("lab down leaves nothing behind (namespaces, cgroups, processes, /run state)", { skip }, () => {
   const r = guest();
   assert.deepEqual(r.leftAfterLabDown, { namespaces: [], cgroups: [], processes: [], runFiles: [] });
-  assert.deepEqual(r.platformChecks.leftAfterDispose, { namespaces: [], cgroups: [], processes: [] });
 });
 
 test("the guest reported no errors", { skip }, () => {

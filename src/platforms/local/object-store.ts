@@ -4,6 +4,7 @@ import { join } from "node:path";
 import type { LabCertificates } from "./certificates.js";
 import { startDetached, waitForListener } from "./detached-process.js";
 import { S3_CONTROL_SERVER } from "./dist-paths.js";
+import { connectionCapDirectives, GET_BUSY_BUFFER_BYTES } from "./s3-connection-cap.js";
 import {
   BODY_FILE_HEADER,
   CONTENT_TYPE_HEADER,
@@ -32,7 +33,8 @@ import type { LabProcess } from "./state-file.js";
  * client's If-Match against its own ETag ("mtime-size"), never ours (an MD5); a proxied
  * response is not re-checked, and ours carries S3's ETag. Anything the lookup does not approve
  * (missing key, failed condition) is passed to our server, which answers as S3 does.
- * nginx's `limit_rate` emulates S3's per-connection cap.
+ * nginx's `limit_rate` emulates S3's per-connection cap, in sends sized so that it holds
+ * (s3-connection-cap.ts).
  */
 
 export const LAB_BUCKET = "lnblab";
@@ -61,6 +63,7 @@ function fileServerSocket(dir: string): string {
 }
 
 export function nginxConfig(config: ObjectStoreConfig): string {
+  const cap = connectionCapDirectives(config.connectionBytesPerSecond);
   const temp = join(config.dir, "nginx-temp");
   const control = `http://lnb_control$request_uri`;
   const proxyToControl = `proxy_http_version 1.1;
@@ -119,7 +122,7 @@ http {
     ssl_conf_command Ciphersuites TLS_AES_128_GCM_SHA256:TLS_AES_256_GCM_SHA384:TLS_CHACHA20_POLY1305_SHA256;
     ssl_ciphers ECDHE-ECDSA-AES128-GCM-SHA256:ECDHE-ECDSA-AES256-GCM-SHA384:ECDHE-ECDSA-CHACHA20-POLY1305;
     client_max_body_size 0;
-    limit_rate ${config.connectionBytesPerSecond ?? 0};
+    ${cap.limitRate}
     # @get's own error_page (a refused lookup goes to our server) follows the 419 redirect
     recursive_error_pages on;
     location / {
@@ -157,7 +160,9 @@ http {
       proxy_set_header If-Range "";
       proxy_buffering on;
       proxy_buffers 16 256k;
-      proxy_busy_buffers_size 512k;
+      proxy_busy_buffers_size ${GET_BUSY_BUFFER_BYTES};
+      # with limit_rate: sends of whole milliseconds at the cap (s3-connection-cap.ts)
+      ${cap.sendChunk}
       proxy_max_temp_file_size 0;
       proxy_hide_header Content-Type;
       add_header Content-Type $lnb_content_type always;

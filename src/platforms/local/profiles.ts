@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { LabRefusal } from "./lab-refusal.js";
 import builtInData from "./profiles.json" with { type: "json" };
+import { MAX_PACED_CONNECTION_BYTES_PER_SECOND } from "./s3-connection-cap.js";
 
 /**
  * Lab profiles: bandwidth (per direction, piecewise-linear in memory), burst, CPU share and
@@ -50,7 +51,15 @@ export const labProfileSchema = z
       .nullable()
       .default(null),
     /** Per-request rate cap of the lab's S3 server (S3 serves ~90 MB/s per connection); null for none. */
-    s3ConnectionBytesPerSecond: z.number().int().positive().nullable().default(null),
+    s3ConnectionBytesPerSecond: z
+      .number()
+      .int()
+      .positive()
+      .max(MAX_PACED_CONNECTION_BYTES_PER_SECOND, {
+        message: `at most ${MAX_PACED_CONNECTION_BYTES_PER_SECOND} bytes/s (the most the lab's S3 server paces per connection; null for no cap)`,
+      })
+      .nullable()
+      .default(null),
     /**
      * Round-trip delay to the cloud side. Needs the kernel's netem qdisc; the lab refuses a
      * non-zero value on a kernel without it rather than silently ignoring it.
