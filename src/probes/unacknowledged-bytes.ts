@@ -135,3 +135,29 @@ export function sumTxQueue(table: string, keys: ReadonlySet<string>): number {
   }
   return total;
 }
+
+/**
+ * A running count of the bytes that crossed the link, for IntervalSampler: `moved()` (what the
+ * kernel accepted on the sending connections, plus what was received) minus what the kernel
+ * holds unacknowledged. It never goes back: senders count a write when it completes, but the
+ * kernel's figure already holds the part of a write it took, so the difference can dip by up to
+ * a write per connection; a dip would show as a negative interval.
+ */
+export class AcknowledgedTotal {
+  private floor = Number.NEGATIVE_INFINITY;
+
+  constructor(
+    private readonly unacknowledged: UnacknowledgedBytes,
+    private readonly moved: () => number,
+  ) {}
+
+  /** The counters restarted (e.g. at the end of an omit period): forget the floor. */
+  reset(): void {
+    this.floor = Number.NEGATIVE_INFINITY;
+  }
+
+  readonly total = (): number => {
+    this.floor = Math.max(this.floor, this.moved() - (this.unacknowledged.read() ?? 0));
+    return this.floor;
+  };
+}

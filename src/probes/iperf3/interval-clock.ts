@@ -1,5 +1,5 @@
 import { emptySamples, IntervalSampler, type IntervalSamples } from "../interval-sampler.js";
-import { UnacknowledgedBytes } from "../unacknowledged-bytes.js";
+import { AcknowledgedTotal, UnacknowledgedBytes } from "../unacknowledged-bytes.js";
 import type { DataStream } from "./data-stream.js";
 import { buildIntervalEntry, type JsonIntervalEntry, socketNumber } from "./json-report.js";
 
@@ -36,18 +36,24 @@ export class IntervalClock {
    * TEST_END, so the samples add up to a little less than sum_sent.
    */
   private readonly unacknowledged = new UnacknowledgedBytes();
+  /** Bytes across the link: what the streams moved minus what the send buffers hold unacknowledged. */
+  private readonly acknowledged = new AcknowledgedTotal(this.unacknowledged, () => this.movedNow());
 
   constructor(
     private readonly options: { reportIntervalSeconds: number; bidir: boolean; sampleIntervalMs: number },
   ) {
-    // a running "total" of minus the unacknowledged bytes: each close adds its change to what the tally added
-    this.sampler = new IntervalSampler(options.sampleIntervalMs, () => -(this.unacknowledged.read() ?? 0));
+    // the tally adds what the streams moved; the running total adds the difference to what crossed the link
+    this.sampler = new IntervalSampler(
+      options.sampleIntervalMs,
+      () => this.acknowledged.total() - this.movedNow(),
+    );
     this.sampled = emptySamples(options.sampleIntervalMs);
   }
 
   /** TEST_START: the measured period (or the omit period before it) begins. */
   start(streams: readonly DataStream[], omitting: boolean): void {
     this.streams = streams;
+    this.acknowledged.reset();
     for (const stream of streams) {
       const { localPort, remotePort, remoteHost } = stream.address;
       if (stream.localSends) this.unacknowledged.track(localPort, remotePort, remoteHost);
@@ -104,6 +110,12 @@ export class IntervalClock {
   measuredBytes(index: number): number {
     const stream = this.streams[index];
     return stream ? stream.moved - (this.movedAtOmit[index] ?? 0) : 0;
+  }
+
+  private movedNow(): number {
+    let moved = 0;
+    for (const stream of this.streams) moved += stream.moved;
+    return moved;
   }
 
   private mark(now: bigint): void {

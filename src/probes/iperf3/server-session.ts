@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import type { Socket } from "node:net";
 import { emptySamples, IntervalSampler, type IntervalSamples } from "../interval-sampler.js";
-import { UnacknowledgedBytes } from "../unacknowledged-bytes.js";
+import { AcknowledgedTotal, UnacknowledgedBytes } from "../unacknowledged-bytes.js";
 import { ControlReader, encodeJson, encodeState, MAX_PARAMS_JSON_BYTES, State } from "./protocol.js";
 import { checkAuthToken, type ServerAuth } from "./server-auth.js";
 import { denyAccess, peerAddress } from "./server-connection.js";
@@ -92,6 +92,9 @@ export class ServerSession {
   private samples: IntervalSamples;
   /** The sending streams' bytes not yet acknowledged by the client. */
   private readonly unacknowledged = new UnacknowledgedBytes();
+  private readonly acknowledged = new AcknowledgedTotal(this.unacknowledged, () =>
+    this.streams.reduce((sum, stream) => sum + stream.countedBytes, 0),
+  );
 
   constructor(
     private readonly control: Socket,
@@ -102,12 +105,7 @@ export class ServerSession {
     const sampleIntervalMs = options.sampleIntervalMs ?? SERVER_SAMPLE_INTERVAL_MS;
     // sent bytes count what crossed the link: what the kernel accepted minus what it still holds
     // unacknowledged (see UnacknowledgedBytes), so the first interval holds no send-buffer fill
-    this.sampler = new IntervalSampler(
-      sampleIntervalMs,
-      () =>
-        this.streams.reduce((sum, stream) => sum + stream.countedBytes, 0) -
-        (this.unacknowledged.read() ?? 0),
-    );
+    this.sampler = new IntervalSampler(sampleIntervalMs, this.acknowledged.total);
     this.samples = emptySamples(sampleIntervalMs);
     control.setNoDelay(true);
     control.setKeepAlive(true, 30_000);
@@ -259,6 +257,7 @@ export class ServerSession {
         this.startMs = performance.now();
         this.budget.reset();
         for (const stream of this.streams) stream.resetCounters();
+        this.acknowledged.reset();
         this.sampler.start(this.startMs);
         return undefined;
       });
