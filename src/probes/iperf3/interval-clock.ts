@@ -37,7 +37,9 @@ export class IntervalClock {
    */
   private readonly unacknowledged = new UnacknowledgedBytes();
   /** Bytes across the link: what the streams moved minus what the send buffers hold unacknowledged. */
-  private readonly acknowledged = new AcknowledgedTotal(this.unacknowledged, () => this.movedNow());
+  private readonly acknowledged = new AcknowledgedTotal(this.unacknowledged, () => this.takenNow());
+  /** Per stream: what its kernel had taken at TEST_START (null: count whole writes). */
+  private takenAtStart: Array<number | null> = [];
 
   constructor(
     private readonly options: { reportIntervalSeconds: number; bidir: boolean; sampleIntervalMs: number },
@@ -54,6 +56,7 @@ export class IntervalClock {
   start(streams: readonly DataStream[], omitting: boolean): void {
     this.streams = streams;
     this.acknowledged.reset();
+    this.takenAtStart = streams.map((stream) => (stream.localSends ? stream.kernelTakenBytes : null));
     for (const stream of streams) {
       const { localPort, remotePort, remoteHost } = stream.address;
       if (stream.localSends) this.unacknowledged.track(localPort, remotePort, remoteHost);
@@ -110,6 +113,20 @@ export class IntervalClock {
   measuredBytes(index: number): number {
     const stream = this.streams[index];
     return stream ? stream.moved - (this.movedAtOmit[index] ?? 0) : 0;
+  }
+
+  /**
+   * What the streams moved, to the byte: a sending stream's bytes the kernel has taken since
+   * TEST_START (whole writes only where Node's fields are missing), a receiving stream's reads.
+   */
+  private takenNow(): number {
+    let moved = 0;
+    for (const [index, stream] of this.streams.entries()) {
+      const start = this.takenAtStart[index];
+      const taken = stream.kernelTakenBytes;
+      moved += start !== null && start !== undefined && taken !== null ? taken - start : stream.moved;
+    }
+    return moved;
   }
 
   private movedNow(): number {
