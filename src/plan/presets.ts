@@ -1,7 +1,7 @@
 import type { PlanInput } from "./plan-schema.js";
 
 /**
- * Built-in plans. `quick` is the embedded default (about five minutes on the lab, every probe
+ * Built-in plans. `quick` is the embedded default (about six minutes on the lab, every probe
  * kind); `seed` is the published study exactly (seed-study.md); `full` adds what the study
  * could not tell: download and bidirectional iperf3, S3 upload, x86_64 vs arm64.
  */
