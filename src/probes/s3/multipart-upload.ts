@@ -161,7 +161,7 @@ export class PartFailure extends Error {
  * The body goes to the socket in 1 MiB views (no copies), one write in flight per connection;
  * each counts when its write completes, and UploadProgress adds what of the slice in flight the
  * kernel already took, so the samples do not move in whole slices. 128 KiB slices instead cost
- * about 30 % more CPU per GiB in the lab (docs/BENCHMARKS.md).
+ * 30-80 % more CPU per GiB in the lab (docs/BENCHMARKS.md).
  */
 const SLICE_BYTES = 1_048_576;
 

@@ -13,7 +13,7 @@ import { UnacknowledgedBytes } from "../unacknowledged-bytes.js";
  * Node: libuv hands a slice to the kernel as the send buffer frees up, and what it has not handed
  * over yet is the handle's write queue. Without that, 1 MiB slices made 250 ms intervals at tens
  * of Mbit/s hold 0, 1 or 2 slices (0/33/67/134 Mbit/s through a 100 Mbit/s paced relay); smaller
- * slices cost CPU per GiB (128 KiB: +30 %, docs/BENCHMARKS.md).
+ * slices cost CPU per GiB (128 KiB: +30-80 %, docs/BENCHMARKS.md).
  *
  * Where the kernel's table cannot be read the figure is what the kernel accepted (the sender's
  * view, as iperf3's sender intervals). The total never goes back.
