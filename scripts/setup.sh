@@ -6,7 +6,7 @@ cd "$(dirname "$0")/.."
 
 # qemu-system-x86 busybox-static cpio kmod: the stock-kernel VM test (scripts/stock-kernel-vm.sh)
 DEBIAN_PACKAGES=(iperf3 iproute2 nginx-light openssl curl util-linux python3-boto3 chromium fonts-dejavu-core unzip
-  qemu-system-x86 busybox-static cpio kmod)
+  iputils-ping qemu-system-x86 busybox-static cpio kmod)
 if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null; then
   missing=()
   for pkg in "${DEBIAN_PACKAGES[@]}"; do

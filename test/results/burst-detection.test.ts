@@ -139,7 +139,10 @@ test("waiting for the first byte is not the link: idle edges are dropped, and a 
   const result = detectBurst(waited);
   assert.equal(result.sustainedBitsPerSecond, null);
   assert.equal(result.burstFound, "undetermined");
-  assert.match(result.sustainedNullReason ?? "", /too short: 0\.5 s moving data \(of 3\.5 s; the rest waited/);
+  assert.match(
+    result.sustainedNullReason ?? "",
+    /too short: 0\.5 s moving data \(of 3\.5 s; the rest waited/,
+  );
   // after the first byte, the link's rate is what counts: 3 s of 600 after 2 s of waiting
   const late = detectBurst(samplesAt([0, 0, 0, 0, 0, 0, 0, 0, ...sustained12, 0]));
   assert.equal(late.sustainedBitsPerSecond, 600e6);

@@ -4,6 +4,7 @@ import { PlanError } from "../../plan/expand-plan.js";
 import { loadPlan } from "../../plan/load-plan.js";
 import { type Plan, targetName } from "../../plan/plan-schema.js";
 import { presetNames } from "../../plan/presets.js";
+import { RunPausedError } from "../../platforms/platform.js";
 import { renderTerminal } from "../../report/terminal-format.js";
 import { loadReportModel, writeReport } from "../../report/write-report.js";
 import { readManifest } from "../../results/run-directory.js";
@@ -180,15 +181,20 @@ export async function runCommand(options: RunCommandOptions, deps: RunCommandDep
   } catch (error) {
     progress?.finish();
     console.error(`lambda-netbench run: ${error instanceof Error ? error.message : String(error)}`);
-    if (runDir)
-      console.error(
-        `What was recorded is in ${runDir}; once fixed, resume with: lambda-netbench run --resume ${runDir}`,
-      );
+    if (runDir) console.error(resumeAdvice(runDir, error));
     return 1;
   } finally {
     process.off("SIGINT", onSigint);
     process.off("SIGTERM", onSigint);
   }
+}
+
+/** What the user does next: a paused run (expired login, server TTL) keeps every record. */
+function resumeAdvice(runDir: string, error: unknown): string {
+  const resume = `lambda-netbench run --resume ${runDir}`;
+  if (error instanceof RunPausedError)
+    return `Paused: every invocation recorded so far is kept in ${runDir}/results.jsonl; the one that could not run was not recorded and runs on resume.\nThen resume with: ${resume}`;
+  return `What was recorded is in ${runDir}; once fixed, resume with: ${resume}`;
 }
 
 /** The lab's refusal (not root, a missing kernel piece, no netem for a round trip), for a new or resumed run. */

@@ -9,7 +9,7 @@ import { MultipartUploadClient, type UploadedPart, withPartRetries } from "./mul
 import type { S3PutEvent } from "./options.js";
 import type { S3ProbeDependencies } from "./run-s3-get.js";
 import { resolveObjectAddress } from "./s3-address.js";
-import { S3RequestSigner } from "./s3-signer.js";
+import { explainAnonymousDenial, S3RequestSigner } from "./s3-signer.js";
 import { createKeepAliveAgent, type RequestTarget } from "./s3-transport.js";
 import { transferFigures } from "./transfer-figures.js";
 import { UploadProgress } from "./upload-progress.js";
@@ -67,7 +67,9 @@ export async function runS3PutProbe(
     agent: createKeepAliveAgent(address, event.concurrency, event.caPem),
     requestTimeoutMs: event.requestTimeoutMs,
   };
-  const signer = new S3RequestSigner(event.region, dependencies.credentials);
+  const signer = new S3RequestSigner(event.region, dependencies.credentials, {
+    signRequest: event.signRequest,
+  });
   const client = new MultipartUploadClient(target, signer);
   const backoffBaseMs = dependencies.backoffBaseMs ?? 100;
   const deadline = new AbortController();
@@ -197,8 +199,8 @@ export async function runS3PutProbe(
     };
     return { summary, detail };
   } catch (error) {
-    if (uploadId === undefined) throw error;
-    throw await abortAfterFailure(client, uploadId, object, error);
+    if (uploadId === undefined) throw explainAnonymousDenial(signer, error);
+    throw await abortAfterFailure(client, uploadId, object, explainAnonymousDenial(signer, error));
   } finally {
     clearTimeout(deadlineTimer);
     deadline.signal.removeEventListener("abort", onDeadline);
