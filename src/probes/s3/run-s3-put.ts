@@ -12,6 +12,7 @@ import { resolveObjectAddress } from "./s3-address.js";
 import { explainAnonymousDenial, S3RequestSigner } from "./s3-signer.js";
 import { createKeepAliveAgent, type RequestTarget } from "./s3-transport.js";
 import { transferFigures } from "./transfer-figures.js";
+import { UploadProgress } from "./upload-progress.js";
 
 const MIB = 1_048_576;
 const MAX_PARTS = 10_000;
@@ -94,7 +95,9 @@ export async function runS3PutProbe(
     uploadId = await client.create();
     const activeUploadId = uploadId;
     const countRetransmits = await startRetransmitCounter();
-    const sampler = new IntervalSampler(event.intervalMs);
+    // samples of what crossed the link: accepted body bytes minus what the send buffers still hold
+    const progress = new UploadProgress();
+    const sampler = new IntervalSampler(event.intervalMs, progress.total);
     const uploaded: UploadedPart[] = [];
     let retries = 0;
     let nextPart = 1;
@@ -118,7 +121,7 @@ export async function runS3PutProbe(
               retries += 1;
             },
           },
-          () => client.uploadPart(activeUploadId, partNumber, body, sampler),
+          () => client.uploadPart(activeUploadId, partNumber, body, progress),
         );
         uploaded.push({ partNumber, etag });
       }
