@@ -6,7 +6,7 @@ cd "$(dirname "$0")/.."
 
 # qemu-system-x86 busybox-static cpio kmod: the stock-kernel VM test (scripts/stock-kernel-vm.sh)
 DEBIAN_PACKAGES=(iperf3 iproute2 nginx-light openssl curl util-linux python3-boto3 chromium fonts-dejavu-core unzip
-  qemu-system-x86 busybox-static cpio kmod)
+  iputils-ping qemu-system-x86 busybox-static cpio kmod)
 if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null; then
   missing=()
   for pkg in "${DEBIAN_PACKAGES[@]}"; do
@@ -20,7 +20,7 @@ if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null; then
   systemctl disable --now iperf3 >/dev/null 2>&1 || true
   # Debian 12's own kernel (from apt), its modules and an initramfs, cached for the stock-kernel
   # VM test in /var/cache/lambda-netbench/stock-kernel
-  scripts/stock-kernel-vm.sh --prepare || echo "setup: the stock-kernel VM could not be prepared; its (opt-in) test will say why" >&2
+  scripts/stock-kernel-vm.sh --prepare || echo "setup: the stock-kernel VM could not be prepared; its test will be skipped and say why" >&2
 else
   echo "setup: not root or no apt-get: skipping Debian packages (${DEBIAN_PACKAGES[*]}); the lab will run unshaped" >&2
 fi

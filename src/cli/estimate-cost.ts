@@ -62,7 +62,8 @@ export function estimatePlan(
       invocations += count;
       invocationSeconds += seconds * count;
       serverTransferBytes += iperf3Bytes(cell.probe) * count;
-      variants.add(`${cell.memoryMb}/${cell.arch}`);
+      // one warm-up per variant the runner prepares: memory, architecture and VPC or not
+      variants.add(`${cell.memoryMb}/${cell.arch}/${cell.vpc ?? false}`);
     }
     if (plan.warmup)
       for (const variant of variants) {

@@ -16,7 +16,8 @@ export async function openPlatform(target: Target, context: OpenContext): Promis
   }
   // Loaded only when a target needs it: the AWS SDK adds seconds to every CLI start.
   const { AwsPlatform } = await import("../platforms/aws/aws-platform.js");
-  return AwsPlatform.open({ region: target.region });
+  // a fleet of N is N invocations at once: the preflight has checked N against the account
+  return AwsPlatform.open({ region: target.region, maxConcurrency: Math.max(10, context.environments ?? 1) });
 }
 
 /** A lab started for a plan gets an environment for each of its largest fleet's members. */

@@ -37,7 +37,7 @@ const SETTLE_TURNS = 3;
  * Measured through a 100 Mbit/s relay with a 600 ms stall: three turns left ~1 MB for the next
  * interval, which then showed 119 Mbit/s.
  */
-const STALL_SHARE = 0.2;
+const STALL_SHARE = 0.25;
 /**
  * The backlog is taken as drained once the last BACKLOG_WINDOW_MS brought in less than
  * BACKLOG_WINDOW_BYTES (256 Mbit/s). Measured per turn, a turn could read nothing while the

@@ -130,7 +130,8 @@ function baselineOverlays(
     const cell = manifest.cells.find(
       (c) => c.probeKey === curve.probeKey && `${c.target.platform}:${curve.target}` === curve.targetKey,
     );
-    if (!cell) continue;
+    // the published study measured functions outside a VPC: no baseline beside a VPC curve
+    if (!cell || cell.vpc) continue;
     const matched = matchBaselineSeries(baseline, {
       platform: curve.platform,
       target: curve.target,

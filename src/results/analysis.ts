@@ -200,7 +200,8 @@ export function cellStatistics(
     cpuCores,
     retransmits: describe(ok.map((r) => r.retransmits).filter((v): v is number => v !== null)),
     bytes,
-    quotaPercent: sustained && quota ? (sustained.median / quota) * 100 : null,
+    // the bandwidth quota covers functions outside a VPC only: no share of it for VPC cells
+    quotaPercent: sustained && quota && !cell.vpc ? (sustained.median / quota) * 100 : null,
     cpuShareCores: cpuShare.cores,
     cpuShareBasis: cpuShare.basis,
     cpuBound: cpuCores ? cpuCores.median >= cpuBoundShare * cpuShare.cores : null,

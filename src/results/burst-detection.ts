@@ -20,6 +20,11 @@ import { median } from "./statistics.js";
  * 6. Sustained = median rate of the intervals after the burst window; needs >= 1 s of them.
  *
  * Burst rate = burst bytes / burst seconds over the window (measured interval durations).
+ *
+ * Before all of this, the intervals before the first byte and after the last one are dropped:
+ * they measure waiting on a request (an S3 time to first byte), not the link. A short S3 test in
+ * a slow guest measured 3.5 s of which most moved nothing, and a median over it said "sustained
+ * 0 Mbit/s". A sustained median of zero is never reported either: it is null, with the reason.
  */
 
 export const minimumRecordSeconds = 2;
@@ -56,12 +61,19 @@ const undetermined = (reason: string): BurstAnalysis => ({
 
 const fmtSeconds = (s: number) => `${Number(s.toFixed(2))} s`;
 
-export function detectBurst(samples: IntervalSamples | null): BurstAnalysis {
-  if (!samples || samples.bytes.length === 0) return undetermined("no interval samples in the record");
-  const totalSeconds = samples.durationSeconds.reduce((sum, d) => sum + d, 0);
+export function detectBurst(recorded: IntervalSamples | null): BurstAnalysis {
+  if (!recorded || recorded.bytes.length === 0) return undetermined("no interval samples in the record");
+  const measuredSeconds = sumSeconds(recorded);
+  const samples = withoutIdleEdges(recorded);
+  if (samples.bytes.length === 0) return undetermined("no data moved in any interval");
+  const totalSeconds = sumSeconds(samples);
+  const idle =
+    totalSeconds < measuredSeconds - 1e-9
+      ? ` moving data (of ${fmtSeconds(measuredSeconds)}; the rest waited for the first or after the last byte)`
+      : " measured";
   if (totalSeconds < minimumRecordSeconds)
     return undetermined(
-      `too short: ${fmtSeconds(totalSeconds)} measured; a sustained rate needs >= ${minimumRecordSeconds} s (a burst lasts ~1 s)`,
+      `too short: ${fmtSeconds(totalSeconds)}${idle}; a sustained rate needs >= ${minimumRecordSeconds} s (a burst lasts ~1 s)`,
     );
   const rates = intervalRates(samples);
   const firstStart = samples.startSeconds[0] ?? 0;
@@ -102,6 +114,24 @@ export function detectBurst(samples: IntervalSamples | null): BurstAnalysis {
   return sustainedAfter(rates, end, burst, "detected");
 }
 
+function sumSeconds(samples: IntervalSamples): number {
+  return samples.durationSeconds.reduce((sum, d) => sum + d, 0);
+}
+
+/** The samples from the first interval that moved data to the last one that did. */
+function withoutIdleEdges(samples: IntervalSamples): IntervalSamples {
+  const first = samples.bytes.findIndex((b) => b > 0);
+  if (first < 0) return { ...samples, startSeconds: [], durationSeconds: [], bytes: [] };
+  let last = samples.bytes.length - 1;
+  while ((samples.bytes[last] as number) === 0) last -= 1;
+  return {
+    ...samples,
+    startSeconds: samples.startSeconds.slice(first, last + 1),
+    durationSeconds: samples.durationSeconds.slice(first, last + 1),
+    bytes: samples.bytes.slice(first, last + 1),
+  };
+}
+
 function sustainedAfter(
   rates: IntervalRate[],
   from: number,
@@ -118,10 +148,19 @@ function sustainedAfter(
       sustainedIntervals: 0,
       sustainedNullReason: `too short after the burst: ${fmtSeconds(seconds)} (needs >= ${minimumSustainedSeconds} s)`,
     };
+  const sustained = median(after.map((r) => r.bitsPerSecond));
+  if (!(sustained > 0))
+    return {
+      burst,
+      burstFound,
+      sustainedBitsPerSecond: null,
+      sustainedIntervals: 0,
+      sustainedNullReason: `most intervals after the burst moved nothing (${after.filter((r) => r.bitsPerSecond === 0).length} of ${after.length}): the transfer was waiting, not limited by the link`,
+    };
   return {
     burst,
     burstFound,
-    sustainedBitsPerSecond: median(after.map((r) => r.bitsPerSecond)),
+    sustainedBitsPerSecond: sustained,
     sustainedIntervals: after.length,
     sustainedNullReason: null,
   };

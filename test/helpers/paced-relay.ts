@@ -14,7 +14,14 @@ export interface PacedRelay {
 }
 
 const BURST_BYTES = 64 * 1024;
-const HIGH_WATER_BYTES = 1024 * 1024;
+/**
+ * The relay stops reading its sender once this much waits for the paced link: a link's
+ * bottleneck queue, not a second send buffer. A sender that counts what its peer acknowledged
+ * (s3-put) sees the relay's queue and receive buffer as crossed; with 1 MiB here and reading
+ * resumed only below a quarter of it, acknowledgements came in steps of most of a megabyte
+ * (s3-put's 250 ms intervals at 100 Mbit/s read 32-123 Mbit/s).
+ */
+const HIGH_WATER_BYTES = 64 * 1024;
 
 class TokenBucket {
   private credit = 0;

@@ -22,9 +22,10 @@ interface S3rverInternals {
   run(): Promise<AddressInfo>;
   close(): Promise<void>;
 }
-interface KoaContext {
+export interface KoaContext {
   method: string;
   path: string;
+  headers: Record<string, string | string[] | undefined>;
   query: Record<string, string | undefined>;
   status: number;
   body: unknown;
@@ -40,6 +41,8 @@ interface KoaContext {
 export async function startS3rver(options: {
   buckets: string[];
   tls?: { key: string; cert: string };
+  /** Runs before s3rver's own handling (tests: see the headers, answer as S3 would). */
+  middleware?: (ctx: KoaContext, next: () => Promise<void>) => Promise<void> | void;
 }): Promise<S3rverInstance> {
   const directory = mkdtempSync(join(tmpdir(), "lnb-s3rver-"));
   const server = new S3rver({
@@ -65,6 +68,7 @@ export async function startS3rver(options: {
     rmSync(dir, { recursive: true, force: true });
     ctx.status = 204;
   });
+  if (options.middleware) server.middleware.unshift(options.middleware);
   const { port } = await server.run();
   return {
     endpoint: `${options.tls ? "https" : "http"}://127.0.0.1:${port}`,

@@ -131,6 +131,9 @@ test("after a stall, a backlog that keeps arriving over several turns lands in t
   const stalled = samples.durationSeconds.findIndex((seconds) => seconds >= 0.25);
   assert.ok(stalled >= 0, `one interval spans the stall: ${samples.durationSeconds.join(", ")}`);
   const backlogTotal = backlogBytes.reduce((a, b) => a + b, 0);
-  assert.ok(backlogBytes.length > 3, `the backlog took more than the three settle turns: ${backlogBytes.length}`);
+  assert.ok(
+    backlogBytes.length > 3,
+    `the backlog took more than the three settle turns: ${backlogBytes.length}`,
+  );
   assert.equal(samples.bytes[stalled], backlogTotal, `intervals: ${samples.bytes.join(", ")}`);
 });

@@ -1,3 +1,4 @@
+import { existsSync } from "node:fs";
 import { test } from "node:test";
 import { runS3PutProbe } from "../../src/probes/s3/run-s3-put.js";
 import { acquireBenchLock } from "../helpers/bench-lock.js";
@@ -7,20 +8,22 @@ import { startS3rver } from "../helpers/s3rver-instance.js";
 import { assertHonestIntervals, runStalledProbe } from "./support/interval-checks.js";
 
 /**
- * Issue 10 for s3-get: the probe runs in its own process through a relay paced at 100 Mbit/s
+ * Issue 10 for the S3 probes: each runs in its own process through a relay paced at 100 Mbit/s
  * (s3rver runs in this process, so no namespace); 1.5 s in, its event loop is blocked for
  * 600 ms. Every interval must stay within the link (+15 %) and no near-empty interval may be
  * followed by a catch-up.
  *
- * s3-put is not here: it counts a 1 MiB slice when the socket accepted it, so at tens of Mbit/s
- * its 250 ms intervals hold 0, 1 or 2 slices (measured through this relay: 0/33/67/134 Mbit/s),
- * and a loopback relay (its socket buffers take megabytes at once) is no model of an upload
- * link. Finer slices are a change to the upload data path (multipart-upload.ts).
+ * s3-put counts what its kernel took (whole slices, plus what of the slice being written left
+ * Node) minus what its connections still hold unacknowledged (/proc/net/tcp), so its intervals
+ * follow what crossed the link (src/probes/s3/upload-progress.ts). The relay
+ * acknowledges what it queued ahead of the paced link (up to 64 KiB, see paced-relay.ts), as a
+ * link's bottleneck queue would; it counts as the sender side (the documented first-interval
+ * allowance) only where the kernel's table cannot be read.
  */
 const LINK_BITS_PER_SECOND = 100e6;
 const OBJECT_MIB = 40;
 
-for (const probe of ["s3-get"] as const) {
+for (const probe of ["s3-get", "s3-put"] as const) {
   test(`${probe} through a ${LINK_BITS_PER_SECOND / 1e6} Mbit/s paced relay, 600 ms blocked event loop: honest intervals`, async () => {
     const lock = await acquireBenchLock(120);
     const server = await startS3rver({ buckets: ["lnb-timing"] });
@@ -49,14 +52,20 @@ for (const probe of ["s3-get"] as const) {
           pathStyle: true,
           region: "us-east-1",
           bucket: "lnb-timing",
-          concurrency: 1,
         };
         const event =
           probe === "s3-get"
-            ? { ...common, key: "object", chunkMib: 8 }
-            : { ...common, key: "uploaded", sizeMib: OBJECT_MIB, partMib: 8 };
+            ? { ...common, key: "object", chunkMib: 8, concurrency: 1 }
+            : // two parts at once, as uploads run (default 8): with one, the link idles while s3rver
+              // (in this process) finishes a part, and a loaded machine shows that as a 0 interval
+              { ...common, key: "uploaded", sizeMib: OBJECT_MIB, partMib: 8, concurrency: 2 };
         const run = await runStalledProbe([], event, { atMs: 1_500, forMs: 600 });
-        assertHonestIntervals(run, LINK_BITS_PER_SECOND, probe, false);
+        assertHonestIntervals(
+          run,
+          LINK_BITS_PER_SECOND,
+          probe,
+          probe === "s3-put" && !existsSync("/proc/net/tcp"),
+        );
       } finally {
         await relay.close();
       }

@@ -132,3 +132,27 @@ test("normalizeSamples gives the legacy sampler's lost time back: no false zero,
   };
   assert.deepEqual(normalizeSamples(v2), v2);
 });
+
+test("waiting for the first byte is not the link: idle edges are dropped, and a short transfer says so", () => {
+  // an 8 MiB GET in a slow guest: 3.5 s measured, data in two intervals only
+  const waited = samplesAt([0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 90, 40]);
+  const result = detectBurst(waited);
+  assert.equal(result.sustainedBitsPerSecond, null);
+  assert.equal(result.burstFound, "undetermined");
+  assert.match(
+    result.sustainedNullReason ?? "",
+    /too short: 0\.5 s moving data \(of 3\.5 s; the rest waited/,
+  );
+  // after the first byte, the link's rate is what counts: 3 s of 600 after 2 s of waiting
+  const late = detectBurst(samplesAt([0, 0, 0, 0, 0, 0, 0, 0, ...sustained12, 0]));
+  assert.equal(late.sustainedBitsPerSecond, 600e6);
+  assert.equal(late.burstFound, "none");
+});
+
+test("a sustained median of zero is never a figure: null, with the reason", () => {
+  // data now and then, nothing most of the time (a transfer waiting on requests)
+  const result = detectBurst(samplesAt([600, 0, 0, 600, 0, 0, 600, 0, 0, 600, 0, 0, 600]));
+  assert.equal(result.sustainedBitsPerSecond, null);
+  assert.match(result.sustainedNullReason ?? "", /moved nothing \(\d+ of \d+\): the transfer was waiting/);
+  assert.equal(detectBurst(samplesAt([0, 0, 0])).sustainedNullReason, "no data moved in any interval");
+});

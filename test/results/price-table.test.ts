@@ -119,13 +119,26 @@ test("estimator: hand-computed Lambda, server hours; missing prices reported, ne
   assert.equal(estimate.requests, 6);
   assert.ok(Math.abs((estimate.lines.find((l) => l.item === "ec2-server")?.usd ?? 0) - 2 * c7gn) < 1e-12);
   assert.equal(estimate.serverTransferGigabytes, 5);
-  // the repository has no sourced IPv4 / transfer price: reported missing
-  assert.deepEqual(estimate.missing, ["public-ipv4", "data-transfer"]);
+  // 2 hours of one public IPv4 address, 5 GB to and from the server's public address
+  const ipv4 = estimate.lines.find((l) => l.item === "public-ipv4");
+  assert.ok(Math.abs((ipv4?.usd ?? 0) - 2 * prices.publicIpv4.usdPerHour) < 1e-12);
+  const transfer = estimate.lines.find((l) => l.item === "data-transfer");
+  assert.ok(Math.abs((transfer?.usd ?? 0) - 5 * prices.dataTransfer.usdPerGigabyte) < 1e-12);
+  assert.equal(transfer?.verified, false, "the transfer price is quoted, not read on AWS's page");
+  assert.deepEqual(estimate.missing, []);
   const text = formatCostEstimate(estimate);
-  assert.match(text, /Public IPv4 +2\.00 hours of 1 address +price not in table/);
-  assert.match(text, /Total .*at least/);
+  assert.match(text, /Public IPv4 +2\.00 hours of 1 address +\$0\.0100/);
+  // a server type the table has no sourced price for is reported missing, never guessed
   const c8gn = ec2HourPrice("us-west-2", "c8gn.large");
   assert.equal(c8gn.usd, null);
+  const unpriced = estimateCost({
+    region: "us-west-2",
+    lambda: [{ memoryMb: 1024, arch: "arm64", billedSeconds: 1, invocations: 1 }],
+    server: { instanceType: "c8gn.large", hours: 1 },
+    serverTransferBytes: 1e9,
+  });
+  assert.deepEqual(unpriced.missing, ["ec2-server"]);
+  assert.match(formatCostEstimate(unpriced), /Total .*at least/);
   assert.throws(
     () =>
       estimateCost({

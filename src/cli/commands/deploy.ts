@@ -1,6 +1,7 @@
 import type { Command } from "commander";
 import { buildAgentZip } from "../../platforms/aws/agent-zip.js";
 import {
+  AwsInputError,
   validateArchitecture,
   validateInstanceType,
   validateMemoryMb,
@@ -25,6 +26,9 @@ interface DeployCliOptions {
   idleTimeoutSeconds: string;
   subnetId?: string;
   vpcId?: string;
+  vpcSubnets?: string;
+  vpcSecurityGroup?: string;
+  removeVpc?: boolean;
   updateAmi?: boolean;
   serverUsdPerHour?: string;
   dryRun?: boolean;
@@ -56,6 +60,15 @@ export function registerDeployCommand(program: Command): void {
     )
     .option("--subnet-id <id>", "public subnet for the server (accounts without a default VPC)")
     .option("--vpc-id <id>", "VPC for the server (a subnet of it is chosen) when there is no default VPC")
+    .option(
+      "--vpc-subnets <ids>",
+      "also deploy the agent attached to these subnets of one VPC (comma-separated), for plans with `vpc: [false, true]`",
+    )
+    .option(
+      "--vpc-security-group <id>",
+      "the VPC function's security group (default: the stack creates one with no ingress)",
+    )
+    .option("--remove-vpc", "remove the VPC function (a deploy without --vpc-subnets keeps it)")
     .option("--update-ami", "move the server to the latest Amazon Linux 2023 AMI (replaces it)")
     .option("--server-usd-per-hour <usd>", "the server type's price, when the price table lacks it")
     .option("--test-object-mib <mib>", "size of the S3 test object the agent creates (0: none)", "1024")
@@ -105,6 +118,7 @@ export function registerDeployCommand(program: Command): void {
         5_242_880,
         true,
       );
+      const vpc = await vpcRequest(options);
       const agent = buildAgentZip();
       if (options.printTemplate) {
         const template = buildStackTemplate({
@@ -125,6 +139,8 @@ export function registerDeployCommand(program: Command): void {
                 subnetId: server.subnetId ?? "<a subnet of the VPC>",
               }
             : null,
+          // deploy looks the VPC up from the subnets (shown as a placeholder here)
+          vpc: vpc ? { ...vpc, vpcId: "<the VPC of the subnets>" } : null,
         });
         console.log(JSON.stringify(template, null, 2));
         return;
@@ -156,6 +172,7 @@ export function registerDeployCommand(program: Command): void {
           server,
           agent,
           testObjectBytes: testObjectMib > 0 ? testObjectMib * 1_048_576 : null,
+          ...(vpc !== undefined ? { vpc } : {}),
           ...(poll ? { stackPoll: poll, serverReady: poll } : {}),
           log: (line) => console.error(line),
         });
@@ -165,6 +182,10 @@ export function registerDeployCommand(program: Command): void {
         console.log(`  bucket       ${result.bucket}`);
         console.log(`  agent code   s3://${result.bucket}/${result.agentCodeKey}`);
         if (result.testObjectKey) console.log(`  test object  ${result.testObjectKey}`);
+        if (result.vpc)
+          console.log(
+            `  vpc agent    ${result.vpc.functionName} in ${result.vpc.vpcId} (${result.vpc.subnetIds.join(",")}), security group ${result.vpc.securityGroupId ?? "created by the stack, no ingress"}`,
+          );
         if (result.server)
           console.log(
             `  iperf3       ${result.server.host} ports ${result.server.ports}, RSA auth (${result.server.padding ?? "not ready yet"}), terminates itself at ${result.server.expiresAt}`,
@@ -173,4 +194,21 @@ export function registerDeployCommand(program: Command): void {
         session.release(clients);
       }
     });
+}
+
+/**
+ * The VPC function's flags, checked before any AWS call: a request (`--vpc-subnets`), null
+ * (`--remove-vpc`), or undefined (keep what the stack has).
+ */
+async function vpcRequest(
+  options: Pick<DeployCliOptions, "vpcSubnets" | "vpcSecurityGroup" | "removeVpc">,
+): Promise<import("../../platforms/aws/vpc-variant.js").VpcRequest | null | undefined> {
+  if (options.removeVpc) {
+    if (options.vpcSubnets !== undefined || options.vpcSecurityGroup !== undefined)
+      throw new AwsInputError("remove-vpc", "not with --vpc-subnets or --vpc-security-group");
+    return null;
+  }
+  if (options.vpcSubnets === undefined && options.vpcSecurityGroup === undefined) return undefined;
+  const { parseVpcOptions } = await import("../../platforms/aws/vpc-variant.js");
+  return parseVpcOptions(options.vpcSubnets, options.vpcSecurityGroup);
 }

@@ -56,6 +56,8 @@ interface CommonOptions {
   bucket: string;
   key: string;
   pathStyle?: boolean;
+  /** false with --no-sign-request (commander's negated option). */
+  signRequest: boolean;
   caFile?: string;
   maxRetries?: number;
   deadlineSeconds?: number;
@@ -71,6 +73,10 @@ function withCommonOptions(command: Command): Command {
     .requiredOption("--bucket <bucket>", "bucket name")
     .requiredOption("--key <key>", "object key")
     .option("--path-style", "path-style addressing (https://host/bucket/key)")
+    .option(
+      "--no-sign-request",
+      "anonymous requests, unsigned, for a public bucket or object (needs no credentials)",
+    )
     .option("--ca-file <pem>", "CA bundle (PEM) to trust for TLS to the endpoint")
     .option("--max-retries <n>", "retries of one request", integer("--max-retries"))
     .option("--deadline-seconds <s>", "the whole probe's time limit", number("--deadline-seconds"))
@@ -85,6 +91,7 @@ function commonEvent(options: CommonOptions): Record<string, unknown> {
     key: options.key,
     region: options.region ?? process.env.AWS_REGION ?? process.env.AWS_DEFAULT_REGION ?? "us-east-1",
     pathStyle: options.pathStyle === true,
+    signRequest: options.signRequest !== false,
   };
   if (options.endpoint !== undefined) event.endpoint = options.endpoint;
   if (options.caFile !== undefined) event.caPem = readCaFile(options.caFile);

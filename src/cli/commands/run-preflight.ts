@@ -3,6 +3,7 @@ import { type Plan, targetName } from "../../plan/plan-schema.js";
 import { formatCostEstimate } from "../../results/cost-estimate.js";
 import { defaultParallelism } from "../../runner/parallelism.js";
 import { estimatePlan, type PlanEstimate, planParallelism } from "../estimate-cost.js";
+import { fleetNeeds } from "../fleet-needs.js";
 import { awsTestHooks } from "./aws-session.js";
 
 /**
@@ -52,6 +53,7 @@ export async function checkBeforeRun(
         needsServer: region.needsServer,
         durationSeconds: region.durationSeconds,
         startsInSeconds,
+        ...fleetNeeds(plan, region.region),
       };
       startsInSeconds += region.durationSeconds;
       return entry;

@@ -7,6 +7,7 @@ import { presetNames } from "../../plan/presets.js";
 import { compareWithBaseline, renderBaselineText } from "../../report/baseline-comparison.js";
 import type { ReportModel } from "../../report/report-model.js";
 import { writeStreamsSection } from "../../report/streams-section.js";
+import { RunPausedError } from "../../platforms/platform.js";
 import { renderTerminal } from "../../report/terminal-format.js";
 import { loadReportModel, writeReport } from "../../report/write-report.js";
 import { readManifest } from "../../results/run-directory.js";
@@ -185,10 +186,7 @@ export async function runCommand(options: RunCommandOptions, deps: RunCommandDep
   } catch (error) {
     progress?.finish();
     console.error(`lambda-netbench run: ${error instanceof Error ? error.message : String(error)}`);
-    if (runDir)
-      console.error(
-        `What was recorded is in ${runDir}; once fixed, resume with: lambda-netbench run --resume ${runDir}`,
-      );
+    if (runDir) console.error(resumeAdvice(runDir, error));
     return 1;
   } finally {
     process.off("SIGINT", onSigint);
@@ -211,6 +209,14 @@ async function printStreamsSection(runDir: string): Promise<string[]> {
   const streams = await writeStreamsSection(runDir);
   if (streams.text) process.stdout.write(`\n${streams.text}`);
   return streams.written;
+}
+
+/** What the user does next: a paused run (expired login, server TTL) keeps every record. */
+function resumeAdvice(runDir: string, error: unknown): string {
+  const resume = `lambda-netbench run --resume ${runDir}`;
+  if (error instanceof RunPausedError)
+    return `Paused: every invocation recorded so far is kept in ${runDir}/results.jsonl; the one that could not run was not recorded and runs on resume.\nThen resume with: ${resume}`;
+  return `What was recorded is in ${runDir}; once fixed, resume with: ${resume}`;
 }
 
 /** The lab's refusal (not root, a missing kernel piece, no netem for a round trip), for a new or resumed run. */

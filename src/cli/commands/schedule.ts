@@ -14,6 +14,7 @@ interface CreateCliOptions {
   timezone: string;
   parallelism?: string;
   printTemplate?: boolean;
+  dryRun?: boolean;
 }
 
 /** Without `parallelism` in the plan: as many at once as `run` allows on AWS by default. */
@@ -45,6 +46,10 @@ export function registerScheduleCommand(program: Command): void {
     .option("--timezone <zone>", "IANA time zone of a cron expression", "UTC")
     .option("--parallelism <n>", "invocations at once (default: the plan's parallelism, else 10)")
     .option("--print-template", "print the schedule's CloudFormation template and exit (no AWS call)")
+    .option(
+      "--dry-run",
+      "check the account (preflight), print what would be created and the calls create would make; create nothing",
+    )
     .action(async (options: CreateCliOptions) => {
       process.exitCode = await createCommand(options);
     });
@@ -114,13 +119,17 @@ async function validName(name: string): Promise<string> {
   return validateScheduleName(name);
 }
 
-async function withClients(region: string, work: (clients: ScheduleClients) => Promise<void>): Promise<void> {
+export async function withClients(
+  region: string,
+  work: (clients: ScheduleClients) => Promise<void>,
+  dryRun = false,
+): Promise<void> {
   const { validateRegion } = await import("../../platforms/aws/aws-input.js");
   const checked = validateRegion(region);
   const { withScheduleClients, destroyScheduleClients } = await import(
     "../../platforms/aws/schedule/schedule-clients.js"
   );
-  const session = await openAwsSession(false);
+  const session = await openAwsSession(dryRun);
   const base = session.clientsFor(checked);
   const clients = withScheduleClients(base, {
     // the session's resolved credentials, as its other clients use them
@@ -129,6 +138,7 @@ async function withClients(region: string, work: (clients: ScheduleClients) => P
   });
   try {
     await work(clients);
+    session.printPlan();
   } finally {
     destroyScheduleClients(clients);
     session.release(base);
@@ -152,6 +162,11 @@ export async function createCommand(options: CreateCliOptions): Promise<number> 
     ...(options.config ? { configPath: options.config } : {}),
     regions: [region],
   });
+  // scheduled runs invoke the agent's own aliases only: a VPC cell would run outside the VPC
+  if (plan.vpc.includes(true))
+    throw new Error(
+      "vpc: scheduled runs have no VPC variant (they invoke the agent outside a VPC); run plans with `vpc: [false, true]` with `lambda-netbench run`",
+    );
   const name = naming.validateScheduleName(options.name ?? naming.defaultScheduleName(plan.name));
   const parallelism =
     options.parallelism !== undefined
@@ -177,6 +192,11 @@ export async function createCommand(options: CreateCliOptions): Promise<number> 
     });
     console.log(JSON.stringify(buildScheduleTemplate(templateOptions), null, 2));
     return 0;
+  }
+
+  if (options.dryRun) {
+    const { scheduleDryRun } = await import("./schedule-dry-run.js");
+    return scheduleDryRun({ region, name, expression: expression.text, timezone, plan, source, parallelism });
   }
 
   const { buildRecorderZip } = await import("../../platforms/aws/schedule/recorder-zip.js");
@@ -216,7 +236,7 @@ export async function createCommand(options: CreateCliOptions): Promise<number> 
 }
 
 /** The Lambda side of one scheduled run: iperf3 cells are not invoked (no server between runs). */
-function scheduledLambdaCost(plan: Plan): ReturnType<typeof estimateAwsCost> {
+export function scheduledLambdaCost(plan: Plan): ReturnType<typeof estimateAwsCost> {
   const probes = plan.probes.filter((probe) => probe.kind !== "iperf3");
   if (probes.length === 0) return { invocations: 0, gigabyteSeconds: 0, usd: 0 };
   return estimateAwsCost({ ...plan, probes });

@@ -1,4 +1,5 @@
 import type { Command } from "commander";
+import type { AwsClients } from "../../platforms/aws/aws-clients.js";
 import { validateRegion } from "../../platforms/aws/aws-input.js";
 import { awsTestHooks, openAwsSession } from "./aws-session.js";
 
@@ -44,11 +45,23 @@ export function registerTeardownCommand(program: Command): void {
           for (const name of result.remainingByName) console.error(`  ${name}`);
           process.exitCode = 1;
         }
-        console.log(
-          "note: a raised Lambda bandwidth quota stays raised (quotas are not resources; it costs nothing by itself)",
-        );
+        console.log(await quotaNote(clients, region));
       } finally {
         session.release(clients);
       }
     });
+}
+
+/** Teardown leaves the quota as it is: say so, with the value in force when it can be read. */
+async function quotaNote(clients: AwsClients, region: string): Promise<string> {
+  const why =
+    "a raised Lambda bandwidth quota stays raised (quotas are not resources; it costs nothing by itself)";
+  try {
+    const { getQuotaReport } = await import("../../platforms/aws/quota.js");
+    const quota = await getQuotaReport(clients.quotas, region);
+    if (quota.valueMbps === null) return `note: ${why}`;
+    return `note: the bandwidth quota in ${region} stays at ${quota.valueMbps} Mbit/s (AWS default ${quota.defaultMbps ?? "unknown"}): ${why}`;
+  } catch {
+    return `note: ${why}`;
+  }
 }

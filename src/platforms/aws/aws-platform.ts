@@ -21,6 +21,7 @@ import type { PlannedCallRecorder } from "./planned-calls.js";
 import { getQuotaReport, type QuotaReport } from "./quota.js";
 import { describeStack, type StackState } from "./stack-state.js";
 import { ensureTestObject } from "./test-object.js";
+import { vpcServerHost, vpcVariantProblem } from "./vpc-platform.js";
 
 export interface AwsPlatformOptions {
   region: string;
@@ -56,7 +57,8 @@ export function parsePorts(range: string | undefined): number[] {
  */
 export class AwsPlatform implements Platform {
   readonly name = "aws" as const;
-  private published = new Map<string, PublishedVariant>();
+  /** Keyed by function and alias: the VPC function has aliases of the same names. */
+  private published = new Map<string, PublishedVariant & { functionName: string }>();
 
   private constructor(
     readonly target: string,
@@ -135,7 +137,22 @@ export class AwsPlatform implements Platform {
               defaultMbps: this.quota.defaultMbps,
             }
           : { error: this.quotaError },
-        publishedVersions: [...this.published.values()].map((p) => ({ alias: p.alias, version: p.version })),
+        vpcFunction: outputs.VpcFunctionName
+          ? {
+              functionName: outputs.VpcFunctionName,
+              vpcId: outputs.VpcId ?? null,
+              subnetIds: outputs.VpcSubnetIds?.split(",") ?? [],
+              securityGroupId: outputs.VpcSecurityGroupId ?? null,
+              // iperf3 from the VPC function: the server's private address in its own VPC
+              iperf3Address:
+                outputs.ServerVpcId === outputs.VpcId && outputs.ServerPrivateIp ? "private" : "public",
+            }
+          : null,
+        publishedVersions: [...this.published.values()].map((p) => ({
+          functionName: p.functionName,
+          alias: p.alias,
+          version: p.version,
+        })),
       },
     };
   }
@@ -151,14 +168,33 @@ export class AwsPlatform implements Platform {
     const codeKey = this.stack.outputs.AgentCodeKey;
     const bucket = this.stack.outputs.BucketName as string;
     if (!codeKey) throw new Error(`the ${stackName} stack has no AgentCodeKey output: run deploy again`);
-    const published = await publishVariants(this.clients.lambda, variants, {
-      code: { bucket, key: codeKey },
-      waiter: this.options.waiter ?? { minDelaySeconds: 1, maxDelaySeconds: 10, maxWaitSeconds: 300 },
-      ...(this.options.backoff ? { backoff: this.options.backoff } : {}),
-      ...(this.options.log ? { log: this.options.log } : {}),
-      dryRun: this.clients.recorder.dryRun,
-    });
-    for (const entry of published) this.published.set(entry.alias, entry);
+    // before any change or invocation: a VPC variant needs the stack's VPC function
+    const problem = vpcVariantProblem(variants, this.stack.outputs, this.target);
+    if (problem) throw new Error(problem);
+    for (const vpc of [false, true]) {
+      const mine = variants.filter((variant) => (variant.vpc ?? false) === vpc);
+      if (mine.length === 0) continue;
+      const name = this.functionFor({ vpc });
+      const published = await publishVariants(this.clients.lambda, mine, {
+        code: { bucket, key: codeKey },
+        waiter: this.options.waiter ?? { minDelaySeconds: 1, maxDelaySeconds: 10, maxWaitSeconds: 300 },
+        ...(this.options.backoff ? { backoff: this.options.backoff } : {}),
+        ...(this.options.log ? { log: this.options.log } : {}),
+        dryRun: this.clients.recorder.dryRun,
+        functionName: name,
+      });
+      for (const entry of published)
+        this.published.set(`${name}:${entry.alias}`, {
+          ...entry,
+          variant: { ...entry.variant, ...(vpc ? { vpc } : {}) },
+          functionName: name,
+        });
+    }
+  }
+
+  /** The agent outside a VPC, or (variant.vpc) the one deploy attached to the VPC. */
+  private functionFor(variant: Pick<EnvironmentVariant, "vpc">): string {
+    return variant.vpc ? (this.stack.outputs.VpcFunctionName as string) : functionName;
   }
 
   endpoints(): ProbeEndpoints {
@@ -193,19 +229,20 @@ export class AwsPlatform implements Platform {
     options: { signal?: AbortSignal } = {},
   ): Promise<InvocationOutcome> {
     const alias = aliasName(variant.memoryMb, variant.arch);
-    if (!this.published.has(alias))
+    const target = this.functionFor(variant);
+    if (!this.published.has(`${target}:${alias}`))
       return {
         response: null,
         failure: {
           kind: "platform",
-          message: `${alias} was not prepared (call prepare() with this variant first)`,
+          message: `${target}:${alias} was not prepared (call prepare() with this variant first)`,
         },
         startedAt: new Date().toISOString(),
         durationSeconds: 0,
       };
     if (this.clients.recorder.dryRun) {
       // recorded as a planned call; nothing runs and nothing is measured
-      await invokeAgent(this.clients.lambda, alias, event, this.invokeOptions());
+      await invokeAgent(this.clients.lambda, alias, event, { ...this.invokeOptions(), functionName: target });
       return {
         response: null,
         failure: { kind: "platform", message: `dry run: Invoke of ${alias} not made` },
@@ -214,11 +251,14 @@ export class AwsPlatform implements Platform {
       };
     }
     this.checkServerTimeToLive(event);
+    // in the server's VPC, the VPC function reaches it at its private address
+    const sent = variant.vpc ? vpcServerHost(event, this.stack.outputs) : event;
     const delays = this.options.serverBusyRetryMs ?? [5_000, 10_000, 20_000, 40_000];
     for (let attempt = 0; ; attempt++) {
-      const outcome = await invokeAgent(this.clients.lambda, alias, event, {
+      const outcome = await invokeAgent(this.clients.lambda, alias, sent, {
         ...this.invokeOptions(),
         ...options,
+        functionName: target,
       });
       const response = outcome.response;
       // breaker 6: another test (or a scanner) holds the port; --idle-timeout frees it soon
@@ -259,11 +299,11 @@ export class AwsPlatform implements Platform {
     try {
       for (const entry of this.published.values()) {
         await this.clients.lambda.send(
-          new DeleteAliasCommand({ FunctionName: functionName, Name: entry.alias }),
+          new DeleteAliasCommand({ FunctionName: entry.functionName, Name: entry.alias }),
         );
         try {
           await this.clients.lambda.send(
-            new DeleteFunctionCommand({ FunctionName: functionName, Qualifier: entry.version }),
+            new DeleteFunctionCommand({ FunctionName: entry.functionName, Qualifier: entry.version }),
           );
         } catch (error) {
           // another alias may still point at the same version; teardown removes it later

@@ -3,6 +3,7 @@ import type { AwsCredentialIdentity, AwsCredentialIdentityProvider } from "@smit
 import { RunPausedError } from "../platform.js";
 import { AwsInputError } from "./aws-input.js";
 import { errorName } from "./backoff.js";
+import { loginAdvice } from "./login-advice.js";
 
 /**
  * Credentials for the whole command. The standard chain (environment, profile, SSO, assumed
@@ -19,17 +20,13 @@ export function credentialChain(): AwsCredentialIdentityProvider {
 export function missingCredentialsHelp(): string {
   const profile = process.env.AWS_PROFILE;
   return profile
-    ? `profile "${profile}" (AWS_PROFILE) gave no credentials: log in with \`aws sso login --profile ${profile}\` (SSO) or check ~/.aws/config`
+    ? `profile "${profile}" (AWS_PROFILE) gave no credentials: ${loginAdvice().text}, or check ~/.aws/config`
     : "set AWS_PROFILE (then `aws sso login` for SSO profiles), or AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (and AWS_SESSION_TOKEN for temporary keys), or run on a machine with a role";
 }
 
-/** How to log in again once temporary credentials or the SSO session have expired. */
+/** How to log in again once temporary credentials or the SSO session have expired (login-advice.ts). */
 export function loginAgainHelp(): string {
-  const profile = process.env.AWS_PROFILE;
-  if (profile) return `log in again (\`aws sso login --profile ${profile}\`, or refresh that profile's keys)`;
-  if (process.env.AWS_SESSION_TOKEN)
-    return "get new temporary keys and export AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY and AWS_SESSION_TOKEN again";
-  return "log in again (`aws sso login`, or refresh the keys of your profile or environment)";
+  return loginAdvice().text;
 }
 
 /**
@@ -70,10 +67,14 @@ export function isExpiredCredentials(error: unknown): boolean {
 
 /** Thrown when the run must stop for a new login: nothing of the failed call is recorded. */
 export class CredentialsExpiredError extends RunPausedError {
+  /** The exact command that logs in again (`aws sso login --profile X`), when there is one. */
+  readonly loginCommand: string | null;
   constructor(cause: unknown) {
+    const advice = loginAdvice();
     super(
-      `AWS credentials expired (${errorName(cause)}: ${cause instanceof Error ? cause.message : String(cause)}); ${loginAgainHelp()}`,
+      `AWS credentials expired (${errorName(cause)}: ${cause instanceof Error ? cause.message : String(cause)}); ${advice.text}`,
     );
     this.name = "CredentialsExpiredError";
+    this.loginCommand = advice.command;
   }
 }

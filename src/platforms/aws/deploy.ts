@@ -12,6 +12,13 @@ import { resolveServerImage, resolveServerNetwork, type ServerNetwork } from "./
 import { describeStack, type StackState, waitForStack } from "./stack-state.js";
 import { buildStackTemplate, instanceArchitecture, type StackTemplateOptions } from "./stack-template.js";
 import { ensureTestObject } from "./test-object.js";
+import {
+  resolveVpcVariant,
+  type VpcRequest,
+  type VpcVariantOptions,
+  vpcFunctionName,
+  vpcVariantFromOutputs,
+} from "./vpc-variant.js";
 
 /** What `deploy --with-server` asks for. */
 export interface ServerRequest {
@@ -33,6 +40,11 @@ export interface DeployOptions {
   agent: { zip: Buffer; sha256: string };
   /** Size of the S3 test object to create with the agent's s3-put (null: none). */
   testObjectBytes: number | null;
+  /**
+   * The agent's VPC variant (`--vpc-subnets`): a request adds or changes it, null removes it
+   * (`--remove-vpc`), absent keeps what the stack has (a plain `deploy` never drops it).
+   */
+  vpc?: VpcRequest | null;
   now?: () => Date;
   stackPoll?: { pollIntervalMs: number; timeoutMs: number };
   serverReady?: { pollIntervalMs: number; timeoutMs: number };
@@ -45,6 +57,8 @@ export interface DeployResult {
   agentCodeKey: string;
   server: { host: string; ports: string; expiresAt: string; padding: string | null } | null;
   testObjectKey: string | null;
+  /** The VPC function in the template this deploy applied, or null. */
+  vpc: (VpcVariantOptions & { functionName: string }) | null;
   dryRun: boolean;
 }
 
@@ -128,6 +142,14 @@ export async function deployStack(clients: AwsClients, options: DeployOptions): 
       log(`--update-ami: ${previous.ServerImageId} -> ${image.imageId} (the server is replaced)`);
     serverSetup = { network, imageId: image.imageId };
   }
+  // reads only too: unknown subnets, subnets of two VPCs or a group of another VPC stop here
+  let vpc: VpcVariantOptions | null;
+  if (options.vpc) vpc = await resolveVpcVariant(clients.ec2, options.vpc, clients.region);
+  else if (options.vpc === null) vpc = null;
+  else {
+    vpc = vpcVariantFromOutputs(previous);
+    if (vpc) log(`keeping the VPC function in ${vpc.subnetIds.join(",")} (--remove-vpc drops it)`);
+  }
   const serverPlan =
     options.server && serverSetup
       ? planServer(
@@ -164,6 +186,7 @@ export async function deployStack(clients: AwsClients, options: DeployOptions): 
             ...serverSetup.network,
           }
         : null,
+    vpc,
   });
   const stackCall = {
     StackName: stackName,
@@ -267,5 +290,13 @@ export async function deployStack(clients: AwsClients, options: DeployOptions): 
         (event) => invokeAgent(clients.lambda, "$LATEST", event),
       );
   }
-  return { action, bucket, agentCodeKey, server, testObjectKey, dryRun };
+  return {
+    action,
+    bucket,
+    agentCodeKey,
+    server,
+    testObjectKey,
+    vpc: vpc ? { ...vpc, functionName: vpcFunctionName } : null,
+    dryRun,
+  };
 }

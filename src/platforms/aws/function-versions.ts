@@ -22,7 +22,7 @@ import {
   isThrottlingOrConflict,
   withBackoff,
 } from "./backoff.js";
-import { aliasName, functionName } from "./naming.js";
+import { functionName as agentFunctionName, aliasName } from "./naming.js";
 
 /**
  * One published version per memory size and architecture, each behind an alias, so sizes
@@ -37,6 +37,8 @@ export interface VersionOptions {
   log?: (line: string) => void;
   /** Dry run: changes are held back by the recorder, so there is nothing to wait for. */
   dryRun?: boolean;
+  /** The function whose versions these are: the agent (default) or its VPC variant. */
+  functionName?: string;
 }
 
 export interface PublishedVariant {
@@ -57,6 +59,7 @@ function retrying<T>(operation: () => Promise<T>, options: VersionOptions): Prom
 
 async function waitUpdated(lambda: LambdaClient, options: VersionOptions): Promise<void> {
   if (options.dryRun) return;
+  const functionName = options.functionName ?? agentFunctionName;
   await waitUntilFunctionUpdatedV2(
     {
       client: lambda,
@@ -73,6 +76,7 @@ export async function publishVariants(
   variants: EnvironmentVariant[],
   options: VersionOptions,
 ): Promise<PublishedVariant[]> {
+  const functionName = options.functionName ?? agentFunctionName;
   const published: PublishedVariant[] = [];
   const byArch = new Map<Architecture, number[]>();
   for (const variant of variants) {
@@ -136,6 +140,7 @@ export async function publishVariants(
 }
 
 async function pointAlias(lambda: LambdaClient, alias: string, version: string, options: VersionOptions) {
+  const functionName = options.functionName ?? agentFunctionName;
   let exists = true;
   try {
     await lambda.send(new GetAliasCommand({ FunctionName: functionName, Name: alias }));
@@ -151,8 +156,9 @@ async function pointAlias(lambda: LambdaClient, alias: string, version: string, 
 /** Deletes every alias and published version (not $LATEST). Returns how many versions went. */
 export async function deletePublishedVersions(
   lambda: LambdaClient,
-  options: Pick<VersionOptions, "backoff" | "log"> = {},
+  options: Pick<VersionOptions, "backoff" | "log" | "functionName"> = {},
 ): Promise<{ aliases: number; versions: number; functionExisted: boolean }> {
+  const functionName = options.functionName ?? agentFunctionName;
   const counts = { aliases: 0, versions: 0, functionExisted: true };
   const retry = <T>(operation: () => Promise<T>) => retrying(operation, { ...options } as VersionOptions);
   try {

@@ -16,7 +16,7 @@ export async function invokeAgent(
   lambda: LambdaClient,
   qualifier: string,
   event: AgentEventInput,
-  options: { signal?: AbortSignal; backoff?: Partial<BackoffOptions> } = {},
+  options: { signal?: AbortSignal; backoff?: Partial<BackoffOptions>; functionName?: string } = {},
 ): Promise<InvocationOutcome & { retries: number }> {
   const startedAt = new Date().toISOString();
   const startMs = performance.now();
@@ -28,7 +28,7 @@ export async function invokeAgent(
         retries = attempt;
         return lambda.send(
           new InvokeCommand({
-            FunctionName: functionName,
+            FunctionName: options.functionName ?? functionName,
             Qualifier: qualifier,
             InvocationType: "RequestResponse",
             Payload: Buffer.from(JSON.stringify(event)),

@@ -1,4 +1,11 @@
 import { functionName, logGroupName, parameterPath, stackName, tagKey, tagValue } from "./naming.js";
+import {
+  type ScheduleScope,
+  scheduleCallActions,
+  scheduleResourceActions,
+  scheduleRoleServices,
+  scheduleScopeResources,
+} from "./schedule/schedule-policy.js";
 
 /**
  * The least-privilege IAM policy for the person (or CI role) running quota, deploy, run and
@@ -25,7 +32,8 @@ type Scope =
   | "logGroup"
   | "ec2"
   | "quota"
-  | "any";
+  | "any"
+  | ScheduleScope;
 
 export const plannedCallActions: Record<string, { actions: string[]; scope: Scope }> = {
   // identity (GetCallerIdentity needs no permission: always allowed)
@@ -68,6 +76,10 @@ export const plannedCallActions: Record<string, { actions: string[]; scope: Scop
   "EC2.DescribeSubnets": { actions: ["ec2:DescribeSubnets"], scope: "any" },
   "EC2.DescribeRouteTables": { actions: ["ec2:DescribeRouteTables"], scope: "any" },
   "EC2.DescribeInstances": { actions: ["ec2:DescribeInstances"], scope: "any" },
+  // the VPC function (issue 12): deploy checks the group, the preflight the subnets' S3 endpoints
+  // and the group's egress (DescribeSubnets and DescribeRouteTables above serve it too)
+  "EC2.DescribeSecurityGroups": { actions: ["ec2:DescribeSecurityGroups"], scope: "any" },
+  "EC2.DescribeVpcEndpoints": { actions: ["ec2:DescribeVpcEndpoints"], scope: "any" },
   // the agent code, test objects, bucket emptying
   "S3.HeadObject": { actions: ["s3:GetObject"], scope: "objects" },
   "S3.PutObject": { actions: ["s3:PutObject"], scope: "objects" },
@@ -102,6 +114,8 @@ export const plannedCallActions: Record<string, { actions: string[]; scope: Scop
   "Lambda.Invoke": { actions: ["lambda:InvokeFunction"], scope: "function" },
   // teardown's checks: nothing tagged, no role, instance profile or log group left
   "ResourceGroupsTaggingAPI.GetResources": { actions: ["tag:GetResources"], scope: "any" },
+  // bucket emptying where ListObjectVersions is not implemented (S3-compatible servers)
+  "S3.ListObjectsV2": { actions: ["s3:ListBucket"], scope: "bucket" },
   "IAM.GetRole": { actions: ["iam:GetRole"], scope: "roles" },
   "IAM.GetInstanceProfile": { actions: ["iam:GetInstanceProfile"], scope: "instanceProfiles" },
   "CloudWatchLogs.DescribeLogGroups": { actions: ["logs:DescribeLogGroups"], scope: "any" },
@@ -196,6 +210,17 @@ export const stackResourceActions: Record<string, { actions: string[]; scope: Sc
     },
     // CreateFunction reads the code from the stack's bucket with the caller's rights
     { actions: ["s3:GetObject", "s3:GetObjectVersion"], scope: "objects" },
+    // a function with VpcConfig: Lambda checks the subnets and groups with the caller's rights;
+    // CloudFormation waits for Lambda to delete its ENIs only if it may describe them
+    {
+      actions: [
+        "ec2:DescribeSecurityGroups",
+        "ec2:DescribeSubnets",
+        "ec2:DescribeVpcs",
+        "ec2:DescribeNetworkInterfaces",
+      ],
+      scope: "any",
+    },
   ],
   "AWS::EC2::SecurityGroup": [
     {
@@ -236,15 +261,32 @@ export const stackResourceActions: Record<string, { actions: string[]; scope: Sc
   ],
 };
 
+/**
+ * The single list of AWS calls the tool makes, "Service.Operation" as the planned-call recorder
+ * names them, with the IAM actions each needs. Every client checks its calls against it
+ * (planned-calls.ts), so a call missing here fails at once instead of missing from the policy.
+ */
+export function declaredCalls(): Record<string, { actions: string[]; scope: Scope }> {
+  return { ...plannedCallActions, ...scheduleCallActions };
+}
+
+/** CloudFormation's needs per resource type: the region's stack, then a schedule's nested stack. */
+export function declaredResourceActions(): Array<Record<string, { actions: string[]; scope: Scope }[]>> {
+  return [stackResourceActions, scheduleResourceActions];
+}
+
 function resources(scope: Scope): string | string[] {
   const partition = "arn:aws";
   switch (scope) {
     case "stack":
       return `${partition}:cloudformation:*:*:stack/${stackName}/*`;
     case "function":
+      // the agent and its VPC variant (`${functionName}-vpc`)
       return [
         `${partition}:lambda:*:*:function:${functionName}`,
         `${partition}:lambda:*:*:function:${functionName}:*`,
+        `${partition}:lambda:*:*:function:${functionName}-vpc`,
+        `${partition}:lambda:*:*:function:${functionName}-vpc:*`,
       ];
     case "bucket":
       // CloudFormation names the bucket <stack>-bucket-<random>, lower-case
@@ -268,12 +310,16 @@ function resources(scope: Scope): string | string[] {
       return [
         `${partition}:logs:*:*:log-group:${logGroupName}`,
         `${partition}:logs:*:*:log-group:${logGroupName}:*`,
+        `${partition}:logs:*:*:log-group:${logGroupName}-vpc`,
+        `${partition}:logs:*:*:log-group:${logGroupName}-vpc:*`,
       ];
     case "quota":
       return `${partition}:servicequotas:*:*:lambda/L-14320ECE`;
     case "ec2":
     case "any":
       return "*";
+    default:
+      return scheduleScopeResources[scope];
   }
 }
 
@@ -293,9 +339,9 @@ export function operatorPolicy(): { Version: "2012-10-17"; Statement: Statement[
     for (const action of actions) set.add(action);
     byScope.set(scope, set);
   };
-  for (const entry of Object.values(plannedCallActions)) add(entry.scope, entry.actions);
-  for (const entries of Object.values(stackResourceActions))
-    for (const entry of entries) add(entry.scope, entry.actions);
+  for (const entry of Object.values(declaredCalls())) add(entry.scope, entry.actions);
+  for (const table of declaredResourceActions())
+    for (const entries of Object.values(table)) for (const entry of entries) add(entry.scope, entry.actions);
 
   const statements: Statement[] = [];
   const sid = (scope: string) => scope.replace(/(^|-)([a-z])/g, (_m, _d, c: string) => c.toUpperCase());
@@ -347,7 +393,16 @@ export function operatorPolicy(): { Version: "2012-10-17"; Statement: Statement[
         Resource: resources(scope),
       });
     }
-    if (passRole)
+    if (passRole && scope === "scheduleRoles")
+      // the nested stack's roles, only to the services that assume them
+      statements.push({
+        Sid: "PassScheduleRoles",
+        Effect: "Allow",
+        Action: ["iam:PassRole"],
+        Resource: resources("scheduleRoles"),
+        Condition: { StringEquals: { "iam:PassedToService": scheduleRoleServices } },
+      });
+    else if (passRole && !statements.some((s) => s.Sid === "PassOwnRoles"))
       statements.push({
         Sid: "PassOwnRoles",
         Effect: "Allow",

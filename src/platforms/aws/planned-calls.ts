@@ -1,4 +1,5 @@
 import type { HandlerExecutionContext, InitializeHandlerArguments, MiddlewareStack } from "@smithy/types";
+import { declaredCalls } from "./operator-policy.js";
 
 /** One AWS API call the tool made (or, in a dry run, would have made). */
 export interface PlannedCall {
@@ -20,9 +21,25 @@ export function isReadOnlyOperation(operation: string): boolean {
 }
 
 /**
- * Every client goes through this recorder: it lists the calls made, in order, and in a dry
- * run it holds back every call that would change something (returning an empty output), so
- * `--dry-run` prints exactly the calls a real run would make at that point.
+ * A call that is not in the declared list (operator-policy.ts): the printed operator policy
+ * would lack its permission, so it is refused before it is sent, in every mode.
+ */
+export class UndeclaredAwsCallError extends Error {
+  constructor(readonly call: string) {
+    super(
+      `internal: AWS call ${call} is not declared in src/platforms/aws/operator-policy.ts (declaredCalls), so the operator policy would not allow it; declare it with its IAM actions`,
+    );
+    this.name = "UndeclaredAwsCallError";
+  }
+}
+
+const declared = declaredCalls();
+
+/**
+ * Every client goes through this recorder: it refuses a call that is not declared, lists the
+ * calls made, in order, and in a dry run it holds back every call that would change something
+ * (returning an empty output), so `--dry-run` prints exactly the calls a real run would make at
+ * that point.
  */
 export class PlannedCallRecorder {
   readonly calls: PlannedCall[] = [];
@@ -37,6 +54,8 @@ export class PlannedCallRecorder {
         async (args: InitializeHandlerArguments<any>) => {
           const service = (context.clientName ?? "Client").replace(/Client$/, "");
           const operation = (context.commandName ?? "Command").replace(/Command$/, "");
+          if (!(`${service}.${operation}` in declared))
+            throw new UndeclaredAwsCallError(`${service}.${operation}`);
           const send = !this.dryRun || isReadOnlyOperation(operation);
           this.calls.push({ service, operation, region, input: redactInput(args.input), sent: send });
           if (!send) return { output: { $metadata: {} } };

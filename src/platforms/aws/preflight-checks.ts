@@ -2,6 +2,7 @@ import { DescribeRegionsCommand } from "@aws-sdk/client-ec2";
 import { GetAccountSettingsCommand } from "@aws-sdk/client-lambda";
 import { GetCallerIdentityCommand } from "@aws-sdk/client-sts";
 import type { AwsClients } from "./aws-clients.js";
+import { fleetPreflightItems } from "./fleet-preflight.js";
 import { readServerStatus } from "./iperf3-credentials.js";
 import { stackName } from "./naming.js";
 import {
@@ -15,6 +16,7 @@ import {
 import { getQuotaReport } from "./quota.js";
 import { checkIperf3Handshake } from "./server-handshake.js";
 import { describeStack } from "./stack-state.js";
+import { fleetCheckNames } from "./vpc-platform.js";
 
 /**
  * The preflight's account checks (preflight.ts runs them once credentials are found): loaded
@@ -54,7 +56,7 @@ export async function checkRegion(
     item("region", "failed", `ec2 DescribeRegions: ${describeError(error)}`);
   }
   if (items[0]?.status !== "ok") {
-    for (const check of ["quota", "stack", "server", "concurrency"] as const)
+    for (const check of ["quota", "stack", "server", "concurrency", ...fleetCheckNames(target)] as const)
       item(check, "skipped", "region not usable");
     return items;
   }
@@ -126,6 +128,8 @@ export async function checkRegion(
         `parallelism ${options.parallelism} of ${unreserved} unreserved (account limit ${total ?? "?"})`,
       );
   }
+  const accountSettings = settings.status === "fulfilled" ? settings.value : null;
+  items.push(...(await fleetPreflightItems(clients, target, outputs, options.parallelism, accountSettings)));
   return items;
 }
 

@@ -3,6 +3,7 @@ import type { AwsClients } from "./aws-clients.js";
 import { errorName } from "./backoff.js";
 import { credentialChain, missingCredentialsHelp } from "./credentials.js";
 import type { PlannedCallRecorder } from "./planned-calls.js";
+import { fleetCheckNames } from "./vpc-platform.js";
 
 /**
  * Everything a run needs from the account, checked before any invocation (and all that
@@ -12,7 +13,16 @@ import type { PlannedCallRecorder } from "./planned-calls.js";
  * and one retry at most, so without network it answers in seconds. Every item is checked and
  * listed; a failure never hides the next one.
  */
-export type PreflightCheck = "credentials" | "region" | "quota" | "stack" | "server" | "concurrency";
+export type PreflightCheck =
+  | "credentials"
+  | "region"
+  | "quota"
+  | "stack"
+  | "server"
+  | "concurrency"
+  // issue 12 (fleet-preflight.ts)
+  | "vpc"
+  | "fleet";
 
 export interface PreflightItem {
   check: PreflightCheck;
@@ -30,6 +40,9 @@ export interface PreflightRegion {
   durationSeconds: number;
   /** When the run reaches this region, seconds from now (regions run one after another). */
   startsInSeconds: number;
+  /** Issue 12: the plan has `vpc: true` cells here; its largest fleet (`environments`). */
+  vpc?: boolean;
+  largestFleet?: number;
 }
 
 export interface PreflightOptions {
@@ -51,6 +64,8 @@ export interface PreflightResult {
   ok: boolean;
   account: string | null;
 }
+
+const regionCheckNames = ["region", "quota", "stack", "server", "concurrency"] as const;
 
 /** Seconds of server life wanted beyond the run's estimate (set-up, retries, a slow region). */
 export const serverMarginSeconds = 30 * 60;
@@ -74,9 +89,9 @@ export async function runPreflight(options: PreflightOptions): Promise<Preflight
       status: "failed",
       detail: `no AWS credentials found (${shortMessage(error)}); ${missingCredentialsHelp()}`,
     });
-    for (const { region } of options.regions)
-      for (const check of ["region", "quota", "stack", "server", "concurrency"] as const)
-        items.push({ check, region, status: "skipped", detail: "needs credentials" });
+    for (const target of options.regions)
+      for (const check of [...regionCheckNames, ...fleetCheckNames(target)])
+        items.push({ check, region: target.region, status: "skipped", detail: "needs credentials" });
     return { items, ok: false, account };
   }
   // the SDK clients load only now: without credentials the answer above came at once
@@ -120,7 +135,7 @@ export async function runPreflight(options: PreflightOptions): Promise<Preflight
   const perRegion = await Promise.all(
     options.regions.map(async (region) => {
       if (!credentialsOk)
-        return (["region", "quota", "stack", "server", "concurrency"] as const).map(
+        return [...regionCheckNames, ...fleetCheckNames(region)].map(
           (check): PreflightItem => ({
             check,
             region: region.region,

@@ -175,6 +175,8 @@ export function serverResources(server: ServerTemplateOptions): {
   const outputs = {
     ServerPublicDnsName: { Value: { "Fn::GetAtt": [instanceId, "PublicDnsName"] } },
     ServerPublicIp: { Value: { "Fn::GetAtt": [instanceId, "PublicIp"] } },
+    // the VPC function reaches the server here when both are in one VPC (no NAT on the way)
+    ServerPrivateIp: { Value: { "Fn::GetAtt": [instanceId, "PrivateIp"] } },
     ServerInstanceId: { Value: { Ref: instanceId } },
     ServerPorts: { Value: portRange(server.ports) },
     ServerGeneration: { Value: String(server.generation) },

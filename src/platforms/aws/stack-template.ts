@@ -9,6 +9,7 @@ import {
   testObjectPrefix,
 } from "./naming.js";
 import { type ServerTemplateOptions, serverResources } from "./server-template.js";
+import { type VpcVariantOptions, vpcAgentOutputs, vpcAgentResources } from "./vpc-variant.js";
 
 export {
   amiParameterName,
@@ -27,6 +28,8 @@ export interface StackTemplateOptions {
   timeoutSeconds: number;
   /** The iperf3 server (server-template.ts), or null for none. */
   server: ServerTemplateOptions | null;
+  /** The agent's VPC variant beside the non-VPC function (`deploy --vpc-subnets`); absent: none. */
+  vpc?: VpcVariantOptions | null;
 }
 
 export type CfnTemplate = {
@@ -114,6 +117,13 @@ export function buildStackTemplate(options: StackTemplateOptions): CfnTemplate {
     template.Outputs.FunctionName = { Value: { Ref: "AgentFunction" } };
     template.Outputs.AgentCodeKey = { Value: options.agentCodeKey };
     template.Outputs.FunctionArchitecture = { Value: options.arch };
+    if (options.vpc) {
+      Object.assign(
+        template.Resources,
+        vpcAgentResources(options.vpc, { ...options, codeKey: options.agentCodeKey }),
+      );
+      Object.assign(template.Outputs, vpcAgentOutputs(options.vpc));
+    }
   }
   if (options.server) {
     const server = serverResources(options.server);

@@ -134,9 +134,13 @@ export async function teardownRegion(
 
   // names of what the tagging API cannot see, taken before the stack (and its list) is gone
   const byName = state ? await namedResources(clients) : [];
-  if (!byName.some((entry) => entry.kind === "log-group"))
+  if (!byName.some((entry) => entry.kind === "log-group" && entry.name === logGroupName))
     byName.push({ kind: "log-group", name: logGroupName });
-  result.checkedByName = byName.map((entry) => `${entry.kind} ${entry.name}`);
+  // also any log group of ours whose stack is already gone (a re-run after a failed teardown)
+  result.checkedByName = [
+    ...byName.map((entry) => `${entry.kind} ${entry.name}`),
+    `log-group ${ourLogGroupPrefix}*`,
+  ];
 
   if (state) {
     log(`deleting stack ${stackName} (${state.status})`);
@@ -167,8 +171,13 @@ export async function teardownRegion(
     result.terminatedInstances = listed.filter((arn) => terminated.has(arn));
     result.remaining = listed.filter((arn) => !terminated.has(arn));
     result.remainingByName = [];
+    const logGroups = await existingLogGroups(clients);
     for (const entry of byName)
-      if (await stillExists(clients, entry)) result.remainingByName.push(`${entry.kind} ${entry.name}`);
+      if (entry.kind === "log-group" ? logGroups.has(entry.name) : await stillExists(clients, entry))
+        result.remainingByName.push(`${entry.kind} ${entry.name}`);
+    for (const name of logGroups)
+      if (!byName.some((entry) => entry.kind === "log-group" && entry.name === name))
+        result.remainingByName.push(`log-group ${name}`);
     if (result.remaining.length === 0 && result.remainingByName.length === 0) break;
     if (attempt < verify.attempts) {
       log(
@@ -182,26 +191,60 @@ export async function teardownRegion(
 
 type NamedResource = { kind: "role" | "instance-profile" | "log-group"; name: string };
 
-/** The stack's IAM roles, instance profiles and log groups, by physical name. */
-async function namedResources(clients: AwsClients): Promise<NamedResource[]> {
+/**
+ * The stack's IAM roles, instance profiles and log groups, by physical name, and those of its
+ * nested stacks (each schedule's: the recorder's log group, the recorder's, state machine's and
+ * schedule's roles), which CloudFormation deletes with the region's stack.
+ */
+async function namedResources(clients: AwsClients, stack: string = stackName): Promise<NamedResource[]> {
   const kinds: Record<string, NamedResource["kind"]> = {
     "AWS::IAM::Role": "role",
     "AWS::IAM::InstanceProfile": "instance-profile",
     "AWS::Logs::LogGroup": "log-group",
   };
   const found: NamedResource[] = [];
+  const nested: string[] = [];
   let token: string | undefined;
   do {
     const page = await clients.cloudFormation.send(
-      new ListStackResourcesCommand({ StackName: stackName, NextToken: token }),
+      new ListStackResourcesCommand({ StackName: stack, NextToken: token }),
     );
     for (const resource of page.StackResourceSummaries ?? []) {
+      if (!resource.PhysicalResourceId) continue;
+      // a nested stack's physical id is its stack ARN
+      if (resource.ResourceType === "AWS::CloudFormation::Stack") nested.push(resource.PhysicalResourceId);
       const kind = kinds[resource.ResourceType ?? ""];
-      if (kind && resource.PhysicalResourceId) found.push({ kind, name: resource.PhysicalResourceId });
+      if (kind) found.push({ kind, name: resource.PhysicalResourceId });
     }
     token = page.NextToken;
   } while (token);
+  for (const child of nested) {
+    try {
+      found.push(...(await namedResources(clients, child)));
+    } catch (error) {
+      // a nested stack already deleted (a teardown run again): nothing of it left to name
+      if (!(errorName(error) === "ValidationError" && /does not exist/.test((error as Error).message)))
+        throw error;
+    }
+  }
   return found;
+}
+
+/** Log groups of the agent and the schedules' recorders: `/aws/lambda/lambda-netbench-...`. */
+const ourLogGroupPrefix = `/aws/lambda/${stackName}-`;
+
+/** Every log group under our prefix that still exists (one listing covers them all). */
+async function existingLogGroups(clients: AwsClients): Promise<Set<string>> {
+  const names = new Set<string>();
+  let token: string | undefined;
+  do {
+    const page = await clients.logs.send(
+      new DescribeLogGroupsCommand({ logGroupNamePrefix: ourLogGroupPrefix, nextToken: token }),
+    );
+    for (const group of page.logGroups ?? []) if (group.logGroupName) names.add(group.logGroupName);
+    token = page.nextToken;
+  } while (token);
+  return names;
 }
 
 async function stillExists(clients: AwsClients, entry: NamedResource): Promise<boolean> {
@@ -209,10 +252,7 @@ async function stillExists(clients: AwsClients, entry: NamedResource): Promise<b
     if (entry.kind === "role") await clients.iam.send(new GetRoleCommand({ RoleName: entry.name }));
     else if (entry.kind === "instance-profile")
       await clients.iam.send(new GetInstanceProfileCommand({ InstanceProfileName: entry.name }));
-    else {
-      const page = await clients.logs.send(new DescribeLogGroupsCommand({ logGroupNamePrefix: entry.name }));
-      return (page.logGroups ?? []).some((group) => group.logGroupName === entry.name);
-    }
+    else return (await existingLogGroups(clients)).has(entry.name);
     return true;
   } catch (error) {
     if (errorName(error) === "NoSuchEntity" || errorName(error) === "NoSuchEntityException") return false;

@@ -64,6 +64,23 @@ export class DataStream {
     return this.movedBytes;
   }
 
+  /**
+   * Bytes of this stream's writes the kernel has taken so far, to the byte (a write counts in
+   * `moved` only once all of it was taken): what Node dispatched to the socket's handle minus what
+   * the handle has not yet handed to the kernel. `_bytesDispatched` and `_handle.writeQueueSize`
+   * are the fields Node's net.js itself computes `bytesWritten` and its write timeouts from;
+   * null where a runtime lacks them (then only whole writes count).
+   */
+  get kernelTakenBytes(): number | null {
+    const socket = this.socket as
+      | (Socket & { _bytesDispatched?: unknown; _handle?: { writeQueueSize?: unknown } | null })
+      | undefined;
+    const dispatched = socket?._bytesDispatched;
+    const queued = socket?._handle?.writeQueueSize;
+    if (typeof dispatched !== "number" || typeof queued !== "number") return null;
+    return dispatched - queued;
+  }
+
   /** Connects and writes the cookie; resolves once the cookie is handed to the kernel. */
   async open(): Promise<void> {
     const { host, port, connectTimeoutMs, receiveBuffer } = this.options;

@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import type { Socket } from "node:net";
 import { emptySamples, IntervalSampler, type IntervalSamples } from "../interval-sampler.js";
+import { AcknowledgedTotal, UnacknowledgedBytes } from "../unacknowledged-bytes.js";
 import { ControlReader, encodeJson, encodeState, MAX_PARAMS_JSON_BYTES, State } from "./protocol.js";
 import { checkAuthToken, type ServerAuth } from "./server-auth.js";
 import { denyAccess, peerAddress } from "./server-connection.js";
@@ -91,6 +92,11 @@ export class ServerSession {
   /** Samples every counted byte of the test (received or sent): one direction, or both in bidir. */
   private readonly sampler: IntervalSampler;
   private samples: IntervalSamples;
+  /** The sending streams' bytes not yet acknowledged by the client. */
+  private readonly unacknowledged = new UnacknowledgedBytes();
+  private readonly acknowledged = new AcknowledgedTotal(this.unacknowledged, () =>
+    this.streams.reduce((sum, stream) => sum + stream.countedBytes, 0),
+  );
 
   constructor(
     private readonly control: Socket,
@@ -99,9 +105,9 @@ export class ServerSession {
   ) {
     this.client = peerAddress(control);
     const sampleIntervalMs = options.sampleIntervalMs ?? SERVER_SAMPLE_INTERVAL_MS;
-    this.sampler = new IntervalSampler(sampleIntervalMs, () =>
-      this.streams.reduce((sum, stream) => sum + stream.countedBytes, 0),
-    );
+    // sent bytes count what crossed the link: what the kernel accepted minus what it still holds
+    // unacknowledged (see UnacknowledgedBytes), so the first interval holds no send-buffer fill
+    this.sampler = new IntervalSampler(sampleIntervalMs, this.acknowledged.total);
     this.samples = emptySamples(sampleIntervalMs);
     control.setNoDelay(true);
     control.setKeepAlive(true, 30_000);
@@ -243,13 +249,18 @@ export class ServerSession {
     this.startMs = performance.now();
     this.wallStartMs = this.startMs;
     this.cpuStart = process.cpuUsage();
-    for (const stream of this.streams) stream.start();
+    for (const stream of this.streams) {
+      stream.start();
+      const { localPort, remotePort, remoteAddress } = stream.socket;
+      if (stream.sends) this.unacknowledged.track(localPort, remotePort, remoteAddress);
+    }
     this.sampler.start(this.startMs);
     if (params.omitSeconds > 0) {
       this.arm(params.omitSeconds * 1000, () => {
         this.startMs = performance.now();
         this.budget.reset();
         for (const stream of this.streams) stream.resetCounters();
+        this.acknowledged.reset();
         this.sampler.start(this.startMs);
         return undefined;
       });

@@ -10,6 +10,8 @@ const s3Common = {
   bucket: z.string().min(3).max(63),
   key: z.string().min(1).max(1024),
   pathStyle: z.boolean().default(false),
+  /** false: anonymous requests, unsigned (the AWS CLI's --no-sign-request), for public objects. */
+  signRequest: z.boolean().default(true),
   /** PEM CA bundle for TLS to a local server (the content, not a path: Lambda has no such file). */
   caPem: z.string().optional(),
   intervalMs: intervalMsOption,

@@ -9,7 +9,7 @@ import { type LatencySummary, summarizeLatencies } from "./latency-summary.js";
 import type { S3GetEvent } from "./options.js";
 import { RangedDownload } from "./ranged-download.js";
 import { resolveObjectAddress } from "./s3-address.js";
-import { type S3CredentialProvider, S3RequestSigner } from "./s3-signer.js";
+import { explainAnonymousDenial, type S3CredentialProvider, S3RequestSigner } from "./s3-signer.js";
 import { createKeepAliveAgent, type RequestTarget } from "./s3-transport.js";
 import { transferFigures } from "./transfer-figures.js";
 
@@ -74,7 +74,9 @@ export async function runS3GetProbe(
     agent: createKeepAliveAgent(address, maxSockets, event.caPem),
     requestTimeoutMs: event.requestTimeoutMs,
   };
-  const signer = new S3RequestSigner(event.region, dependencies.credentials);
+  const signer = new S3RequestSigner(event.region, dependencies.credentials, {
+    signRequest: event.signRequest,
+  });
   const backoffBaseMs = dependencies.backoffBaseMs ?? 100;
   const deadline = new AbortController();
   const deadlineTimer = setTimeout(
@@ -166,6 +168,8 @@ export async function runS3GetProbe(
       wholeSeconds,
     };
     return { summary, detail };
+  } catch (error) {
+    throw explainAnonymousDenial(signer, error);
   } finally {
     clearTimeout(deadlineTimer);
     deadline.signal.removeEventListener("abort", onDeadline);

@@ -9,9 +9,10 @@ import { MultipartUploadClient, type UploadedPart, withPartRetries } from "./mul
 import type { S3PutEvent } from "./options.js";
 import type { S3ProbeDependencies } from "./run-s3-get.js";
 import { resolveObjectAddress } from "./s3-address.js";
-import { S3RequestSigner } from "./s3-signer.js";
+import { explainAnonymousDenial, S3RequestSigner } from "./s3-signer.js";
 import { createKeepAliveAgent, type RequestTarget } from "./s3-transport.js";
 import { transferFigures } from "./transfer-figures.js";
+import { UploadProgress } from "./upload-progress.js";
 
 const MIB = 1_048_576;
 const MAX_PARTS = 10_000;
@@ -66,7 +67,9 @@ export async function runS3PutProbe(
     agent: createKeepAliveAgent(address, event.concurrency, event.caPem),
     requestTimeoutMs: event.requestTimeoutMs,
   };
-  const signer = new S3RequestSigner(event.region, dependencies.credentials);
+  const signer = new S3RequestSigner(event.region, dependencies.credentials, {
+    signRequest: event.signRequest,
+  });
   const client = new MultipartUploadClient(target, signer);
   const backoffBaseMs = dependencies.backoffBaseMs ?? 100;
   const deadline = new AbortController();
@@ -92,7 +95,9 @@ export async function runS3PutProbe(
     uploadId = await client.create();
     const activeUploadId = uploadId;
     const countRetransmits = await startRetransmitCounter();
-    const sampler = new IntervalSampler(event.intervalMs);
+    // samples of what crossed the link: accepted body bytes minus what the send buffers still hold
+    const progress = new UploadProgress();
+    const sampler = new IntervalSampler(event.intervalMs, progress.total);
     const uploaded: UploadedPart[] = [];
     let retries = 0;
     let nextPart = 1;
@@ -116,7 +121,7 @@ export async function runS3PutProbe(
               retries += 1;
             },
           },
-          () => client.uploadPart(activeUploadId, partNumber, body, sampler),
+          () => client.uploadPart(activeUploadId, partNumber, body, progress),
         );
         uploaded.push({ partNumber, etag });
       }
@@ -194,8 +199,8 @@ export async function runS3PutProbe(
     };
     return { summary, detail };
   } catch (error) {
-    if (uploadId === undefined) throw error;
-    throw await abortAfterFailure(client, uploadId, object, error);
+    if (uploadId === undefined) throw explainAnonymousDenial(signer, error);
+    throw await abortAfterFailure(client, uploadId, object, explainAnonymousDenial(signer, error));
   } finally {
     clearTimeout(deadlineTimer);
     deadline.signal.removeEventListener("abort", onDeadline);

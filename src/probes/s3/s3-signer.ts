@@ -32,9 +32,24 @@ export interface SignableRequest {
  * signer, so signing costs microseconds whatever the body size.
  */
 export class S3RequestSigner {
-  private readonly signer: SignatureV4;
+  private readonly signer: SignatureV4 | null;
+  readonly anonymous: boolean;
 
-  constructor(region: string, credentials: S3CredentialProvider = defaultProvider()) {
+  /**
+   * `signRequest: false` is the AWS CLI's `--no-sign-request`: anonymous requests (a public
+   * bucket or object) that carry no Authorization, date or token header and never look for
+   * credentials, so they work on a machine that has none.
+   */
+  constructor(
+    region: string,
+    credentials: S3CredentialProvider = defaultProvider(),
+    options: { signRequest: boolean } = { signRequest: true },
+  ) {
+    this.anonymous = !options.signRequest;
+    if (this.anonymous) {
+      this.signer = null;
+      return;
+    }
     this.signer = new SignatureV4({
       credentials: failFastCredentials(credentials),
       region,
@@ -48,6 +63,7 @@ export class S3RequestSigner {
 
   /** Returns the headers to send (the given ones plus host, x-amz-date, authorization, ...). */
   async sign(address: S3ObjectAddress, request: SignableRequest): Promise<Record<string, string>> {
+    if (this.signer === null) return { ...request.headers, host: address.hostHeader };
     const signed = await this.signer.sign({
       method: request.method,
       protocol: address.protocol,
@@ -63,6 +79,19 @@ export class S3RequestSigner {
     });
     return signed.headers as Record<string, string>;
   }
+}
+
+/**
+ * An anonymous request S3 refuses (AccessDenied) says why: the bucket or object is not public,
+ * so the user signs the request instead of checking an IAM policy that was never used.
+ */
+export function explainAnonymousDenial(signer: S3RequestSigner, error: unknown): unknown {
+  if (!signer.anonymous || !(error instanceof ProbeError) || error.kind !== "access-denied") return error;
+  return new ProbeError(
+    error.kind,
+    `${error.message}; the request was anonymous (--no-sign-request): only a bucket or object that allows public access answers it, drop --no-sign-request to sign with your credentials`,
+    { cause: error },
+  );
 }
 
 /**

@@ -137,11 +137,20 @@ describe("quota/deploy/teardown commands", () => {
       .on("ListAliases", restJsonError("ResourceNotFoundException", "Function not found", 404))
       .on("GetResources", json({ ResourceTagMappingList: [] }))
       .on("GetParametersByPath", json({ Parameters: [] }))
-      .on("DescribeLogGroups", json({ logGroups: [] }));
+      .on("DescribeLogGroups", json({ logGroups: [] }))
+      .on("GetServiceQuota", json({ Quota: { QuotaCode: "L-14320ECE", Value: 3000, Adjustable: true } }))
+      .on("GetAWSDefaultServiceQuota", json({ Quota: { QuotaCode: "L-14320ECE", Value: 625 } }))
+      .on("ListRequestedServiceQuotaChangeHistoryByQuota", json({ RequestedQuotas: [] }));
     await run("teardown", "--region", "us-west-2");
     assert.match(out.join("\n"), /verified: nothing tagged lambda-netbench remains/);
-    assert.match(out.join("\n"), /verified gone by name: log-group \/aws\/lambda\/lambda-netbench-agent/);
-    assert.match(out.join("\n"), /raised Lambda bandwidth quota stays raised/);
+    assert.match(
+      out.join("\n"),
+      /verified gone by name: log-group \/aws\/lambda\/lambda-netbench-agent, log-group \/aws\/lambda\/lambda-netbench-\*/,
+    );
+    assert.match(
+      out.join("\n"),
+      /the bandwidth quota in us-west-2 stays at 3000 Mbit\/s \(AWS default 625\): a raised Lambda bandwidth quota stays raised/,
+    );
     assert.ok(!process.exitCode);
   });
 

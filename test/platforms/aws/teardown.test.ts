@@ -174,21 +174,22 @@ describe("teardown on the real SDK clients (stubbed transport)", () => {
       "GetParametersByPath",
       "DeleteParameters",
       "GetResources",
+      "DescribeLogGroups",
       "GetRole",
       "GetInstanceProfile",
-      "DescribeLogGroups",
       "GetResources",
       "DescribeInstances",
       "DescribeInstances",
+      "DescribeLogGroups",
       "GetRole",
       "GetInstanceProfile",
-      "DescribeLogGroups",
     ]);
     // breaker 11: IAM roles, instance profiles and log groups verified gone by name
     assert.deepEqual(result.checkedByName, [
       "role lambda-netbench-AgentRole-1A2B3C4D5E6F",
       "instance-profile lambda-netbench-ServerInstanceProfile-9Z8Y7X",
       "log-group /aws/lambda/lambda-netbench-agent",
+      "log-group /aws/lambda/lambda-netbench-*",
     ]);
     assert.deepEqual(result.remainingByName, []);
     const find = (op: string) => stub.requests.filter((r) => r.operation === op);
@@ -227,5 +228,152 @@ describe("teardown on the real SDK clients (stubbed transport)", () => {
     );
     assert.equal(result.stackExisted, false);
     assert.deepEqual(result.remaining, []);
+  });
+  test("a schedule's nested stack: its roles and the recorder's log group are listed from it and verified gone by name; a stray log group of ours is reported", async () => {
+    const nestedArn =
+      "arn:aws:cloudformation:us-west-2:123456789012:stack/lambda-netbench-ScheduleDaily-1Q2W3E4R5T6Y/5f6e7d8c-0000-1111-2222-333344445555";
+    const member = ([id, type, name]: string[]) =>
+      `<member><LogicalResourceId>${id}</LogicalResourceId><PhysicalResourceId>${name}</PhysicalResourceId><ResourceType>${type}</ResourceType><ResourceStatus>CREATE_COMPLETE</ResourceStatus><LastUpdatedTimestamp>2026-11-30T10:00:00Z</LastUpdatedTimestamp></member>`;
+    const nestedRoles = [
+      "lambda-netbench-ScheduleDaily-1Q2W3-RecorderRole-AB12CD34EF56",
+      "lambda-netbench-ScheduleDaily-1Q2W-StateMachineRole-GH78IJ90KL12",
+      "lambda-netbench-ScheduleDaily-1Q2W3E-SchedulerRole-MN34OP56QR78",
+    ];
+    const recorderLogGroup = "/aws/lambda/lambda-netbench-daily-recorder";
+    const stray = "/aws/lambda/lambda-netbench-weekly-recorder";
+    let logChecks = 0;
+    const stub = new AwsStub()
+      .on(
+        "DescribeStacks",
+        describeStacks("UPDATE_COMPLETE", { BucketName: bucket, FunctionName: "lambda-netbench-agent" }),
+        stackDoesNotExist,
+      )
+      .on("ListAliases", restJson({ Aliases: [] }))
+      .on("ListVersionsByFunction", restJson({ Versions: [{ Version: "$LATEST" }] }))
+      .on("GetResources", json({ ResourceTagMappingList: [], PaginationToken: "" }))
+      .on(
+        "ListObjectVersions",
+        xml(
+          `<ListVersionsResult ${s3ns}><Name>${bucket}</Name><IsTruncated>false</IsTruncated></ListVersionsResult>`,
+        ),
+      )
+      .on(
+        "ListMultipartUploads",
+        xml(
+          `<ListMultipartUploadsResult ${s3ns}><Bucket>${bucket}</Bucket><IsTruncated>false</IsTruncated></ListMultipartUploadsResult>`,
+        ),
+      )
+      .on("ListStackResources", (request) =>
+        queryXml(
+          "ListStackResources",
+          `<StackResourceSummaries>${(request.input.StackName === nestedArn
+            ? [
+                ["RecorderLogGroup", "AWS::Logs::LogGroup", recorderLogGroup],
+                ["RecorderRole", "AWS::IAM::Role", nestedRoles[0] as string],
+                ["StateMachineRole", "AWS::IAM::Role", nestedRoles[1] as string],
+                ["SchedulerRole", "AWS::IAM::Role", nestedRoles[2] as string],
+                [
+                  "StateMachine",
+                  "AWS::StepFunctions::StateMachine",
+                  "arn:aws:states:us-west-2:123456789012:stateMachine:lambda-netbench-daily",
+                ],
+              ]
+            : [
+                ["AgentRole", "AWS::IAM::Role", "lambda-netbench-AgentRole-1A2B3C4D5E6F"],
+                ["AgentLogGroup", "AWS::Logs::LogGroup", "/aws/lambda/lambda-netbench-agent"],
+                ["ScheduleDaily", "AWS::CloudFormation::Stack", nestedArn],
+              ]
+          )
+            .map(member)
+            .join("")}</StackResourceSummaries>`,
+        ),
+      )
+      .on("DeleteStack", queryXml("DeleteStack", ""))
+      // the state machine's role lags one check; every other role is gone
+      .on("GetRole", (request) =>
+        request.input.RoleName === nestedRoles[1] && logChecks < 2
+          ? queryXml(
+              "GetRole",
+              `<Role><RoleName>${nestedRoles[1]}</RoleName><Arn>arn:aws:iam::123456789012:role/${nestedRoles[1]}</Arn><Path>/</Path><RoleId>AROAEXAMPLE2</RoleId><CreateDate>2026-11-30T10:00:00Z</CreateDate></Role>`,
+            )
+          : queryError("NoSuchEntity", `The role with name ${request.input.RoleName} cannot be found.`, 404),
+      )
+      // the recorder's log group lags one check; a stray log group of ours stays
+      .on("DescribeLogGroups", (request) => {
+        logChecks += 1;
+        assert.equal(request.input.logGroupNamePrefix, "/aws/lambda/lambda-netbench-");
+        const groups = logChecks === 1 ? [recorderLogGroup, stray] : [stray];
+        return json({
+          logGroups: groups.map((name) => ({
+            logGroupName: name,
+            arn: `arn:aws:logs:us-west-2:123456789012:log-group:${name}:*`,
+          })),
+        });
+      })
+      .on("GetParametersByPath", json({ Parameters: [] }));
+    const result = await teardownRegion(clients(stub), fast);
+    const listed = stub.requests
+      .filter((r) => r.operation === "ListStackResources")
+      .map((r) => r.input.StackName);
+    assert.deepEqual(listed, ["lambda-netbench", nestedArn], "the nested stack is listed by its ARN");
+    assert.deepEqual(result.checkedByName, [
+      "role lambda-netbench-AgentRole-1A2B3C4D5E6F",
+      "log-group /aws/lambda/lambda-netbench-agent",
+      `log-group ${recorderLogGroup}`,
+      ...nestedRoles.map((name) => `role ${name}`),
+      "log-group /aws/lambda/lambda-netbench-*",
+    ]);
+    assert.equal(
+      stub.requests.filter((r) => r.operation === "DescribeLogGroups").length,
+      3,
+      "checked until the attempts ran out",
+    );
+    assert.deepEqual(result.remainingByName, [`log-group ${stray}`]);
+    const roleChecks = stub.requests.filter((r) => r.operation === "GetRole").map((r) => r.input.RoleName);
+    assert.equal(roleChecks.filter((name) => name === nestedRoles[1]).length, 3);
+  });
+  test("a nested stack already gone (teardown run again): skipped, the rest still checked by name", async () => {
+    const nestedArn =
+      "arn:aws:cloudformation:us-west-2:123456789012:stack/lambda-netbench-ScheduleDaily-1Q2W3E4R5T6Y/5f6e7d8c-0000-1111-2222-333344445555";
+    const stub = new AwsStub()
+      .on(
+        "DescribeStacks",
+        describeStacks("DELETE_FAILED", { BucketName: bucket, FunctionName: "lambda-netbench-agent" }),
+        stackDoesNotExist,
+      )
+      .on("ListAliases", restJson({ Aliases: [] }))
+      .on("ListVersionsByFunction", restJson({ Versions: [{ Version: "$LATEST" }] }))
+      .on("GetResources", json({ ResourceTagMappingList: [], PaginationToken: "" }))
+      .on(
+        "ListObjectVersions",
+        xml(
+          `<ListVersionsResult ${s3ns}><Name>${bucket}</Name><IsTruncated>false</IsTruncated></ListVersionsResult>`,
+        ),
+      )
+      .on(
+        "ListMultipartUploads",
+        xml(
+          `<ListMultipartUploadsResult ${s3ns}><Bucket>${bucket}</Bucket><IsTruncated>false</IsTruncated></ListMultipartUploadsResult>`,
+        ),
+      )
+      .on("ListStackResources", (request) =>
+        request.input.StackName === nestedArn
+          ? queryError("ValidationError", `Stack with id ${nestedArn} does not exist`)
+          : queryXml(
+              "ListStackResources",
+              `<StackResourceSummaries><member><LogicalResourceId>AgentRole</LogicalResourceId><PhysicalResourceId>lambda-netbench-AgentRole-1A2B3C4D5E6F</PhysicalResourceId><ResourceType>AWS::IAM::Role</ResourceType><ResourceStatus>DELETE_FAILED</ResourceStatus><LastUpdatedTimestamp>2026-11-30T10:00:00Z</LastUpdatedTimestamp></member><member><LogicalResourceId>ScheduleDaily</LogicalResourceId><PhysicalResourceId>${nestedArn}</PhysicalResourceId><ResourceType>AWS::CloudFormation::Stack</ResourceType><ResourceStatus>DELETE_COMPLETE</ResourceStatus><LastUpdatedTimestamp>2026-11-30T10:00:00Z</LastUpdatedTimestamp></member></StackResourceSummaries>`,
+            ),
+      )
+      .on("DeleteStack", queryXml("DeleteStack", ""))
+      .on("GetRole", queryError("NoSuchEntity", "The role cannot be found.", 404))
+      .on("DescribeLogGroups", json({ logGroups: [] }))
+      .on("GetParametersByPath", json({ Parameters: [] }));
+    const result = await teardownRegion(clients(stub), fast);
+    assert.deepEqual(result.checkedByName, [
+      "role lambda-netbench-AgentRole-1A2B3C4D5E6F",
+      "log-group /aws/lambda/lambda-netbench-agent",
+      "log-group /aws/lambda/lambda-netbench-*",
+    ]);
+    assert.deepEqual(result.remainingByName, []);
   });
 });

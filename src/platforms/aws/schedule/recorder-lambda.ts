@@ -1,5 +1,6 @@
 import { LambdaClient } from "@aws-sdk/client-lambda";
 import { S3Client } from "@aws-sdk/client-s3";
+import { ServiceQuotasClient } from "@aws-sdk/client-service-quotas";
 import { invokeAgent } from "../lambda-invoker.js";
 import { handleRecorderEvent, type RecorderEvent } from "./recorder.js";
 
@@ -10,9 +11,10 @@ import { handleRecorderEvent, type RecorderEvent } from "./recorder.js";
 const region = process.env.AWS_REGION ?? "us-east-1";
 const s3 = new S3Client({ region });
 const lambda = new LambdaClient({ region, maxAttempts: 1 });
+const quotas = new ServiceQuotasClient({ region, maxAttempts: 3 });
 
 export const handler = async (event: RecorderEvent) =>
   handleRecorderEvent(
-    { s3, region, invokeLatest: (agentEvent) => invokeAgent(lambda, "$LATEST", agentEvent) },
+    { s3, region, quotas, invokeLatest: (agentEvent) => invokeAgent(lambda, "$LATEST", agentEvent) },
     event,
   );

@@ -1,4 +1,5 @@
 import { GetObjectCommand, ListObjectsV2Command, PutObjectCommand, type S3Client } from "@aws-sdk/client-s3";
+import type { ServiceQuotasClient } from "@aws-sdk/client-service-quotas";
 import type { AgentEventInput } from "../../../agent/event.js";
 import type { RunManifest } from "../../../results/manifest.js";
 import { buildRecord } from "../../../results/result-record.js";
@@ -8,6 +9,7 @@ import { errorName } from "../backoff.js";
 import { classifyFunctionError, outcomeFromInvokeResult } from "../invocation-outcome.js";
 import { ensureTestObject } from "../test-object.js";
 import type { ScheduleExecutionPlan } from "./execution-plan.js";
+import { withRunQuota } from "./quota-in-force.js";
 import { recordKey, runKeys, scheduleKeys } from "./schedule-naming.js";
 import type { ScheduledTask } from "./scheduled-tasks.js";
 
@@ -21,6 +23,8 @@ import type { ScheduledTask } from "./scheduled-tasks.js";
 export interface RecorderDeps {
   s3: S3Client;
   region: string;
+  /** Reads the bandwidth quota in force at each run's start (absent: the create-time facts stay). */
+  quotas?: ServiceQuotasClient;
   /** Invokes the agent's $LATEST (for s3-put of a missing test object). */
   invokeLatest: (event: AgentEventInput) => Promise<InvocationOutcome>;
   now?: () => Date;
@@ -119,8 +123,12 @@ export async function beginRun(
     if (existing.hostname === hostname) break;
     if (attempt > 100) throw new Error(`begin: no free run id for ${base}`);
   }
+  const platforms = deps.quotas
+    ? await withRunQuota(plan.manifest.platforms, deps.quotas, (deps.now ?? (() => new Date()))())
+    : plan.manifest.platforms;
   const manifest: RunManifest = {
     ...plan.manifest,
+    platforms,
     runId,
     createdAt: started.toISOString(),
     hostname,

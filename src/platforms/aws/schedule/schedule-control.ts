@@ -27,6 +27,7 @@ import { describeStack, waitForStack } from "../stack-state.js";
 import type { CfnTemplate } from "../stack-template.js";
 import { buildExecutionPlan, writeExecutionPlan } from "./execution-plan.js";
 import { addScheduleStack, removeScheduleStack } from "./parent-stack-hook.js";
+import { quotaFactsAtCreate } from "./quota-in-force.js";
 import { listKeys } from "./recorder.js";
 import type { ScheduleClients } from "./schedule-clients.js";
 import {
@@ -165,6 +166,8 @@ export async function createSchedule(
   log(`publishing ${variants.length} version(s) of ${functionName} for the schedule's aliases`);
   const published = await publishVariants(clients.lambda, variants, {
     code: { bucket, key: outputs.AgentCodeKey },
+    // a dry run holds the changes back: nothing to wait for
+    dryRun: clients.recorder.dryRun,
     waiter: options.waiter ?? { minDelaySeconds: 1, maxDelaySeconds: 10, maxWaitSeconds: 300 },
     ...(options.log ? { log: options.log } : {}),
   });
@@ -199,13 +202,16 @@ export async function createSchedule(
   });
   const target = options.plan.targets[0];
   if (!target) throw new Error("the plan has no target");
+  // each run reads the quota in force again (quota-in-force.ts); this is the create-time value
+  const quota = await quotaFactsAtCreate(clients.quotas, region);
   const facts: PlatformFacts = {
     platform: "aws",
     target: region,
     emulated: false,
     unshaped: false,
-    quotaBitsPerSecond: null,
+    quotaBitsPerSecond: quota.quotaBitsPerSecond,
     details: {
+      quota: quota.quota,
       functionName,
       bucket,
       agentCodeKey: outputs.AgentCodeKey,

@@ -1,6 +1,7 @@
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: CloudFormation Fn::Sub placeholders
 import type { Architecture } from "../../platform.js";
 import { functionName, tagKey, tagValue, testObjectPrefix } from "../naming.js";
+import { bandwidthQuotaCode, bandwidthQuotaServiceCode } from "../quota.js";
 import type { CfnTemplate } from "../stack-template.js";
 import {
   recorderFunctionName,
@@ -117,7 +118,7 @@ export function buildScheduleTemplate(options: ScheduleTemplateOptions): CfnTemp
       RecorderRole: {
         Type: "AWS::IAM::Role",
         Properties: {
-          Description: `lambda-netbench schedule ${name} recorder: its plan, its runs, the test objects`,
+          Description: `lambda-netbench schedule ${name} recorder: its plan, its runs, the test objects, the quota`,
           AssumeRolePolicyDocument: {
             Version: "2012-10-17",
             Statement: [
@@ -164,6 +165,15 @@ export function buildScheduleTemplate(options: ScheduleTemplateOptions): CfnTemp
                       { "Fn::Sub": lambdaArn(functionName) },
                       { "Fn::Sub": lambdaArn(`${functionName}:$LATEST`) },
                     ],
+                  },
+                  {
+                    // each run records the quota in force at its start (quota-in-force.ts)
+                    Sid: "ReadTheBandwidthQuota",
+                    Effect: "Allow",
+                    Action: "servicequotas:GetServiceQuota",
+                    Resource: {
+                      "Fn::Sub": `${arnPrefix}:servicequotas:\${AWS::Region}:\${AWS::AccountId}:${bandwidthQuotaServiceCode}/${bandwidthQuotaCode}`,
+                    },
                   },
                   {
                     Sid: "OwnLogGroup",

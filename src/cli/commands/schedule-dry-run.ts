@@ -1,0 +1,101 @@
+import type { Plan } from "../../plan/plan-schema.js";
+import type { RunManifest } from "../../results/manifest.js";
+import { awsTestHooks } from "./aws-session.js";
+import { scheduledLambdaCost, withClients } from "./schedule.js";
+
+/**
+ * `schedule create --dry-run`: what create would make, the account's preflight, and the calls
+ * create would make, with every call that changes something held back by the planned-call
+ * recorder (reads are sent, so the listing reflects the account). Creates nothing.
+ */
+export interface ScheduleDryRunOptions {
+  region: string;
+  name: string;
+  expression: string;
+  timezone: string;
+  plan: Plan;
+  source: RunManifest["source"];
+  parallelism: number;
+  write?: (text: string) => void;
+}
+
+export async function scheduleDryRun(options: ScheduleDryRunOptions): Promise<number> {
+  const write = options.write ?? ((text: string) => console.log(text));
+  const [control, { buildScheduleTemplate }, naming, { runPreflight, formatPreflight }] = await Promise.all([
+    import("../../platforms/aws/schedule/schedule-control.js"),
+    import("../../platforms/aws/schedule/schedule-template.js"),
+    import("../../platforms/aws/schedule/schedule-naming.js"),
+    import("../../platforms/aws/preflight.js"),
+  ]);
+  const { templateOptions, variants } = control.planSchedule({
+    name: options.name,
+    expression: options.expression,
+    timezone: options.timezone,
+    plan: options.plan,
+    parallelism: options.parallelism,
+    agentTimeoutSeconds: 900,
+  });
+  const template = buildScheduleTemplate(templateOptions);
+  const lambda = scheduledLambdaCost(options.plan);
+  const keys = naming.scheduleKeys(options.name);
+  const lines = [
+    `Dry run: schedule ${options.name} in ${options.region} would create`,
+    `  nested stack ${naming.nestedStackLogicalId(options.name)} of lambda-netbench, with:`,
+    ...Object.entries(template.Resources).map(
+      ([id, resource]) => `    ${id.padEnd(18)} ${resource.Type.padEnd(34)} ${physicalName(resource)}`,
+    ),
+    `  every ${options.expression}${options.timezone !== "UTC" ? ` (${options.timezone})` : ""}; ${templateOptions.mode} Map, ${options.parallelism} at once`,
+    `  aliases of lambda-netbench-agent: ${variants.map((v) => naming.scheduleAliasName(options.name, v.memoryMb, v.arch)).join(", ")} (one published version each)`,
+    `  objects in the bucket: ${keys.execution}, ${keys.tasks}, ${keys.prefix}template-<sha>.json, agent/recorder-<sha>.zip`,
+    `  per run: ${lambda.invocations} Lambda invocations, ~$${lambda.usd.toFixed(4)} of Lambda (upper estimate; iperf3 cells are recorded as skipped)`,
+  ];
+  write(lines.join("\n"));
+
+  const { buildAgentZip } = await import("../../platforms/aws/agent-zip.js");
+  const result = await runPreflight({
+    // a schedule keeps no iperf3 server; the Map's MaxConcurrency is the parallelism checked
+    regions: [{ region: options.region, needsServer: false, durationSeconds: 0, startsInSeconds: 0 }],
+    parallelism: options.parallelism,
+    expectedAgentCodeKey: () => {
+      try {
+        return `agent/${buildAgentZip().sha256}.zip`;
+      } catch {
+        return null;
+      }
+    },
+    ...(awsTestHooks.credentials ? { credentials: awsTestHooks.credentials } : {}),
+    ...(awsTestHooks.requestHandler ? { requestHandler: awsTestHooks.requestHandler } : {}),
+  });
+  write(formatPreflight(result));
+  if (!result.ok) {
+    write("Dry run: nothing was created; fix the failed checks, then run it again.");
+    return 1;
+  }
+  const { buildRecorderZip } = await import("../../platforms/aws/schedule/recorder-zip.js");
+  await withClients(
+    options.region,
+    async (clients) => {
+      await control.createSchedule(clients, {
+        name: options.name,
+        expression: options.expression,
+        timezone: options.timezone,
+        plan: options.plan,
+        source: options.source,
+        parallelism: options.parallelism,
+        recorder: buildRecorderZip(),
+        log: (line) => console.error(line),
+      });
+    },
+    true,
+  );
+  write("Dry run: nothing was created or changed.");
+  return 0;
+}
+
+/** The name a resource will have: its own name property, or CloudFormation's generated one. */
+function physicalName(resource: { Type: string; Properties?: Record<string, unknown> }): string {
+  const properties = resource.Properties ?? {};
+  for (const key of ["FunctionName", "StateMachineName", "Name", "LogGroupName"])
+    if (typeof properties[key] === "string") return properties[key] as string;
+  return "(named by CloudFormation: lambda-netbench-Schedule...)";
+}
