@@ -1,3 +1,4 @@
+import { IAM_ROLE_ACTIONS } from "./iam-role-actions.js";
 import { functionName, logGroupName, parameterPath, stackName, tagKey, tagValue } from "./naming.js";
 import {
   type ScheduleScope,
@@ -164,20 +165,7 @@ export const stackResourceActions: Record<string, { actions: string[]; scope: Sc
   ],
   "AWS::IAM::Role": [
     {
-      actions: [
-        "iam:CreateRole",
-        "iam:DeleteRole",
-        "iam:GetRole",
-        "iam:UpdateRole",
-        "iam:UpdateAssumeRolePolicy",
-        "iam:PutRolePolicy",
-        "iam:GetRolePolicy",
-        "iam:DeleteRolePolicy",
-        "iam:ListRolePolicies",
-        "iam:ListAttachedRolePolicies",
-        "iam:TagRole",
-        "iam:UntagRole",
-      ],
+      actions: IAM_ROLE_ACTIONS,
       scope: "roles",
     },
   ],

@@ -1,3 +1,4 @@
+import { IAM_ROLE_ACTIONS } from "../iam-role-actions.js";
 import { stackName } from "../naming.js";
 import { recorderFunctionSuffix } from "./schedule-naming.js";
 
@@ -61,21 +62,6 @@ export const scheduleCallActions: Record<string, Entry> = {
   "S3.GetObject": { actions: ["s3:GetObject"], scope: "objects" },
 };
 
-const roleActions = [
-  "iam:CreateRole",
-  "iam:DeleteRole",
-  "iam:GetRole",
-  "iam:UpdateRole",
-  "iam:UpdateAssumeRolePolicy",
-  "iam:PutRolePolicy",
-  "iam:GetRolePolicy",
-  "iam:DeleteRolePolicy",
-  "iam:ListRolePolicies",
-  "iam:ListAttachedRolePolicies",
-  "iam:TagRole",
-  "iam:UntagRole",
-];
-
 /** CloudFormation create / update / rollback / delete of each resource type of a schedule. */
 export const scheduleResourceActions: Record<string, Entry[]> = {
   // the nested stack itself, and its template, read from the bucket with the caller's rights
@@ -111,7 +97,7 @@ export const scheduleResourceActions: Record<string, Entry[]> = {
     },
     { actions: ["logs:DescribeLogGroups"], scope: "any" },
   ],
-  "AWS::IAM::Role": [{ actions: roleActions, scope: "roles" }],
+  "AWS::IAM::Role": [{ actions: IAM_ROLE_ACTIONS, scope: "roles" }],
   "AWS::Lambda::Function": [
     {
       actions: [
