@@ -1,4 +1,5 @@
 import { Command } from "commander";
+import { AwsInputError } from "../platforms/aws/aws-input.js";
 import { registerCompareCommand } from "./commands/compare.js";
 import { registerDeployCommand } from "./commands/deploy.js";
 import { registerIperf3ServerCommand } from "./commands/iperf3-server.js";
@@ -41,6 +42,12 @@ export async function main(argv: string[]): Promise<void> {
     if (code === "commander.helpDisplayed" || code === "commander.version" || code === "commander.help")
       return;
     if (typeof code === "string" && code.startsWith("commander.")) {
+      process.exitCode = 2;
+      return;
+    }
+    // bad input (a flag's value: which field, what is allowed) exits 2, like the plan's errors
+    if (error instanceof AwsInputError) {
+      console.error(`lambda-netbench: ${error.message}`);
       process.exitCode = 2;
       return;
     }

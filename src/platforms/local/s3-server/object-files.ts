@@ -2,6 +2,7 @@ import { spawn } from "node:child_process";
 import { createHash, randomBytes } from "node:crypto";
 import { mkdir, open, readdir, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
+import { multipartEtag } from "./etags.js";
 import {
   entityTooSmall,
   invalidPart,
@@ -35,7 +36,8 @@ export interface ObjectMeta {
 interface PartMeta {
   partNumber: number;
   bytes: number;
-  md5Hex: string;
+  /** Unquoted (etags.ts). */
+  etagHex: string;
 }
 
 /** S3's limits for multipart uploads. */
@@ -154,9 +156,9 @@ export class ObjectFiles {
   }
 
   /** Stores a received part (rename); a second upload of the same number replaces the first. */
-  async putPart(uploadDir: string, partNumber: number, dataFile: string, bytes: number, md5Hex: string) {
+  async putPart(uploadDir: string, partNumber: number, dataFile: string, bytes: number, etagHex: string) {
     await rename(dataFile, join(uploadDir, `${partNumber}.part`));
-    const meta: PartMeta = { partNumber, bytes, md5Hex };
+    const meta: PartMeta = { partNumber, bytes, etagHex };
     await writeFile(join(uploadDir, `${partNumber}.json.tmp`), JSON.stringify(meta));
     await rename(join(uploadDir, `${partNumber}.json.tmp`), join(uploadDir, `${partNumber}.json`));
   }
@@ -169,7 +171,7 @@ export class ObjectFiles {
   /**
    * CompleteMultipartUpload: checks the list as S3 does (ascending part numbers, each part
    * uploaded with that ETag, every part but the last at least 5 MiB), concatenates the parts
-   * into the object and answers its ETag: the MD5 of the parts' binary MD5s, "-", the count.
+   * into the object and answers its ETag: the MD5 of the parts' binary ETags, "-", the count.
    */
   async completeUpload(
     bucket: string,
@@ -190,16 +192,15 @@ export class ObjectFiles {
       } catch {
         throw withUploadId(invalidPart(partNumber, etag), uploadId);
       }
-      if (etag.replace(/"/g, "") !== meta.md5Hex) throw withUploadId(invalidPart(partNumber, etag), uploadId);
+      if (etag.replace(/"/g, "") !== meta.etagHex)
+        throw withUploadId(invalidPart(partNumber, etag), uploadId);
       parts.push(meta);
     }
     parts.forEach((part, index) => {
       if (index < parts.length - 1 && part.bytes < MIN_PART_BYTES)
-        throw entityTooSmall(part.bytes, MIN_PART_BYTES, part.partNumber, `"${part.md5Hex}"`);
+        throw entityTooSmall(part.bytes, MIN_PART_BYTES, part.partNumber, `"${part.etagHex}"`);
     });
-    const combined = createHash("md5");
-    for (const part of parts) combined.update(Buffer.from(part.md5Hex, "hex"));
-    const etag = `"${combined.digest("hex")}-${parts.length}"`;
+    const etag = multipartEtag(parts.map((part) => part.etagHex));
     const assembled = join(this.incomingDir, `complete-${uploadId}`);
     await concatenate(
       dir,

@@ -1,7 +1,8 @@
 import { createReadStream } from "node:fs";
-import { rm } from "node:fs/promises";
+import { rm, stat } from "node:fs/promises";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { join } from "node:path";
+import { newBodyEtagHex } from "./etags.js";
 import { FileMd5Pool } from "./file-md5.js";
 import { MAX_PART_BYTES, MAX_PART_NUMBER, type ObjectFiles, type ObjectMeta } from "./object-files.js";
 import {
@@ -27,7 +28,7 @@ import {
  * into a file and serves object data): the control calls and everything small. nginx sends
  *
  * - PUT (PutObject, UploadPart) without the body, with `x-lnb-body-file: <path>`: the body
- *   nginx received; we hash it (MD5 = the ETag), check Content-MD5, and rename it into place;
+ *   nginx received; we give it an ETag (etags.ts), check a Content-MD5, and rename it into place;
  * - GET of an object with `x-lnb-object-lookup: 1` (nginx's auth_request): 200 with the ETag
  *   and the data file for nginx to serve, after checking If-Match / If-None-Match; any other
  *   answer makes nginx pass the GET itself here, and we answer it (error, 304, or the data);
@@ -145,18 +146,21 @@ function rejectUnsupportedPut(request: Request): void {
     throw notImplemented("aws-chunked (streaming) uploads; send a Content-Length body");
 }
 
-/** Hashes the body nginx received and checks a Content-MD5 the client sent. */
+/**
+ * The body nginx received: its size, and a new ETag (etags.ts). It is read back only when
+ * the client sent Content-MD5, to check it as S3 does.
+ */
 async function receivedBody(md5: FileMd5Pool, request: Request) {
   if (!request.bodyFile)
     throw new S3Error(400, "MissingContentLength", "You must provide the Content-Length HTTP header.");
-  const digest = await md5.digest(request.bodyFile);
   const contentMd5 = headerValue(request.headers["content-md5"]);
   if (contentMd5 !== null) {
     const expected = Buffer.from(contentMd5, "base64");
     if (expected.length !== 16) throw invalidDigest();
-    if (expected.toString("hex") !== digest.md5Hex) throw badDigest();
+    if (expected.toString("hex") !== (await md5.digest(request.bodyFile)).md5Hex) throw badDigest();
   }
-  return { file: request.bodyFile, ...digest };
+  const bytes = (await stat(request.bodyFile)).size;
+  return { file: request.bodyFile, bytes, etagHex: newBodyEtagHex() };
 }
 
 async function uploadPart(
@@ -178,9 +182,9 @@ async function uploadPart(
   const upload = await files.requireUpload(request.bucket, request.key, uploadId);
   const body = await receivedBody(md5, request);
   if (body.bytes > MAX_PART_BYTES) throw entityTooLarge(body.bytes, MAX_PART_BYTES);
-  await files.putPart(upload.dir, partNumber, body.file, body.bytes, body.md5Hex);
+  await files.putPart(upload.dir, partNumber, body.file, body.bytes, body.etagHex);
   response.writeHead(200, {
-    etag: `"${body.md5Hex}"`,
+    etag: `"${body.etagHex}"`,
     "x-amz-request-id": request.requestId,
     "content-length": 0,
   });
@@ -196,7 +200,7 @@ async function putObject(files: ObjectFiles, md5: FileMd5Pool, request: Request,
     request.key,
     body.file,
     body.bytes,
-    `"${body.md5Hex}"`,
+    `"${body.etagHex}"`,
     contentType(request),
   );
   response.writeHead(200, { etag: meta.etag, "x-amz-request-id": request.requestId, "content-length": 0 });
