@@ -18,19 +18,20 @@ import type { LabProcess } from "./state-file.js";
  * nginx terminates TLS, receives every PUT body (PutObject, UploadPart) straight into a file
  * (client_body_in_file_only, on the store's filesystem) and serves object data from files;
  * our server, on the cloud namespace's loopback, does the rest: multipart create / complete /
- * abort, ETags (MD5 of the file nginx wrote, in worker threads), HEAD, listing, S3's errors.
+ * abort, ETags (s3-server/etags.ts: not MD5s), HEAD, listing, S3's errors.
  *
  * Why not s3rver (a full S3 implementation, the lab's server until issue 9): it receives
  * upload bodies in Node. A/B on this machine (raised-3000, 10,240 MB, s3-put 1 GiB in 64 MiB
  * parts, 8 at once, alternating, 2026-11-30, load 18-30): through s3rver 1,330 / 1,642 Mbit/s
  * with the server at 13.1-13.3 CPU s/GiB; this path 2,039 / 2,061 Mbit/s at 6.6-7.0 CPU s/GiB,
  * iperf3 2,845-2,875 beside them (docs/benchmarks/s3-put.md). The body never enters Node here:
- * it goes from nginx's TLS buffers to a file, and our server only reads it back for the MD5.
+ * it goes from nginx's TLS buffers to a file, and our server reads it back only to check a
+ * Content-MD5 the client sent. (Hashing every body cost 1.4-1.9 CPU s/GiB: etags.ts.)
  *
  * GET of an object: nginx asks our server first (auth_request: exists? If-Match / If-None-Match
  * hold? which file? which ETag?), then fetches the file from its own plain-HTTP file server on
  * a Unix socket. That second hop is there because nginx's static module would compare a
- * client's If-Match against its own ETag ("mtime-size"), never ours (an MD5); a proxied
+ * client's If-Match against its own ETag ("mtime-size"), never ours (S3's); a proxied
  * response is not re-checked, and ours carries S3's ETag. Anything the lookup does not approve
  * (missing key, failed condition) is passed to our server, which answers as S3 does.
  * nginx's `limit_rate` emulates S3's per-connection cap, in sends sized so that it holds

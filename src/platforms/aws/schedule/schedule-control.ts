@@ -237,10 +237,12 @@ export async function createSchedule(
   });
 
   const keys = scheduleKeys(name);
+  // a dry run records the writes below instead of sending them: say so
+  const doing = (now: string, wouldBe: string) => (clients.recorder.dryRun ? wouldBe : now);
   await writeExecutionPlan(clients.s3, bucket, executionPlan, work.tasks);
   if (!(await exists(clients, bucket, options.recorder.key))) {
     log(
-      `uploading the recorder (${options.recorder.zip.length} bytes) to s3://${bucket}/${options.recorder.key}`,
+      `${doing("uploading", "would upload")} the recorder (${options.recorder.zip.length} bytes) to s3://${bucket}/${options.recorder.key}`,
     );
     await clients.s3.send(
       new PutObjectCommand({
@@ -258,7 +260,9 @@ export async function createSchedule(
   const parent = await currentTemplate(clients);
   const existed = Boolean(parent.Resources[nestedStackLogicalId(name)]);
   const updated = addScheduleStack(parent, { name, templateKey, recorderCodeKey: options.recorder.key });
-  log(`${existed ? "updating" : "adding"} the nested stack of schedule ${name} in ${stackName}`);
+  log(
+    `${doing(existed ? "updating" : "adding", existed ? "would update" : "would add")} the nested stack of schedule ${name} in ${stackName}`,
+  );
   const changed = await updateParent(clients, updated, options.stackPoll ?? defaultPoll);
   return {
     action: !changed ? "unchanged" : existed ? "updated" : "created",

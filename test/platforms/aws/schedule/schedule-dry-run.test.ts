@@ -140,6 +140,8 @@ describe("schedule create --dry-run", { skip: !built && "needs `npm run build`" 
       assert.match(text, new RegExp(`would call ${held.replace(".", "\\.")} \\(us-west-2\\)`), held);
     assert.match(text, /would call CloudFormation\.UpdateStack .*ScheduleSeed/);
     assert.match(text, /Dry run: nothing was created or changed/);
+    assert.match(text, /would add the nested stack of schedule seed/);
+    assert.doesNotMatch(text, /uploading|adding the nested/, "no progress line claims a held-back write");
   });
 
   test("no stack: the preflight says so, exit 1, and create's calls are not even tried", async () => {
