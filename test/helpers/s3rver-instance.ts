@@ -33,20 +33,22 @@ export interface KoaContext {
 }
 
 /**
- * A real S3-compatible server (s3rver, filesystem store) on 127.0.0.1, port chosen by the OS,
+ * A real S3-compatible server (s3rver, filesystem store) on 127.0.0.1 (or `address`), port chosen by the OS,
  * HTTP or HTTPS. s3rver 3.7 has no AbortMultipartUpload (it answers 405), so one small
  * middleware adds it the way S3 does it: the upload's stored parts are deleted and the
  * upload id is gone (NoSuchUpload afterwards).
  */
 export async function startS3rver(options: {
   buckets: string[];
+  /** Default 127.0.0.1. */
+  address?: string;
   tls?: { key: string; cert: string };
   /** Runs before s3rver's own handling (tests: see the headers, answer as S3 would). */
   middleware?: (ctx: KoaContext, next: () => Promise<void>) => Promise<void> | void;
 }): Promise<S3rverInstance> {
   const directory = mkdtempSync(join(tmpdir(), "lnb-s3rver-"));
   const server = new S3rver({
-    address: "127.0.0.1",
+    address: options.address ?? "127.0.0.1",
     port: 0,
     silent: true,
     directory,
@@ -71,7 +73,7 @@ export async function startS3rver(options: {
   if (options.middleware) server.middleware.unshift(options.middleware);
   const { port } = await server.run();
   return {
-    endpoint: `${options.tls ? "https" : "http"}://127.0.0.1:${port}`,
+    endpoint: `${options.tls ? "https" : "http"}://${options.address ?? "127.0.0.1"}:${port}`,
     port,
     directory,
     openUploads: (bucket) => (existsSync(uploadsDir(bucket)) ? readdirSync(uploadsDir(bucket)) : []),
