@@ -48,7 +48,8 @@ export function estimatePlan(
     let invocationSeconds = 0;
     let serverTransferBytes = 0;
     let invocations = 0;
-    const variants = new Set<string>();
+    /** Variant -> warm-ups: the runner warms as many environments as the variant's largest fleet. */
+    const variants = new Map<string, number>();
     for (const cell of mine) {
       const seconds = estimatedSeconds(cell.probe);
       lambda.push({
@@ -62,15 +63,16 @@ export function estimatePlan(
       invocations += count;
       invocationSeconds += seconds * count;
       serverTransferBytes += iperf3Bytes(cell.probe) * count;
-      // one warm-up per variant the runner prepares: memory, architecture and VPC or not
-      variants.add(`${cell.memoryMb}/${cell.arch}/${cell.vpc ?? false}`);
+      // warm-ups per variant the runner prepares (memory, architecture, VPC or not): its largest fleet
+      const variant = `${cell.memoryMb}/${cell.arch}/${cell.vpc ?? false}`;
+      variants.set(variant, Math.max(variants.get(variant) ?? 0, cell.environments ?? 1));
     }
     if (plan.warmup)
-      for (const variant of variants) {
+      for (const [variant, warmups] of variants) {
         const [memoryMb, arch] = variant.split("/") as [string, "arm64" | "x86_64"];
-        lambda.push({ memoryMb: Number(memoryMb), arch, billedSeconds: 1, invocations: 1 });
-        invocations += 1;
-        invocationSeconds += 1;
+        lambda.push({ memoryMb: Number(memoryMb), arch, billedSeconds: 1, invocations: warmups });
+        invocations += warmups;
+        invocationSeconds += warmups;
       }
     const parallelism = planParallelism(plan) ?? defaultParallelism(target);
     const durationSeconds = preparationSeconds + invocationSeconds / Math.max(1, parallelism);
