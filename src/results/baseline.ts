@@ -142,15 +142,21 @@ export interface CurveIdentity {
 }
 
 /**
- * The baseline series that measured the same thing: same probe kind and direction (iperf3) or
- * concurrency (s3-get), and on AWS the same region; in the lab, the region whose quota equals the
- * profile's (default-625 ~ Tokyo at 625, raised-3000 ~ Oregon at 3,000). Duration, object size and
- * stream count may differ: the chart says what the study ran.
+ * The baseline series that measured the same thing: same probe kind, direction and stream count
+ * (iperf3) or concurrency (s3-get), and on AWS the same region; in the lab, the region whose quota
+ * equals the profile's (default-625 ~ Tokyo at 625, raised-3000 ~ Oregon at 3,000). Duration and
+ * object size may differ: the chart says what the study ran. Streams may not: with a per-flow
+ * cap, -P 1 and the study's -P 4 measure different things (the streams preset runs 1-16).
  */
 export function matchBaselineSeries(baseline: Baseline, curve: CurveIdentity): BaselineSeries[] {
   return baseline.series.filter((series) => {
     if (series.probe.kind !== curve.probe) return false;
-    if (series.probe.kind === "iperf3" && series.probe.direction !== curve.parameters.direction) return false;
+    if (
+      series.probe.kind === "iperf3" &&
+      (series.probe.direction !== curve.parameters.direction ||
+        series.probe.parallel !== curve.parameters.parallel)
+    )
+      return false;
     if (series.probe.kind === "s3-get" && series.probe.concurrency !== curve.parameters.concurrency)
       return false;
     if (curve.platform === "aws") return series.region === curve.target;

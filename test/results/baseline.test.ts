@@ -91,6 +91,19 @@ test("matching: lab profiles by quota, AWS by region, probe by kind and directio
     }),
     [],
   );
+  // the study ran -P 4: a single stream (the streams preset's -P 1) is not compared with it
+  for (const parallel of [1, 8])
+    assert.deepEqual(
+      ids({
+        platform: "local",
+        target: "raised-3000",
+        quotaBitsPerSecond: 3e9,
+        probe: "iperf3",
+        parameters: { ...upload, parallel },
+      }),
+      [],
+      `-P ${parallel}`,
+    );
 });
 
 test("an unknown name is refused with the allowed names; the schema rejects an invented field", () => {
