@@ -51,16 +51,9 @@ test("matching: lab profiles by quota, AWS by region, probe by kind and directio
   const ids = (curve: Parameters<typeof matchBaselineSeries>[1]) =>
     matchBaselineSeries(seed, curve).map((s) => s.id);
   const upload = { direction: "upload", parallel: 4, timeSeconds: 4 };
-  assert.deepEqual(
-    ids({
-      platform: "local",
-      target: "raised-3000",
-      quotaBitsPerSecond: 3e9,
-      probe: "iperf3",
-      parameters: upload,
-    }),
-    ["us-west-2-iperf3-upload"],
-  );
+  const raised3000Iperf3 = (parameters: Record<string, unknown>) =>
+    ids({ platform: "local", target: "raised-3000", quotaBitsPerSecond: 3e9, probe: "iperf3", parameters });
+  assert.deepEqual(raised3000Iperf3(upload), ["us-west-2-iperf3-upload"]);
   assert.deepEqual(
     ids({
       platform: "local",
@@ -93,17 +86,7 @@ test("matching: lab profiles by quota, AWS by region, probe by kind and directio
   );
   // the study ran -P 4: a single stream (the streams preset's -P 1) is not compared with it
   for (const parallel of [1, 8])
-    assert.deepEqual(
-      ids({
-        platform: "local",
-        target: "raised-3000",
-        quotaBitsPerSecond: 3e9,
-        probe: "iperf3",
-        parameters: { ...upload, parallel },
-      }),
-      [],
-      `-P ${parallel}`,
-    );
+    assert.deepEqual(raised3000Iperf3({ ...upload, parallel }), [], `-P ${parallel}`);
 });
 
 test("an unknown name is refused with the allowed names; the schema rejects an invented field", () => {
