@@ -40,12 +40,18 @@ export function takeVmLock(waitSeconds: number): Promise<() => void> {
         stdio: ["pipe", "pipe", "ignore"],
       },
     );
+    let locked = false;
     const release = () => {
       holder.stdin?.end();
       if (holder.exitCode === null) holder.kill();
     };
-    holder.stdout?.once("data", () => resolve(release));
+    holder.stdout?.once("data", () => {
+      locked = true;
+      resolve(release);
+    });
     holder.once("exit", () => {
+      // the holder also exits when released: only an exit before the lock was held is a timeout
+      if (locked) return;
       console.warn(`warning: ${VM_LOCK} not obtained within ${waitSeconds} s: running the VM unlocked`);
       resolve(() => {});
     });

@@ -41,6 +41,8 @@ export interface StudyRecord {
   direction: string | null;
   ok: boolean;
   megabitsPerSecond: number | null;
+  /** iperf3's sum_received rate: what crossed the link, where the headline may be sum_sent. */
+  receivedMegabitsPerSecond: number | null;
   error: { kind: string; message: string } | null;
   detail: unknown;
 }
@@ -369,6 +371,7 @@ async function cliStudy(
           direction: (record.direction as string | null) ?? null,
           ok: record.ok === true,
           megabitsPerSecond: (record.megabitsPerSecond as number | null) ?? null,
+          receivedMegabitsPerSecond: receivedMegabitsPerSecond(record),
           error: (record.error as StudyRecord["error"]) ?? null,
           detail: record.detail ?? null,
         }));
@@ -617,4 +620,9 @@ async function main(): Promise<void> {
 
 if (process.argv[1] && resolve(process.argv[1]) === resolve(new URL(import.meta.url).pathname)) {
   await main();
+}
+
+function receivedMegabitsPerSecond(record: Json): number | null {
+  const received = record.received as { bitsPerSecond?: unknown } | undefined;
+  return typeof received?.bitsPerSecond === "number" ? received.bitsPerSecond / 1e6 : null;
 }

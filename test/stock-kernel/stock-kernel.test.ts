@@ -152,11 +152,19 @@ test("it ran shaped: tbf at 100 Mbit/s under netem, and the study measured the p
     assert.match(text, /netem .*delay 10ms/, `${namespace}: half the round trip each way\n${text}`);
   }
   for (const record of r.records.filter((candidate) => candidate.probe === "iperf3")) {
-    const rate = record.megabitsPerSecond ?? 0;
-    // TCP payload is ~4% under the wire rate; TCG emulation may cost some more, never add
+    // what crossed the link: TCP payload is ~4% under the wire rate, and TCG emulation may cost
+    // some more, never add
+    const received = record.receivedMegabitsPerSecond ?? 0;
     assert.ok(
-      rate > 0.6 * RATE_MEGABITS_PER_SECOND && rate <= RATE_MEGABITS_PER_SECOND,
-      `${record.probeLabel}: ${rate} Mbit/s for a ${RATE_MEGABITS_PER_SECOND} Mbit/s profile`,
+      received > 0.6 * RATE_MEGABITS_PER_SECOND && received <= RATE_MEGABITS_PER_SECOND,
+      `${record.probeLabel}: received ${received} Mbit/s for a ${RATE_MEGABITS_PER_SECOND} Mbit/s profile`,
+    );
+    // the upload headline is sum_sent (the seed's figure), which also counts what filled the
+    // send buffer during the measured period: a CI run read 100.04 on this link
+    const headline = record.megabitsPerSecond ?? 0;
+    assert.ok(
+      headline > 0.6 * RATE_MEGABITS_PER_SECOND && headline <= 1.05 * RATE_MEGABITS_PER_SECOND,
+      `${record.probeLabel}: headline ${headline} Mbit/s, received ${received}, for a ${RATE_MEGABITS_PER_SECOND} Mbit/s profile`,
     );
   }
 });
