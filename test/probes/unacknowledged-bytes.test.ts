@@ -5,7 +5,7 @@ import { connect, createServer, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
-import { sumTxQueue, UnacknowledgedBytes } from "../../src/probes/unacknowledged-bytes.js";
+import { AcknowledgedTotal, sumTxQueue, UnacknowledgedBytes } from "../../src/probes/unacknowledged-bytes.js";
 
 // three rows of /proc/net/tcp: a listener, our connection (local 0xDC00 = 56320 to 0x1F90 = 8080)
 // with 0x2000 bytes unacknowledged, another connection to 8080 from another local port
@@ -50,6 +50,54 @@ test("UnacknowledgedBytes reads the table of each connection's address family on
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+});
+
+test("AcknowledgedTotal: what was sent since a reused table read counts at the next read; received bytes at once", () => {
+  const dir = mkdtempSync(join(tmpdir(), "lnb-txq-"));
+  try {
+    const ipv4 = join(dir, "tcp");
+    writeFileSync(ipv4, table);
+    // a read is reused for a minute: every read below after the first is a reused one until track()
+    const unacknowledged = new UnacknowledgedBytes({ ipv4, ipv6: join(dir, "tcp6") }, 60_000);
+    unacknowledged.track(0xdc00, 0x1f90, "127.0.0.1");
+    let sent = 100_000;
+    let received = 0;
+    const acknowledged = new AcknowledgedTotal(
+      unacknowledged,
+      () => sent,
+      () => received,
+    );
+    assert.equal(acknowledged.total(), 100_000 - 0x2000);
+    sent = 600_000;
+    received = 500;
+    assert.equal(
+      acknowledged.total(),
+      100_000 - 0x2000 + 500,
+      "the reused read knows nothing of the 500,000 bytes sent since: still in the send buffer",
+    );
+    writeFileSync(ipv4, table.replace("00002000", "00001000"));
+    unacknowledged.track(0xdc00, 0x1f90, "127.0.0.1"); // a new connection: the next read is fresh
+    assert.equal(acknowledged.total(), 600_000 - 0x1000 + 500);
+    sent = 700_000;
+    acknowledged.reset();
+    assert.equal(
+      acknowledged.total(),
+      700_000 - 0x1000 + 500,
+      "after a reset the next total reads sent afresh",
+    );
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test("AcknowledgedTotal where the table cannot be read: what was sent, as it grows", () => {
+  const unacknowledged = new UnacknowledgedBytes({ ipv4: "/nonexistent/tcp", ipv6: "/nonexistent/tcp6" });
+  unacknowledged.track(56_320, 8_080, "127.0.0.1");
+  let sent = 1_000;
+  const acknowledged = new AcknowledgedTotal(unacknowledged, () => sent);
+  assert.equal(acknowledged.total(), 1_000);
+  sent = 5_000;
+  assert.equal(acknowledged.total(), 5_000);
 });
 
 test("UnacknowledgedBytes on a live loopback connection: what the peer has not taken, then 0", {

@@ -37,7 +37,11 @@ export class IntervalClock {
    */
   private readonly unacknowledged = new UnacknowledgedBytes();
   /** Bytes across the link: what the streams moved minus what the send buffers hold unacknowledged. */
-  private readonly acknowledged = new AcknowledgedTotal(this.unacknowledged, () => this.takenNow());
+  private readonly acknowledged = new AcknowledgedTotal(
+    this.unacknowledged,
+    () => this.takenNow(true),
+    () => this.takenNow(false),
+  );
   /** Per stream: what its kernel had taken at TEST_START (null: count whole writes). */
   private takenAtStart: Array<number | null> = [];
 
@@ -119,9 +123,11 @@ export class IntervalClock {
    * What the streams moved, to the byte: a sending stream's bytes the kernel has taken since
    * TEST_START (whole writes only where Node's fields are missing), a receiving stream's reads.
    */
-  private takenNow(): number {
+  /** What the sending streams' kernels took (`sending`), or what the receiving streams read. */
+  private takenNow(sending: boolean): number {
     let moved = 0;
     for (const [index, stream] of this.streams.entries()) {
+      if (stream.localSends !== sending) continue;
       const start = this.takenAtStart[index];
       const taken = stream.kernelTakenBytes;
       moved += start !== null && start !== undefined && taken !== null ? taken - start : stream.moved;

@@ -94,8 +94,10 @@ export class ServerSession {
   private samples: IntervalSamples;
   /** The sending streams' bytes not yet acknowledged by the client. */
   private readonly unacknowledged = new UnacknowledgedBytes();
-  private readonly acknowledged = new AcknowledgedTotal(this.unacknowledged, () =>
-    this.streams.reduce((sum, stream) => sum + stream.countedBytes, 0),
+  private readonly acknowledged = new AcknowledgedTotal(
+    this.unacknowledged,
+    () => this.countedBytes(true),
+    () => this.countedBytes(false),
   );
 
   constructor(
@@ -355,6 +357,13 @@ export class ServerSession {
       `test from ${this.client}: ${mode}, ${params.parallel} stream(s), ${seconds.toFixed(3)} s: ` +
       `${parts.join(", ")}${broken > 0 ? ` (${broken} stream(s) broke)` : ""}`
     );
+  }
+
+  /** What the sending streams (`sending`) or the receiving ones counted. */
+  private countedBytes(sending: boolean): number {
+    let total = 0;
+    for (const stream of this.streams) if (stream.sends === sending) total += stream.countedBytes;
+    return total;
   }
 
   private durationSeconds(): number {

@@ -176,8 +176,8 @@ function writeInSlices(
       const slice = body.subarray(offset, offset + SLICE_BYTES);
       offset += slice.length;
       const length = slice.length;
-      const socket = progress.sliceWritten(request, length);
-      const flowing = request.write(slice, (error) => progress.sliceDone(socket, length, !error));
+      progress.sliceWritten(request, length);
+      const flowing = request.write(slice, (error) => progress.sliceDone(request, length, !error));
       if (!flowing) {
         request.once("drain", writeMore);
         return;
