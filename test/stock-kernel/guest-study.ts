@@ -27,6 +27,20 @@ export const customProfile = {
   roundTripMs: ROUND_TRIP_MS,
 };
 
+export const FLOW_MEGABITS_PER_SECOND = 40;
+/** Checked after the study, in a private lab: a per-flow cap under the link, with the round trip. */
+export const flowCappedProfile = {
+  name: "stock-flow",
+  description: "stock-kernel test: 100 Mbit/s link, 40 Mbit/s per flow, 20 ms round trip",
+  download: [{ memoryMb: 128, megabitsPerSecond: RATE_MEGABITS_PER_SECOND }],
+  upload: [{ memoryMb: 128, megabitsPerSecond: RATE_MEGABITS_PER_SECOND }],
+  burst: null,
+  roundTripMs: ROUND_TRIP_MS,
+  flowMegabitsPerSecond: FLOW_MEGABITS_PER_SECOND,
+};
+/** A stock iperf3 server the guest starts in the flow lab's cloud namespace: fq alone caps it. */
+const FLOW_CHECK_PORT = 5299;
+
 export interface CommandRun {
   command: string;
   exitCode: number;
@@ -91,6 +105,17 @@ export interface GuestReport {
     oom: { kind: string | null; message: string | null; durationSeconds: number } | null;
     afterOom: { ok: boolean; cold: boolean | null } | null;
   };
+  /**
+   * sch_fq `maxrate` under tbf under netem, on a real kernel: stock iperf3 client and server (a
+   * server of the guest's own, which paces nothing) in a private lab on flowCappedProfile.
+   */
+  flowCap: {
+    /** `tc qdisc show` of the environment's and the cloud's namespace. */
+    qdiscs: Record<string, string>;
+    runs: Array<{ streams: number; reverse: boolean; receivedBitsPerSecond: number }>;
+    /** The private lab's namespaces still there after dispose. */
+    leftNamespaces: string[];
+  } | null;
   errors: string[];
 }
 
@@ -573,6 +598,83 @@ async function platformChecks(repo: string, report: GuestReport, labName: string
   }
 }
 
+/**
+ * A private lab on flowCappedProfile (the lab's own iperf3 server: the stock one is refused with
+ * a per-flow cap), checked with a stock iperf3 server the guest runs in the cloud namespace, which
+ * caps nothing itself: one flow each way, then two flows up.
+ */
+async function flowCapChecks(repo: string, report: GuestReport): Promise<void> {
+  const { LocalPlatform } = await importFrom<{
+    LocalPlatform: { open(options: Json): Promise<LabPlatform> };
+  }>(repo, "src/platforms/local/local-platform.ts");
+  const names = await importFrom<{
+    privateLabName(): string;
+    cloudNamespace(labName: string): string;
+    environmentNamespace(labName: string, index: number): string;
+  }>(repo, "src/platforms/local/lab-names.ts");
+  const labName = names.privateLabName();
+  const result: NonNullable<GuestReport["flowCap"]> = { qdiscs: {}, runs: [], leftNamespaces: [] };
+  report.flowCap = result;
+  log(`flow-capped lab ${labName} (profile ${flowCappedProfile.name})`);
+  const platform = await LocalPlatform.open({
+    profile: flowCappedProfile.name,
+    customProfiles: [flowCappedProfile],
+    labName,
+    environments: 1,
+    mode: "shaped",
+    iperf3Server: "ours",
+  });
+  const cloud = names.cloudNamespace(labName);
+  const host = platform.endpoints().iperf3?.host ?? "198.18.0.1";
+  const server = spawn(
+    "ip",
+    ["netns", "exec", cloud, "iperf3", "--server", "--bind", host, "--port", `${FLOW_CHECK_PORT}`],
+    { stdio: "ignore" },
+  );
+  try {
+    for (const { streams, reverse } of [
+      { streams: 1, reverse: false },
+      { streams: 2, reverse: false },
+      { streams: 1, reverse: true },
+    ]) {
+      const args = ["-c", host, "-p", `${FLOW_CHECK_PORT}`, "-t", "5", "-O", "1", "-J", "-P", `${streams}`];
+      // the server may still be starting: a refused connection is tried again
+      let stock = await platform.execInEnvironment(MEMORY_MB, "iperf3", [
+        ...args,
+        ...(reverse ? ["-R"] : []),
+      ]);
+      for (let attempt = 0; stock.exitCode !== 0 && attempt < 5; attempt += 1) {
+        await new Promise((resolvePromise) => setTimeout(resolvePromise, 3000));
+        stock = await platform.execInEnvironment(MEMORY_MB, "iperf3", [...args, ...(reverse ? ["-R"] : [])]);
+      }
+      if (stock.exitCode !== 0)
+        throw new Error(
+          `stock iperf3 -P ${streams}${reverse ? " -R" : ""}: ${stock.stdout.slice(-500)} ${stock.stderr}`,
+        );
+      const end = (JSON.parse(stock.stdout) as { end: { sum_received: { bits_per_second: number } } }).end;
+      result.runs.push({ streams, reverse, receivedBitsPerSecond: end.sum_received.bits_per_second });
+      log(
+        `flow cap: -P ${streams}${reverse ? " -R" : ""} ${(end.sum_received.bits_per_second / 1e6).toFixed(1)} Mbit/s`,
+      );
+    }
+    for (const namespace of [names.environmentNamespace(labName, 0), cloud]) {
+      const shown = await run("tc", ["-n", namespace, "qdisc", "show"], 30);
+      result.qdiscs[namespace] = shown.stdout.trim() || shown.outputTail;
+    }
+    log(`flow cap qdiscs: ${JSON.stringify(result.qdiscs)}`);
+  } finally {
+    server.kill();
+    if (
+      (await withinSeconds(
+        120,
+        platform.dispose().then(() => true),
+      )) === null
+    )
+      report.errors.push("flow-capped lab: dispose not done within 120 s");
+    result.leftNamespaces = listNamespaces().filter((name) => name.startsWith(labName));
+  }
+}
+
 async function main(): Promise<void> {
   const repo = resolve(process.cwd());
   const report: GuestReport = {
@@ -600,6 +702,7 @@ async function main(): Promise<void> {
       oom: null,
       afterOom: null,
     },
+    flowCap: null,
     errors: [],
   };
   log(`kernel ${report.kernel}, repository ${repo}`);
@@ -615,6 +718,7 @@ async function main(): Promise<void> {
   } catch (error) {
     failed("CLI study", error);
   }
+  await flowCapChecks(repo, report).catch((error) => failed("flow cap", error));
   process.stdout.write(`\n${RESULT_MARKER}${JSON.stringify(report)}\n`);
 }
 

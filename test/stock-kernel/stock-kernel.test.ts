@@ -8,6 +8,7 @@ import { runInStockKernelVm, stockKernelVmUnavailable, takeVmLock } from "../hel
 import { ensureBuilt, median } from "../platforms/lab-helpers.js";
 import {
   customProfile,
+  FLOW_MEGABITS_PER_SECOND,
   type GuestReport,
   MEMORY_MB,
   PROFILE_NAME,
@@ -26,7 +27,7 @@ import {
  * LNB_STOCK_KERNEL_REPO=DIR runs the guest against another checkout's code (built there first).
  */
 // Part of `npm test` wherever the VM can boot (scripts/setup.sh installs QEMU and prepares the
-// kernel). Quiet 2-core host: 9 of 9 in 265 s (2026-12-01). LNB_STOCK_KERNEL_TEST=0 turns it off.
+// kernel). Quiet 2-core host: 10 of 10 in 264 s (2026-12-01). LNB_STOCK_KERNEL_TEST=0 turns it off.
 const unavailable =
   process.env.LNB_STOCK_KERNEL_TEST === "0"
     ? "turned off by LNB_STOCK_KERNEL_TEST=0"
@@ -234,6 +235,38 @@ test("out-of-memory is classified, and the environment recovers cold", { skip },
 test("lab down leaves nothing behind (namespaces, cgroups, processes, /run state)", { skip }, () => {
   const r = guest();
   assert.deepEqual(r.leftAfterLabDown, { namespaces: [], cgroups: [], processes: [], runFiles: [] });
+});
+
+test("a per-flow cap holds on a real kernel: sch_fq maxrate under tbf under netem caps each flow, not the link", {
+  skip,
+}, () => {
+  const flowCap = guest().flowCap;
+  assert.ok(flowCap, `the flow-cap check did not run${errorsText()}`);
+  const shown = Object.entries(flowCap.qdiscs);
+  assert.equal(shown.length, 2, `qdiscs: ${JSON.stringify(flowCap.qdiscs)}`);
+  for (const [namespace, text] of shown) {
+    assert.match(text, new RegExp(`fq .*maxrate ${FLOW_MEGABITS_PER_SECOND}Mbit`), `${namespace}: ${text}`);
+    assert.match(text, /tbf .*rate 100Mbit/, `${namespace}: ${text}`);
+    assert.match(text, /netem .*delay 10ms/, `${namespace}: ${text}`);
+  }
+  const rate = (streams: number, reverse: boolean) =>
+    (flowCap.runs.find((entry) => entry.streams === streams && entry.reverse === reverse)
+      ?.receivedBitsPerSecond ?? 0) / 1e6;
+  const runs = JSON.stringify(flowCap.runs);
+  // the stock server paces nothing: only fq holds a flow under the 100 Mbit/s link
+  for (const reverse of [false, true]) {
+    const one = rate(1, reverse);
+    assert.ok(
+      one > 0.7 * FLOW_MEGABITS_PER_SECOND && one <= FLOW_MEGABITS_PER_SECOND,
+      `one flow ${reverse ? "down" : "up"}: ${one} Mbit/s for a ${FLOW_MEGABITS_PER_SECOND} Mbit/s cap (${runs})`,
+    );
+  }
+  const two = rate(2, false);
+  assert.ok(
+    two > 1.5 * rate(1, false) && two <= 2 * FLOW_MEGABITS_PER_SECOND,
+    `two flows up: ${two} Mbit/s, each capped at ${FLOW_MEGABITS_PER_SECOND} under a 100 Mbit/s link (${runs})`,
+  );
+  assert.deepEqual(flowCap.leftNamespaces, [], "the private lab is gone after dispose");
 });
 
 test("the guest reported no errors", { skip }, () => {
