@@ -121,9 +121,9 @@ export class IntervalClock {
 
   /**
    * What the streams moved, to the byte: a sending stream's bytes the kernel has taken since
-   * TEST_START (whole writes only where Node's fields are missing), a receiving stream's reads.
+   * TEST_START (whole writes only where Node's fields are missing), a receiving stream's reads;
+   * the sending streams (`sending`) or the receiving ones.
    */
-  /** What the sending streams' kernels took (`sending`), or what the receiving streams read. */
   private takenNow(sending: boolean): number {
     let moved = 0;
     for (const [index, stream] of this.streams.entries()) {
