@@ -77,15 +77,29 @@ before(
     // the guest measures throughput and takes both cores for minutes
     lock = await acquireBenchLock(300);
     releaseVm = await takeVmLock(300);
-    const result = await runInStockKernelVm({
-      cwd: repo,
-      command: ["node", "--import", "tsx", resolve("test/stock-kernel/guest-study.ts")],
-      timeoutSeconds: VM_TIMEOUT_SECONDS,
-      memoryMb: 4096,
-      cpus: 2,
-      onOutput: (chunk) => process.stderr.write(chunk),
-    });
+    const boot = () =>
+      runInStockKernelVm({
+        cwd: repo,
+        command: ["node", "--import", "tsx", resolve("test/stock-kernel/guest-study.ts")],
+        timeoutSeconds: VM_TIMEOUT_SECONDS,
+        memoryMb: 4096,
+        cpus: 2,
+        onOutput: (chunk) => process.stderr.write(chunk),
+      });
+    let result = await boot();
     console.error(`stock-kernel VM: exit ${result.exitCode} after ${result.elapsedSeconds.toFixed(0)} s`);
+    // Node in the emulated guest once died of SIGSEGV (exit 139) between two steps that had
+    // passed, and the next boot of the same code passed: a guest killed by a signal gets one
+    // more boot, loudly. A crash that repeats fails as before.
+    if (result.exitCode > 128 && !result.output.includes(RESULT_MARKER)) {
+      console.warn(
+        `\n*** stock-kernel guest killed by signal ${result.exitCode - 128} (exit ${result.exitCode}): booting once more\n`,
+      );
+      result = await boot();
+      console.error(
+        `stock-kernel VM, second boot: exit ${result.exitCode} after ${result.elapsedSeconds.toFixed(0)} s`,
+      );
+    }
     const line = result.output.split("\n").find((candidate) => candidate.startsWith(RESULT_MARKER));
     if (!line) {
       // the whole output was streamed above; each test repeats only this
@@ -94,7 +108,7 @@ before(
     }
     report = JSON.parse(line.slice(RESULT_MARKER.length)) as GuestReport;
   },
-  { timeout: (VM_TIMEOUT_SECONDS + 60 + 600) * 1000 },
+  { timeout: (2 * VM_TIMEOUT_SECONDS + 60 + 600) * 1000 },
 );
 
 after(() => {
