@@ -475,6 +475,17 @@ async function withinSeconds<T>(seconds: number, work: Promise<T>): Promise<T | 
   }
 }
 
+/** Disposes `platform`, bounded: a step still stuck must not keep the lab from coming down. */
+async function disposeWithin(platform: LabPlatform, seconds: number, report: GuestReport, what: string) {
+  if (
+    (await withinSeconds(
+      seconds,
+      platform.dispose().then(() => true),
+    )) === null
+  )
+    report.errors.push(`${what}: not done within ${seconds} s`);
+}
+
 /** The platform's own checks, attached to the running lab `labName` (brought up by the CLI). */
 async function platformChecks(repo: string, report: GuestReport, labName: string): Promise<void> {
   const checks = report.platformChecks;
@@ -588,13 +599,7 @@ async function platformChecks(repo: string, report: GuestReport, labName: string
   } finally {
     // attached: dispose releases the environments; the CLI's lab down then removes everything
     // (bounded: an invocation still stuck above must not keep the lab from coming down)
-    if (
-      (await withinSeconds(
-        60,
-        platform.dispose().then(() => true),
-      )) === null
-    )
-      report.errors.push("platform dispose: not done within 60 s");
+    await disposeWithin(platform, 60, report, "platform dispose");
   }
 }
 
@@ -638,14 +643,12 @@ async function flowCapChecks(repo: string, report: GuestReport): Promise<void> {
       { streams: 1, reverse: true },
     ]) {
       const args = ["-c", host, "-p", `${FLOW_CHECK_PORT}`, "-t", "5", "-O", "1", "-J", "-P", `${streams}`];
-      // the server may still be starting: a refused connection is tried again
-      let stock = await platform.execInEnvironment(MEMORY_MB, "iperf3", [
-        ...args,
-        ...(reverse ? ["-R"] : []),
-      ]);
+      if (reverse) args.push("-R");
+      // the server may still be starting: a refused connection is tried again (5 times, 3 s apart)
+      let stock = await platform.execInEnvironment(MEMORY_MB, "iperf3", args);
       for (let attempt = 0; stock.exitCode !== 0 && attempt < 5; attempt += 1) {
         await new Promise((resolvePromise) => setTimeout(resolvePromise, 3000));
-        stock = await platform.execInEnvironment(MEMORY_MB, "iperf3", [...args, ...(reverse ? ["-R"] : [])]);
+        stock = await platform.execInEnvironment(MEMORY_MB, "iperf3", args);
       }
       if (stock.exitCode !== 0)
         throw new Error(
@@ -664,13 +667,7 @@ async function flowCapChecks(repo: string, report: GuestReport): Promise<void> {
     log(`flow cap qdiscs: ${JSON.stringify(result.qdiscs)}`);
   } finally {
     server.kill();
-    if (
-      (await withinSeconds(
-        120,
-        platform.dispose().then(() => true),
-      )) === null
-    )
-      report.errors.push("flow-capped lab: dispose not done within 120 s");
+    await disposeWithin(platform, 120, report, "flow-capped lab: dispose");
     result.leftNamespaces = listNamespaces().filter((name) => name.startsWith(labName));
   }
 }
