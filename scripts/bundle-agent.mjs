@@ -20,10 +20,10 @@ await build({
 });
 console.log("agent bundle: dist/agent/index.mjs");
 
-// The scheduled studies' recorder (src/platforms/aws/schedule/recorder-lambda.ts): its own zip,
+// The scheduled studies' recorder (src/scheduled-studies/recorder-lambda.ts): its own zip,
 // so the agent stays free of the AWS SDK; the nodejs22.x runtime provides the SDK it uses.
 await build({
-  entryPoints: ["src/platforms/aws/schedule/recorder-lambda.ts"],
+  entryPoints: ["src/scheduled-studies/recorder-lambda.ts"],
   outfile: "dist/agent/recorder.mjs",
   bundle: true,
   platform: "node",

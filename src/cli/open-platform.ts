@@ -1,7 +1,7 @@
 import type { Target } from "../plan/plan-schema.js";
 import { DEFAULT_ENVIRONMENTS } from "../platforms/local/lab.js";
 import { LocalPlatform } from "../platforms/local/local-platform.js";
-import type { Platform } from "../platforms/platform.js";
+import type { Platform } from "../runner/platform.js";
 import type { OpenContext } from "../runner/run-plan.js";
 
 /** Opens the platform of a plan target: the lab for `local`, the AWS account for `aws`. */

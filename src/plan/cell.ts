@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import type { Architecture } from "../platforms/platform.js";
+import type { Architecture } from "./architecture.js";
 import type { ProbeSpec, Target } from "./plan-schema.js";
 
 /** One condition of the matrix: a target, an environment variant and one probe with its parameters. */

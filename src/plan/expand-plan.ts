@@ -1,5 +1,5 @@
-import type { Architecture } from "../platforms/platform.js";
 import { lambdaArchitectureName } from "../probes/info.js";
+import type { Architecture } from "./architecture.js";
 import { type Cell, cellId, probeKey, probeLabel } from "./cell.js";
 import type { Plan } from "./plan-schema.js";
 

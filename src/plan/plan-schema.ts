@@ -1,7 +1,7 @@
 import { z } from "zod";
-import { builtInProfileNames, labProfileSchema } from "../platforms/local/profiles.js";
 import { iperf3EventSchema } from "../probes/iperf3/options.js";
 import { s3GetEventSchema, s3PutEventSchema } from "../probes/s3/options.js";
+import { builtInProfileNames, labProfileSchema } from "./lab-profile.js";
 
 /**
  * The experiment matrix a user writes (YAML or JSON): targets x memory sizes x architectures x
@@ -184,7 +184,7 @@ export const planSchema = z
     /** "Time to move N GB" in the report. */
     moveGigabytes: z.number().positive().max(1_000_000).default(100),
     /**
-     * Custom lab profiles (same fields as the built-in ones in profiles.json); a `local`
+     * Custom lab profiles (same fields as the built-in ones in lab-profiles.json); a `local`
      * target may name one of them.
      */
     profiles: z.array(labProfileSchema).optional(),

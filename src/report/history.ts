@@ -2,7 +2,7 @@ import type { TopLevelSpec } from "vega-lite";
 import type { RunManifest } from "../results/manifest.js";
 import type { ResultRecord } from "../results/result-record.js";
 import { median } from "../results/statistics.js";
-import type { ChartSpec } from "./charts/chart-specs.js";
+import type { ChartSpec } from "./charts/chart-spec.js";
 import { historyRates } from "./history-rates.js";
 import { formatMbps } from "./units.js";
 

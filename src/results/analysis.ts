@@ -1,8 +1,9 @@
+import type { Architecture } from "../plan/architecture.js";
 import type { Cell } from "../plan/cell.js";
 import { targetKey, targetName } from "../plan/plan-schema.js";
-import type { Architecture, PlatformFacts } from "../platforms/platform.js";
 import { environmentCpuShare } from "./cpu-share.js";
 import type { RunManifest } from "./manifest.js";
+import type { PlatformFacts } from "./platform-facts.js";
 import { type LambdaPrice, lambdaPrice, type PriceTable, priceTable } from "./price-table.js";
 import { type RecordRates, recordRates } from "./record-rates.js";
 import type { ResultRecord } from "./result-record.js";

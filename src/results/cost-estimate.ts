@@ -1,4 +1,4 @@
-import type { Architecture } from "../platforms/platform.js";
+import type { Architecture } from "../plan/architecture.js";
 import {
   dataTransferGigabytePrice,
   ec2HourPrice,

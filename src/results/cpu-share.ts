@@ -1,4 +1,4 @@
-import type { PlatformFacts } from "../platforms/platform.js";
+import type { PlatformFacts } from "./platform-facts.js";
 
 /** AWS: 1,769 MB of memory buys one vCPU, up to 6 vCPUs at 10,240 MB (Lambda documentation). */
 export const awsMegabytesPerVcpu = 1_769;

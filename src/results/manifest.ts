@@ -1,6 +1,6 @@
 import type { Cell } from "../plan/cell.js";
 import type { Plan } from "../plan/plan-schema.js";
-import type { PlatformFacts } from "../platforms/platform.js";
+import type { PlatformFacts } from "./platform-facts.js";
 
 /** manifest.json of a run directory: what was planned, with which tool, on what. */
 export interface RunManifest {

@@ -1,7 +1,7 @@
 import type { Cell } from "../plan/cell.js";
 import { probeParameters } from "../plan/cell.js";
-import type { InvocationOutcome } from "../platforms/platform.js";
 import type { IntervalSamples } from "../probes/interval-sampler.js";
+import type { InvocationOutcome } from "./invocation-outcome.js";
 
 /** schemaVersion 1: a nominal interval and the length of the last, partial one. */
 export interface LegacyIntervalSamples {

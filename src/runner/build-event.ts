@@ -1,6 +1,6 @@
 import type { AgentEventInput } from "../agent/event.js";
 import type { Cell } from "../plan/cell.js";
-import type { ProbeEndpoints } from "../platforms/platform.js";
+import type { ProbeEndpoints } from "./platform.js";
 
 export const mebibyte = 1_048_576;
 

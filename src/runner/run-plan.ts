@@ -2,7 +2,6 @@ import { hostname } from "node:os";
 import type { Cell } from "../plan/cell.js";
 import { expandPlan } from "../plan/expand-plan.js";
 import { type Plan, type Target, targetKey, targetName } from "../plan/plan-schema.js";
-import type { Platform } from "../platforms/platform.js";
 import type { RunManifest } from "../results/manifest.js";
 import {
   createRunDirectory,
@@ -12,8 +11,9 @@ import {
   writeManifest,
 } from "../results/run-directory.js";
 import { defaultParallelism } from "./parallelism.js";
+import type { Platform } from "./platform.js";
 import { type RunnerEvent, runTarget } from "./run-target.js";
-import { CompletedTasks, invocationCount, scheduleTasks } from "./schedule.js";
+import { CompletedTasks, invocationCount, orderTasks } from "./task-order.js";
 import { toolVersion } from "./tool-version.js";
 
 export { defaultParallelism };
@@ -97,11 +97,11 @@ export async function runPlan(options: RunPlanOptions): Promise<RunPlanResult> {
   const { records } = await readRecords(dir);
   const completed = new CompletedTasks(records);
   const done = completed.keys;
-  const totalTasks = invocationCount(scheduleTasks(manifest.cells));
+  const totalTasks = invocationCount(orderTasks(manifest.cells));
   options.onStart?.({
     dir,
     totalTasks,
-    remainingTasks: invocationCount(scheduleTasks(manifest.cells, done)),
+    remainingTasks: invocationCount(orderTasks(manifest.cells, done)),
     manifest,
   });
 
@@ -112,7 +112,7 @@ export async function runPlan(options: RunPlanOptions): Promise<RunPlanResult> {
       if (options.stop?.aborted) break;
       const key = targetKey(target);
       const cells = manifest.cells.filter((cell: Cell) => targetKey(cell.target) === key);
-      const remaining = scheduleTasks(cells, done).length;
+      const remaining = orderTasks(cells, done).length;
       if (remaining === 0) continue;
       options.onEvent?.({ type: "target", target: targetName(target), tasks: remaining });
       const platform = await options.openPlatform(target, {
@@ -146,7 +146,7 @@ export async function runPlan(options: RunPlanOptions): Promise<RunPlanResult> {
   } finally {
     writer.close();
   }
-  const remaining = scheduleTasks(manifest.cells, done).length;
+  const remaining = orderTasks(manifest.cells, done).length;
   if (remaining === 0 && manifest.completedAt === null) {
     manifest.completedAt = now().toISOString();
     await writeManifest(dir, manifest);

@@ -1,15 +1,11 @@
 import { randomUUID } from "node:crypto";
 import { type Cell, stableHash } from "../plan/cell.js";
-import {
-  type EnvironmentVariant,
-  type InvocationOutcome,
-  type Platform,
-  RunPausedError,
-} from "../platforms/platform.js";
+import type { InvocationOutcome } from "../results/invocation-outcome.js";
 import { buildRecord, type ResultRecord } from "../results/result-record.js";
 import { buildEvent, mebibyte } from "./build-event.js";
+import { type EnvironmentVariant, type Platform, RunPausedError } from "./platform.js";
 import { PortPool } from "./port-pool.js";
-import { scheduleTasks, type Task } from "./schedule.js";
+import { orderTasks, type Task } from "./task-order.js";
 import { WeightedSlots } from "./weighted-slots.js";
 
 export type RunnerEvent =
@@ -52,7 +48,7 @@ export interface RunTargetResult {
 export async function runTarget(options: RunTargetOptions): Promise<RunTargetResult> {
   const { platform, cells, runId } = options;
   const emit = options.onEvent ?? (() => {});
-  const tasks = scheduleTasks(cells, options.done);
+  const tasks = orderTasks(cells, options.done);
   const result: RunTargetResult = { recorded: 0, abandoned: 0, notStarted: 0 };
   if (tasks.length === 0) return result;
 

@@ -2,14 +2,10 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { createConnection, createServer } from "node:net";
 import type { AgentEventInput } from "../../src/agent/event.js";
 import { handleEvent } from "../../src/agent/handler.js";
-import type { LabProfileInput } from "../../src/platforms/local/profiles.js";
-import type {
-  EnvironmentVariant,
-  InvocationOutcome,
-  Platform,
-  PlatformFacts,
-  ProbeEndpoints,
-} from "../../src/platforms/platform.js";
+import type { LabProfileInput } from "../../src/plan/lab-profile.js";
+import type { InvocationOutcome } from "../../src/results/invocation-outcome.js";
+import type { PlatformFacts } from "../../src/results/platform-facts.js";
+import type { EnvironmentVariant, Platform, ProbeEndpoints } from "../../src/runner/platform.js";
 
 /**
  * A custom lab profile for plans run on this platform (a `local` target must name a profile

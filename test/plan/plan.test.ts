@@ -8,7 +8,7 @@ import { expandPlan, PlanError } from "../../src/plan/expand-plan.js";
 import { loadPlan, validatePlan } from "../../src/plan/load-plan.js";
 import { planJsonSchemaPath, planJsonSchemaText } from "../../src/plan/plan-json-schema.js";
 import { presets } from "../../src/plan/presets.js";
-import { scheduleTasks, taskKey } from "../../src/runner/schedule.js";
+import { orderTasks, taskKey } from "../../src/runner/task-order.js";
 
 const minimal = {
   targets: [{ platform: "local", profile: "default-625" }],
@@ -204,7 +204,7 @@ test("tasks interleave repetitions across cells and skip what is done", () => {
     probes: [{ kind: "iperf3" }, { kind: "info", repetitions: 1 }],
   });
   const cells = expandPlan(plan);
-  const order = scheduleTasks(cells).map((t) => `${t.cell.memoryMb}/${t.cell.probe.kind}#${t.repetition}`);
+  const order = orderTasks(cells).map((t) => `${t.cell.memoryMb}/${t.cell.probe.kind}#${t.repetition}`);
   assert.deepEqual(order, [
     "1024/iperf3#1",
     "1024/info#1",
@@ -214,7 +214,7 @@ test("tasks interleave repetitions across cells and skip what is done", () => {
     "2048/iperf3#2",
   ]);
   const done = new Set([taskKey((cells[0] as (typeof cells)[number]).id, 1)]);
-  assert.equal(scheduleTasks(cells, done).length, 5);
+  assert.equal(orderTasks(cells, done).length, 5);
 });
 
 test("the committed JSON Schema is up to date (npm run schema)", async () => {

@@ -1,5 +1,11 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
+import {
+  builtInProfileNames,
+  flowCapBitsPerSecond,
+  interpolateMegabitsPerSecond,
+  MAX_PACED_CONNECTION_BYTES_PER_SECOND,
+} from "../../src/plan/lab-profile.js";
 import { NOT_CHECKED, parseKernelProbe } from "../../src/platforms/local/capabilities.js";
 import {
   cloudVethName,
@@ -9,11 +15,8 @@ import {
   privateLabName,
 } from "../../src/platforms/local/lab-names.js";
 import {
-  builtInProfileNames,
   directionShape,
   environmentShape,
-  flowCapBitsPerSecond,
-  interpolateMegabitsPerSecond,
   resolveProfile,
   s3RequestBytesPerSecond,
 } from "../../src/platforms/local/profiles.js";
@@ -22,7 +25,6 @@ import {
   cappedSendBytes,
   connectionCapDirectives,
   GET_BUSY_BUFFER_BYTES,
-  MAX_PACED_CONNECTION_BYTES_PER_SECOND,
   s3ConnectionCapBytesPerSecond,
 } from "../../src/platforms/local/s3-connection-cap.js";
 import {

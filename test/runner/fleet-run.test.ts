@@ -10,7 +10,7 @@ import { labFleetProblem } from "../../src/platforms/local/fleet-capacity.js";
 import { readRecords } from "../../src/results/run-directory.js";
 import { runPlan } from "../../src/runner/run-plan.js";
 import { FleetCapacityError, fleetPortProblems } from "../../src/runner/run-target.js";
-import { CompletedTasks, taskKey } from "../../src/runner/schedule.js";
+import { CompletedTasks, taskKey } from "../../src/runner/task-order.js";
 import { LoopbackPlatform } from "../helpers/loopback-platform.js";
 
 let parentDir: string;

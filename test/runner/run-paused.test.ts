@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import type { Cell } from "../../src/plan/cell.js";
-import { type Platform, RunPausedError } from "../../src/platforms/platform.js";
 import type { ResultRecord } from "../../src/results/result-record.js";
+import { type Platform, RunPausedError } from "../../src/runner/platform.js";
 import { runTarget } from "../../src/runner/run-target.js";
 
 /** Breakers 1/5 in the runner: a paused invocation is not recorded, so --resume redoes it. */

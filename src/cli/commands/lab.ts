@@ -1,10 +1,10 @@
 import type { Command } from "commander";
 import { PlanError } from "../../plan/expand-plan.js";
+import { builtInProfileNames } from "../../plan/lab-profile.js";
 import { loadPlan } from "../../plan/load-plan.js";
 import { DEFAULT_ENVIRONMENTS, labDown, labStatus, labUp } from "../../platforms/local/lab.js";
 import { DEFAULT_LAB_NAME } from "../../platforms/local/lab-names.js";
 import { LabRefusal } from "../../platforms/local/lab-refusal.js";
-import { builtInProfileNames } from "../../platforms/local/profiles.js";
 
 interface LabUpCommandOptions {
   profile: string;

@@ -4,7 +4,7 @@ import type { AgentResponse } from "../../agent/agent-response.js";
 import { handleEvent } from "../../agent/handler.js";
 import type { S3GetDetail } from "../../probes/s3/run-s3-get.js";
 import type { S3PutDetail } from "../../probes/s3/run-s3-put.js";
-import { printResponse } from "./probe.js";
+import { printResponse } from "./print-response.js";
 
 /**
  * `probe s3-get` and `probe s3-put`: the S3 probes, through handleEvent like a Lambda

@@ -1,6 +1,6 @@
 import type { Command } from "commander";
-import type { AgentResponse } from "../../agent/agent-response.js";
 import { handleEvent } from "../../agent/handler.js";
+import { printResponse } from "./print-response.js";
 import { buildIperf3Event, formatIperf3Summary, type Iperf3CliOptions } from "./probe-iperf3.js";
 import { registerS3ProbeCommands } from "./probe-s3.js";
 
@@ -48,22 +48,4 @@ export function registerProbeCommand(program: Command): void {
       printResponse(await handleEvent(event), options.json === true, formatIperf3Summary);
     });
   registerS3ProbeCommands(probe);
-}
-
-/** Prints a probe response; a failed probe sets a non-zero exit code with its error kind. */
-export function printResponse(
-  response: AgentResponse,
-  json: boolean,
-  human?: (r: AgentResponse) => string,
-): void {
-  if (!response.ok) {
-    if (json) console.log(JSON.stringify(response, null, 2));
-    console.error(
-      `lambda-netbench: ${response.probe ?? "probe"} failed (${response.error.kind}): ${response.error.message}`,
-    );
-    process.exitCode = 1;
-    return;
-  }
-  if (json) console.log(JSON.stringify(response.detail, null, 2));
-  else console.log(human ? human(response) : JSON.stringify(response.detail, null, 2));
 }

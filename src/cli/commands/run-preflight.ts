@@ -2,7 +2,7 @@ import { expandPlan } from "../../plan/expand-plan.js";
 import { type Plan, targetName } from "../../plan/plan-schema.js";
 import { formatCostEstimate } from "../../results/cost-estimate.js";
 import { defaultParallelism } from "../../runner/parallelism.js";
-import { estimatePlan, type PlanEstimate, planParallelism } from "../estimate-cost.js";
+import { estimatePlan, type PlanEstimate, planParallelism } from "../../runner/run-estimate.js";
 import { fleetNeeds } from "../fleet-needs.js";
 import { awsTestHooks } from "./aws-session.js";
 

@@ -37,7 +37,7 @@ export async function pullCommand(options: PullCliOptions): Promise<number> {
   }
   const [{ describeStack }, { pullRuns }] = await Promise.all([
     import("../../platforms/aws/stack-state.js"),
-    import("../../platforms/aws/schedule/pull-runs.js"),
+    import("../../scheduled-studies/pull-runs.js"),
   ]);
   const session = await openAwsSession(false);
   const clients = session.clientsFor(region);

@@ -1,7 +1,7 @@
 import type { Plan } from "../../plan/plan-schema.js";
 import type { RunManifest } from "../../results/manifest.js";
 import { awsTestHooks } from "./aws-session.js";
-import { scheduledLambdaCost, withClients } from "./schedule.js";
+import { scheduledLambdaCost, withClients } from "./schedule-session.js";
 
 /**
  * `schedule create --dry-run`: what create would make, the account's preflight, and the calls
@@ -21,10 +21,17 @@ export interface ScheduleDryRunOptions {
 
 export async function scheduleDryRun(options: ScheduleDryRunOptions): Promise<number> {
   const write = options.write ?? ((text: string) => console.log(text));
-  const [control, { buildScheduleTemplate }, naming, { runPreflight, formatPreflight }] = await Promise.all([
-    import("../../platforms/aws/schedule/schedule-control.js"),
-    import("../../platforms/aws/schedule/schedule-template.js"),
-    import("../../platforms/aws/schedule/schedule-naming.js"),
+  const [
+    control,
+    { buildScheduleTemplate },
+    naming,
+    { nestedStackLogicalId },
+    { runPreflight, formatPreflight },
+  ] = await Promise.all([
+    import("../../scheduled-studies/schedule-control.js"),
+    import("../../scheduled-studies/schedule-template.js"),
+    import("../../scheduled-studies/schedule-naming.js"),
+    import("../../platforms/aws/nested-stacks.js"),
     import("../../platforms/aws/preflight.js"),
   ]);
   const { templateOptions, variants } = control.planSchedule({
@@ -40,7 +47,7 @@ export async function scheduleDryRun(options: ScheduleDryRunOptions): Promise<nu
   const keys = naming.scheduleKeys(options.name);
   const lines = [
     `Dry run: schedule ${options.name} in ${options.region} would create`,
-    `  nested stack ${naming.nestedStackLogicalId(options.name)} of lambda-netbench, with:`,
+    `  nested stack ${nestedStackLogicalId(options.name)} of lambda-netbench, with:`,
     ...Object.entries(template.Resources).map(
       ([id, resource]) => `    ${id.padEnd(18)} ${resource.Type.padEnd(34)} ${physicalName(resource)}`,
     ),
@@ -71,7 +78,7 @@ export async function scheduleDryRun(options: ScheduleDryRunOptions): Promise<nu
     write("Dry run: nothing was created; fix the failed checks, then run it again.");
     return 1;
   }
-  const { buildRecorderZip } = await import("../../platforms/aws/schedule/recorder-zip.js");
+  const { buildRecorderZip } = await import("../../scheduled-studies/recorder-zip.js");
   await withClients(
     options.region,
     async (clients) => {

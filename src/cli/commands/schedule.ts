@@ -1,9 +1,7 @@
 import type { Command } from "commander";
 import { loadPlan } from "../../plan/load-plan.js";
-import type { Plan } from "../../plan/plan-schema.js";
-import type { ScheduleClients } from "../../platforms/aws/schedule/schedule-clients.js";
-import { estimateAwsCost } from "../estimate-cost.js";
-import { awsTestHooks, openAwsSession } from "./aws-session.js";
+import { awsTestHooks } from "./aws-session.js";
+import { scheduledLambdaCost, withClients } from "./schedule-session.js";
 
 interface CreateCliOptions {
   region: string;
@@ -60,7 +58,7 @@ export function registerScheduleCommand(program: Command): void {
     .requiredOption("--region <region>", "AWS region")
     .action(async (options: { region: string }) => {
       await withClients(options.region, async (clients) => {
-        const { listSchedules } = await import("../../platforms/aws/schedule/schedule-control.js");
+        const { listSchedules } = await import("../../scheduled-studies/schedule-control.js");
         const schedules = await listSchedules(clients);
         if (schedules.length === 0) {
           console.log(`no schedules in ${clients.region}`);
@@ -87,7 +85,7 @@ export function registerScheduleCommand(program: Command): void {
     .action(async (options: { region: string; name: string }) => {
       const name = await validName(options.name);
       await withClients(options.region, async (clients) => {
-        const { deleteSchedule } = await import("../../platforms/aws/schedule/schedule-control.js");
+        const { deleteSchedule } = await import("../../scheduled-studies/schedule-control.js");
         const result = await deleteSchedule(clients, name, {
           ...(awsTestHooks.fast ? { stackPoll: { pollIntervalMs: 1, timeoutMs: 5_000 } } : {}),
           log: (line) => console.error(line),
@@ -106,7 +104,7 @@ export function registerScheduleCommand(program: Command): void {
     .action(async (options: { region: string; name: string }) => {
       const name = await validName(options.name);
       await withClients(options.region, async (clients) => {
-        const { runScheduleNow } = await import("../../platforms/aws/schedule/schedule-control.js");
+        const { runScheduleNow } = await import("../../scheduled-studies/schedule-control.js");
         const started = await runScheduleNow(clients, name);
         console.log(`started ${started.executionArn} at ${started.startedAt}`);
         console.log(`then: lambda-netbench runs pull --region ${clients.region}`);
@@ -115,34 +113,8 @@ export function registerScheduleCommand(program: Command): void {
 }
 
 async function validName(name: string): Promise<string> {
-  const { validateScheduleName } = await import("../../platforms/aws/schedule/schedule-naming.js");
+  const { validateScheduleName } = await import("../../scheduled-studies/schedule-naming.js");
   return validateScheduleName(name);
-}
-
-export async function withClients(
-  region: string,
-  work: (clients: ScheduleClients) => Promise<void>,
-  dryRun = false,
-): Promise<void> {
-  const { validateRegion } = await import("../../platforms/aws/aws-input.js");
-  const checked = validateRegion(region);
-  const { withScheduleClients, destroyScheduleClients } = await import(
-    "../../platforms/aws/schedule/schedule-clients.js"
-  );
-  const session = await openAwsSession(dryRun);
-  const base = session.clientsFor(checked);
-  const clients = withScheduleClients(base, {
-    // the session's resolved credentials, as its other clients use them
-    credentials: base.lambda.config.credentials,
-    ...(awsTestHooks.requestHandler ? { requestHandler: awsTestHooks.requestHandler, maxAttempts: 1 } : {}),
-  });
-  try {
-    await work(clients);
-    session.printPlan();
-  } finally {
-    destroyScheduleClients(clients);
-    session.release(base);
-  }
 }
 
 export async function createCommand(options: CreateCliOptions): Promise<number> {
@@ -150,9 +122,9 @@ export async function createCommand(options: CreateCliOptions): Promise<number> 
   const [{ validateRegion, validateNumberInRange }, { parseScheduleExpression }, naming, control] =
     await Promise.all([
       import("../../platforms/aws/aws-input.js"),
-      import("../../platforms/aws/schedule/schedule-expression.js"),
-      import("../../platforms/aws/schedule/schedule-naming.js"),
-      import("../../platforms/aws/schedule/schedule-control.js"),
+      import("../../scheduled-studies/schedule-expression.js"),
+      import("../../scheduled-studies/schedule-naming.js"),
+      import("../../scheduled-studies/schedule-control.js"),
     ]);
   const region = validateRegion(options.region);
   const expression = parseScheduleExpression(options.every);
@@ -180,7 +152,7 @@ export async function createCommand(options: CreateCliOptions): Promise<number> 
 
   if (options.printTemplate) {
     const [{ buildScheduleTemplate }] = await Promise.all([
-      import("../../platforms/aws/schedule/schedule-template.js"),
+      import("../../scheduled-studies/schedule-template.js"),
     ]);
     const { templateOptions } = control.planSchedule({
       name,
@@ -199,7 +171,7 @@ export async function createCommand(options: CreateCliOptions): Promise<number> 
     return scheduleDryRun({ region, name, expression: expression.text, timezone, plan, source, parallelism });
   }
 
-  const { buildRecorderZip } = await import("../../platforms/aws/schedule/recorder-zip.js");
+  const { buildRecorderZip } = await import("../../scheduled-studies/recorder-zip.js");
   const recorder = buildRecorderZip();
   await withClients(region, async (clients) => {
     const result = await control.createSchedule(clients, {
@@ -233,13 +205,6 @@ export async function createCommand(options: CreateCliOptions): Promise<number> 
     );
   });
   return 0;
-}
-
-/** The Lambda side of one scheduled run: iperf3 cells are not invoked (no server between runs). */
-export function scheduledLambdaCost(plan: Plan): ReturnType<typeof estimateAwsCost> {
-  const probes = plan.probes.filter((probe) => probe.kind !== "iperf3");
-  if (probes.length === 0) return { invocations: 0, gigabyteSeconds: 0, usd: 0 };
-  return estimateAwsCost({ ...plan, probes });
 }
 
 function validateTimezone(zone: string): string {

@@ -1,4 +1,4 @@
-import type { Architecture } from "../platform.js";
+import type { Architecture } from "../../plan/architecture.js";
 import { commercialRegions } from "./commercial-regions.js";
 
 /**

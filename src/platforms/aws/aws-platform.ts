@@ -1,14 +1,10 @@
 import { DeleteAliasCommand, DeleteFunctionCommand } from "@aws-sdk/client-lambda";
 import type { AwsCredentialIdentity, RequestHandler } from "@smithy/types";
 import type { AgentEventInput } from "../../agent/event.js";
-import type {
-  EnvironmentVariant,
-  InvocationOutcome,
-  Platform,
-  PlatformFacts,
-  ProbeEndpoints,
-} from "../platform.js";
-import { RunPausedError } from "../platform.js";
+import type { InvocationOutcome } from "../../results/invocation-outcome.js";
+import type { PlatformFacts } from "../../results/platform-facts.js";
+import type { EnvironmentVariant, Platform, ProbeEndpoints } from "../../runner/platform.js";
+import { RunPausedError } from "../../runner/platform.js";
 import { type AwsClients, createAwsClients, destroyAwsClients } from "./aws-clients.js";
 import { validateMemoryMb, validateRegion } from "./aws-input.js";
 import { type BackoffOptions, errorName } from "./backoff.js";
@@ -21,7 +17,7 @@ import type { PlannedCallRecorder } from "./planned-calls.js";
 import { getQuotaReport, type QuotaReport } from "./quota.js";
 import { describeStack, type StackState } from "./stack-state.js";
 import { ensureTestObject } from "./test-object.js";
-import { vpcServerHost, vpcVariantProblem } from "./vpc-platform.js";
+import { vpcServerHost, vpcVariantProblem } from "./vpc-cells.js";
 
 export interface AwsPlatformOptions {
   region: string;

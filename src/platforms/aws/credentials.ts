@@ -1,6 +1,6 @@
 import { defaultProvider } from "@aws-sdk/credential-provider-node";
 import type { AwsCredentialIdentity, AwsCredentialIdentityProvider } from "@smithy/types";
-import { RunPausedError } from "../platform.js";
+import { RunPausedError } from "../../runner/platform.js";
 import { AwsInputError } from "./aws-input.js";
 import { errorName } from "./backoff.js";
 import { loginAdvice } from "./login-advice.js";

@@ -1,13 +1,13 @@
 import { CreateStackCommand, DeleteStackCommand, UpdateStackCommand } from "@aws-sdk/client-cloudformation";
 import { HeadObjectCommand, PutObjectCommand } from "@aws-sdk/client-s3";
 import { DeleteParameterCommand } from "@aws-sdk/client-ssm";
-import type { Architecture } from "../platform.js";
+import type { Architecture } from "../../plan/architecture.js";
 import type { AwsClients } from "./aws-clients.js";
 import { errorName } from "./backoff.js";
 import { ensureIperf3Secrets, readServerStatus } from "./iperf3-credentials.js";
 import { invokeAgent } from "./lambda-invoker.js";
 import { agentCodePrefix, iperf3StatusParameter, stackName, tagKey, tagValue } from "./naming.js";
-import { keepScheduleStacks } from "./schedule/parent-stack-hook.js";
+import { keepScheduleStacks } from "./nested-stacks.js";
 import { resolveServerImage, resolveServerNetwork, type ServerNetwork } from "./server-network.js";
 import { describeStack, type StackState, waitForStack } from "./stack-state.js";
 import { buildStackTemplate, instanceArchitecture, type StackTemplateOptions } from "./stack-template.js";

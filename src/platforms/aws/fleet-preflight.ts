@@ -1,7 +1,7 @@
 import type { GetAccountSettingsCommandOutput } from "@aws-sdk/client-lambda";
 import type { AwsClients } from "./aws-clients.js";
-import { describeError, type PreflightItem, type PreflightRegion } from "./preflight.js";
-import { missingVpcFunction } from "./vpc-platform.js";
+import { describeError, type PreflightItem, type PreflightRegion } from "./preflight-items.js";
+import { missingVpcFunction } from "./vpc-cells.js";
 import { describeVpcReachability } from "./vpc-reachability.js";
 
 /**

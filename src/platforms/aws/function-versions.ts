@@ -14,7 +14,8 @@ import {
   UpdateFunctionConfigurationCommand,
   waitUntilFunctionUpdatedV2,
 } from "@aws-sdk/client-lambda";
-import type { Architecture, EnvironmentVariant } from "../platform.js";
+import type { Architecture } from "../../plan/architecture.js";
+import type { EnvironmentVariant } from "../../runner/platform.js";
 import {
   type BackoffOptions,
   defaultBackoff,

@@ -1,5 +1,5 @@
 import type { AgentResponse } from "../../agent/agent-response.js";
-import type { InvocationFailureKind, InvocationOutcome } from "../platform.js";
+import type { InvocationFailureKind, InvocationOutcome } from "../../results/invocation-outcome.js";
 import { errorName, isThrottling } from "./backoff.js";
 
 /**

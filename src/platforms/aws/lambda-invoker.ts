@@ -1,6 +1,6 @@
 import { InvokeCommand, type LambdaClient } from "@aws-sdk/client-lambda";
 import type { AgentEventInput } from "../../agent/event.js";
-import type { InvocationOutcome } from "../platform.js";
+import type { InvocationOutcome } from "../../results/invocation-outcome.js";
 import { type BackoffOptions, defaultBackoff, isThrottlingOrConflict, withBackoff } from "./backoff.js";
 import { CredentialsExpiredError, isExpiredCredentials } from "./credentials.js";
 import { outcomeFromInvokeError, outcomeFromInvokeResult } from "./invocation-outcome.js";

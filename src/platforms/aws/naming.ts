@@ -41,3 +41,6 @@ export function aliasName(memoryMb: number, arch: string): string {
 export function testObjectKey(bytes: number): string {
   return `${testObjectPrefix}object-${bytes}-bytes`;
 }
+
+/** The last part of each schedule's recorder function name (the operator policy grants by it). */
+export const recorderFunctionSuffix = "recorder";

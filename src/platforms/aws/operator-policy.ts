@@ -6,7 +6,7 @@ import {
   scheduleResourceActions,
   scheduleRoleServices,
   scheduleScopeResources,
-} from "./schedule/schedule-policy.js";
+} from "./schedule-policy.js";
 
 /**
  * The least-privilege IAM policy for the person (or CI role) running quota, deploy, run and

@@ -5,18 +5,18 @@ import type { AwsClients } from "./aws-clients.js";
 import { fleetPreflightItems } from "./fleet-preflight.js";
 import { readServerStatus } from "./iperf3-credentials.js";
 import { stackName } from "./naming.js";
+import type { PreflightOptions } from "./preflight-items.js";
 import {
   describeError,
   type PreflightCheck,
   type PreflightItem,
-  type PreflightOptions,
   type PreflightRegion,
   serverMarginSeconds,
-} from "./preflight.js";
+} from "./preflight-items.js";
 import { getQuotaReport } from "./quota.js";
 import { checkIperf3Handshake } from "./server-handshake.js";
 import { describeStack } from "./stack-state.js";
-import { fleetCheckNames } from "./vpc-platform.js";
+import { fleetCheckNames } from "./vpc-cells.js";
 
 /**
  * The preflight's account checks (preflight.ts runs them once credentials are found): loaded

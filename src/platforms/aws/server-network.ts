@@ -6,7 +6,7 @@ import {
   type Subnet,
 } from "@aws-sdk/client-ec2";
 import { GetParameterCommand, type SSMClient } from "@aws-sdk/client-ssm";
-import type { Architecture } from "../platform.js";
+import type { Architecture } from "../../plan/architecture.js";
 import { AwsInputError } from "./aws-input.js";
 import { amiParameterName } from "./server-template.js";
 

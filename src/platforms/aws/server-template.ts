@@ -1,4 +1,4 @@
-import type { Architecture } from "../platform.js";
+import type { Architecture } from "../../plan/architecture.js";
 import {
   iperf3FirstPort,
   iperf3PasswordParameter,

@@ -1,6 +1,6 @@
 import { HeadObjectCommand, type S3Client } from "@aws-sdk/client-s3";
 import type { AgentEventInput } from "../../agent/event.js";
-import type { InvocationOutcome } from "../platform.js";
+import type { InvocationOutcome } from "../../results/invocation-outcome.js";
 import { errorName } from "./backoff.js";
 import { testObjectKey } from "./naming.js";
 

@@ -1,5 +1,5 @@
 import { DescribeSecurityGroupsCommand, DescribeSubnetsCommand, type EC2Client } from "@aws-sdk/client-ec2";
-import type { Architecture } from "../platform.js";
+import type { Architecture } from "../../plan/architecture.js";
 import { AwsInputError } from "./aws-input.js";
 import { errorName } from "./backoff.js";
 import { functionName, tagKey, tagValue, testObjectPrefix } from "./naming.js";

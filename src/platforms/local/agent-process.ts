@@ -1,7 +1,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import type { Readable, Writable } from "node:stream";
 import type { AgentResponse } from "../../agent/agent-response.js";
-import type { InvocationFailureKind } from "../platform.js";
+import type { InvocationFailureKind } from "../../results/invocation-outcome.js";
 import { type EnvironmentCgroup, joinCgroupScript } from "./cgroups.js";
 import { AGENT_BUNDLE, AGENT_RUNTIME, checkBuilt } from "./dist-paths.js";
 import { inNamespace } from "./namespaces.js";

@@ -1,8 +1,9 @@
+import { flowCapWireBitsPerSecond, type LabProfile } from "../../plan/lab-profile.js";
 import { AgentProcess } from "./agent-process.js";
 import type { Slot } from "./environment-pool.js";
 import { configureEnvironment } from "./environments.js";
 import { LAB_S3_CREDENTIALS } from "./object-store.js";
-import { type EnvironmentShape, flowCapWireBitsPerSecond, type LabProfile } from "./profiles.js";
+import type { EnvironmentShape } from "./profiles.js";
 import type { LabState } from "./state-file.js";
 
 /**

@@ -1,10 +1,10 @@
+import { flowCapBitsPerSecond, type LabProfile } from "../../plan/lab-profile.js";
 import { checkShapedLab } from "./capabilities.js";
 import { checkIperf3FlowCap, iperf3ServerKindOf } from "./iperf3-servers.js";
 import { type LabUpOptions, labDown, labUp, profileToCheck, runningLab } from "./lab.js";
 import { environmentNamespace } from "./lab-names.js";
 import { LabRefusal } from "./lab-refusal.js";
 import { deleteNamespace } from "./namespaces.js";
-import { flowCapBitsPerSecond, type LabProfile } from "./profiles.js";
 import { type LabState, processStartTicks, writeLabState } from "./state-file.js";
 
 /**

@@ -2,6 +2,7 @@ import { mkdir } from "node:fs/promises";
 import { createServer } from "node:net";
 import os from "node:os";
 import { join } from "node:path";
+import { flowCapBitsPerSecond } from "../../plan/lab-profile.js";
 import { checkShapedLab, type ProfileToCheck } from "./capabilities.js";
 import { createCertificates } from "./certificates.js";
 import { removeLab, removeOrphanedLabs } from "./cleanup.js";
@@ -25,7 +26,7 @@ import {
 import { LabRefusal } from "./lab-refusal.js";
 import { addAddress, createNamespace, listNamespaces } from "./namespaces.js";
 import { LAB_BUCKET, LAB_REGION, startObjectStore } from "./object-store.js";
-import { flowCapBitsPerSecond, resolveProfile, s3RequestBytesPerSecond } from "./profiles.js";
+import { resolveProfile, s3RequestBytesPerSecond } from "./profiles.js";
 import { isSameProcess, type LabState, labDirectory, readLabState, writeLabState } from "./state-file.js";
 
 /**

@@ -1,15 +1,12 @@
 import { readFile } from "node:fs/promises";
 import os from "node:os";
 import type { AgentEventInput } from "../../agent/event.js";
+import type { Architecture } from "../../plan/architecture.js";
+import { flowCapBitsPerSecond, type LabProfile } from "../../plan/lab-profile.js";
 import { lambdaArchitectureName } from "../../probes/info.js";
-import type {
-  Architecture,
-  EnvironmentVariant,
-  InvocationOutcome,
-  Platform,
-  PlatformFacts,
-  ProbeEndpoints,
-} from "../platform.js";
+import type { InvocationOutcome } from "../../results/invocation-outcome.js";
+import type { PlatformFacts } from "../../results/platform-facts.js";
+import type { EnvironmentVariant, Platform, ProbeEndpoints } from "../../runner/platform.js";
 import { hostCgroups } from "./cgroup-choice.js";
 import { joinCgroupScript } from "./cgroups.js";
 import { checkBuilt } from "./dist-paths.js";
@@ -28,8 +25,6 @@ import {
   checkMemoryMb,
   type EnvironmentShape,
   environmentShape,
-  flowCapBitsPerSecond,
-  type LabProfile,
   resolveProfile,
   s3RequestBytesPerSecond,
 } from "./profiles.js";

@@ -1,4 +1,4 @@
-import type { InvocationFailureKind } from "../platform.js";
+import type { InvocationFailureKind } from "../../results/invocation-outcome.js";
 import type { AgentExit } from "./agent-process.js";
 import { cgroups } from "./cgroup-choice.js";
 import type { EnvironmentCgroup } from "./cgroups.js";

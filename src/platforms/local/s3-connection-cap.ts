@@ -1,4 +1,5 @@
 import { readFile, writeFile } from "node:fs/promises";
+import { MAX_PACED_CONNECTION_BYTES_PER_SECOND } from "../../plan/lab-profile.js";
 import { type LabState, processStartTicks } from "./state-file.js";
 
 /**
@@ -14,9 +15,6 @@ export const CAPPED_SEND_MS = 10;
 const UNCAPPED_SEND_BYTES = 2 * 1024 * 1024;
 /** What the GET proxy may hand the client at once; a paced send must fit in it. */
 export const GET_BUSY_BUFFER_BYTES = 2 * 1024 * 1024;
-
-/** The highest cap whose sends fit in the busy buffers (200 MB/s). */
-export const MAX_PACED_CONNECTION_BYTES_PER_SECOND = (GET_BUSY_BUFFER_BYTES * 1000) / CAPPED_SEND_MS;
 
 /** Bytes per send for a cap: CAPPED_SEND_MS at the cap, rounded up so the wait is a whole number of ms. */
 export function cappedSendBytes(bytesPerSecond: number | null): number {

@@ -1,14 +1,7 @@
 import type { TopLevelSpec } from "vega-lite";
 import type { BaselineOverlay, ReportModel } from "../report-model.js";
+import type { ChartSpec } from "./chart-spec.js";
 import { fleetCharts } from "./fleet-chart.js";
-
-/** A chart of the report: a stable file name, a title and its Vega-Lite spec (data inline). */
-export interface ChartSpec {
-  /** File stem for SVG/PNG export, e.g. "throughput-vs-memory-default-625". */
-  name: string;
-  title: string;
-  spec: TopLevelSpec;
-}
 
 const width = 560;
 const height = 300;

@@ -1,6 +1,6 @@
 import type { TopLevelSpec } from "vega-lite";
 import type { ReportModel } from "../report-model.js";
-import type { ChartSpec } from "./chart-specs.js";
+import type { ChartSpec } from "./chart-spec.js";
 
 /**
  * Per target: the rate of one environment and the group's aggregate against N environments at

@@ -1,7 +1,7 @@
 import { Resvg } from "@resvg/resvg-js";
 import * as vega from "vega";
 import { compile } from "vega-lite";
-import type { ChartSpec } from "./chart-specs.js";
+import type { ChartSpec } from "./chart-spec.js";
 
 /** Vega-Lite -> Vega -> SVG, headless in Node (no browser, no canvas, no network). */
 export async function renderSvg(chart: ChartSpec): Promise<string> {

@@ -5,16 +5,16 @@ import { join } from "node:path";
 import { test } from "node:test";
 import { GetRoleCommand, ListRolesCommand } from "@aws-sdk/client-iam";
 import { createAwsClients } from "../../../src/platforms/aws/aws-clients.js";
+import { addScheduleStack } from "../../../src/platforms/aws/nested-stacks.js";
 import {
   declaredCalls,
   declaredResourceActions,
   operatorPolicy,
 } from "../../../src/platforms/aws/operator-policy.js";
 import { PlannedCallRecorder, UndeclaredAwsCallError } from "../../../src/platforms/aws/planned-calls.js";
-import { addScheduleStack } from "../../../src/platforms/aws/schedule/parent-stack-hook.js";
-import { withScheduleClients } from "../../../src/platforms/aws/schedule/schedule-clients.js";
-import { buildScheduleTemplate } from "../../../src/platforms/aws/schedule/schedule-template.js";
 import { buildStackTemplate } from "../../../src/platforms/aws/stack-template.js";
+import { withScheduleClients } from "../../../src/scheduled-studies/schedule-clients.js";
+import { buildScheduleTemplate } from "../../../src/scheduled-studies/schedule-template.js";
 import { AwsStub, queryError, testCredentials } from "./aws-stub.js";
 
 /**
@@ -41,7 +41,7 @@ const clientService: Record<string, string> = {
 };
 
 /** Files whose calls run inside Lambda with the function's own role, not the operator's. */
-const insideLambda = new Set(["schedule/recorder-lambda.ts"]);
+const insideLambda = new Set(["recorder-lambda.ts"]);
 
 function sourceFiles(dir: string, base = dir): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
@@ -56,7 +56,11 @@ function sourceFiles(dir: string, base = dir): string[] {
 /** "Service.Operation" of every `XCommand` the operator's code imports from an @aws-sdk client. */
 function callsInCode(): Set<string> {
   const calls = new Set<string>(["Lambda.GetFunction"]); // the Lambda waiter's call
-  for (const root of ["../../../src/platforms/aws/", "../../../src/cli/"]) {
+  for (const root of [
+    "../../../src/platforms/aws/",
+    "../../../src/scheduled-studies/",
+    "../../../src/cli/",
+  ]) {
     const dir = new URL(root, import.meta.url).pathname.replace(/\/$/, "");
     for (const file of sourceFiles(dir)) {
       if (insideLambda.has(file)) continue;
@@ -90,14 +94,18 @@ test("the declared calls are exactly the commands in the code (S3, EC2, schedule
     assert.ok(inCode.has(call), `the scan finds ${call}`);
   const declared = declaredCalls();
   const undeclared = [...inCode].filter((call) => !(call in declared));
-  assert.deepEqual(undeclared, [], "declare them in operator-policy.ts or schedule/schedule-policy.ts");
+  assert.deepEqual(undeclared, [], "declare them in operator-policy.ts or schedule-policy.ts");
   const stale = Object.keys(declared).filter((call) => !inCode.has(call));
   assert.deepEqual(stale, [], "declared but no longer called: remove them");
 });
 
 test("every SDK client of the operator's code is built where the declared-call check is attached", () => {
-  const attached = new Set(["aws-clients.ts", "schedule/schedule-clients.ts"]);
-  for (const root of ["../../../src/platforms/aws/", "../../../src/cli/"]) {
+  const attached = new Set(["aws-clients.ts", "schedule-clients.ts"]);
+  for (const root of [
+    "../../../src/platforms/aws/",
+    "../../../src/scheduled-studies/",
+    "../../../src/cli/",
+  ]) {
     const dir = new URL(root, import.meta.url).pathname.replace(/\/$/, "");
     for (const file of sourceFiles(dir)) {
       if (insideLambda.has(file) || attached.has(file)) continue;

@@ -5,7 +5,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, test } from "node:test";
 import { PlannedCallRecorder } from "../../../src/platforms/aws/planned-calls.js";
-import { type PreflightRegion, runPreflight } from "../../../src/platforms/aws/preflight.js";
+import { runPreflight } from "../../../src/platforms/aws/preflight.js";
+import type { PreflightRegion } from "../../../src/platforms/aws/preflight-items.js";
 import {
   AwsStub,
   accountSettings,

@@ -3,7 +3,7 @@ import { describe, test } from "node:test";
 import { AwsPlatform } from "../../../src/platforms/aws/aws-platform.js";
 import { CredentialsExpiredError } from "../../../src/platforms/aws/credentials.js";
 import { generateIperf3Secrets } from "../../../src/platforms/aws/iperf3-credentials.js";
-import { RunPausedError } from "../../../src/platforms/platform.js";
+import { RunPausedError } from "../../../src/runner/platform.js";
 import { AwsStub, describeStacks, json, restJson, restJsonError, testCredentials } from "./aws-stub.js";
 
 /**

@@ -7,7 +7,7 @@ import { PutObjectCommand, S3Client } from "@aws-sdk/client-s3";
 import S3rver from "s3rver";
 import { handleEvent } from "../../../src/agent/handler.js";
 import { ensureTestObject } from "../../../src/platforms/aws/test-object.js";
-import type { InvocationOutcome } from "../../../src/platforms/platform.js";
+import type { InvocationOutcome } from "../../../src/results/invocation-outcome.js";
 
 /**
  * ensureTestObject on a real S3-compatible server: the object is made by the agent's s3-put

@@ -4,7 +4,8 @@ import { describe, test } from "node:test";
 import { createAwsClients } from "../../../src/platforms/aws/aws-clients.js";
 import { concurrencyMargin, fleetPreflightItems } from "../../../src/platforms/aws/fleet-preflight.js";
 import { PlannedCallRecorder } from "../../../src/platforms/aws/planned-calls.js";
-import { type PreflightRegion, runPreflight } from "../../../src/platforms/aws/preflight.js";
+import { runPreflight } from "../../../src/platforms/aws/preflight.js";
+import type { PreflightRegion } from "../../../src/platforms/aws/preflight-items.js";
 import {
   describeVpcReachability,
   inCidr,

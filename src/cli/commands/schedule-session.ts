@@ -1,0 +1,38 @@
+import type { Plan } from "../../plan/plan-schema.js";
+import { estimateAwsCost } from "../../runner/run-estimate.js";
+import type { ScheduleClients } from "../../scheduled-studies/schedule-clients.js";
+import { awsTestHooks, openAwsSession } from "./aws-session.js";
+
+/** The schedule commands' AWS session: the region checked, clients opened and released. */
+export async function withClients(
+  region: string,
+  work: (clients: ScheduleClients) => Promise<void>,
+  dryRun = false,
+): Promise<void> {
+  const { validateRegion } = await import("../../platforms/aws/aws-input.js");
+  const checked = validateRegion(region);
+  const { withScheduleClients, destroyScheduleClients } = await import(
+    "../../scheduled-studies/schedule-clients.js"
+  );
+  const session = await openAwsSession(dryRun);
+  const base = session.clientsFor(checked);
+  const clients = withScheduleClients(base, {
+    // the session's resolved credentials, as its other clients use them
+    credentials: base.lambda.config.credentials,
+    ...(awsTestHooks.requestHandler ? { requestHandler: awsTestHooks.requestHandler, maxAttempts: 1 } : {}),
+  });
+  try {
+    await work(clients);
+    session.printPlan();
+  } finally {
+    destroyScheduleClients(clients);
+    session.release(base);
+  }
+}
+
+/** The Lambda side of one scheduled run: iperf3 cells are not invoked (no server between runs). */
+export function scheduledLambdaCost(plan: Plan): ReturnType<typeof estimateAwsCost> {
+  const probes = plan.probes.filter((probe) => probe.kind !== "iperf3");
+  if (probes.length === 0) return { invocations: 0, gigabyteSeconds: 0, usd: 0 };
+  return estimateAwsCost({ ...plan, probes });
+}

@@ -1,0 +1,79 @@
+import type { AwsCredentialIdentity, AwsCredentialIdentityProvider } from "@smithy/types";
+import { errorName } from "./backoff.js";
+import type { PlannedCallRecorder } from "./planned-calls.js";
+
+/** What the preflight reports: one item per check and region, and the words for a failed call. */
+export type PreflightCheck =
+  | "credentials"
+  | "region"
+  | "quota"
+  | "stack"
+  | "server"
+  | "concurrency"
+  // issue 12 (fleet-preflight.ts)
+  | "vpc"
+  | "fleet";
+
+export interface PreflightItem {
+  check: PreflightCheck;
+  region: string | null;
+  /** "ok", "failed", or "skipped" (could not be checked because an earlier item failed). */
+  status: "ok" | "failed" | "skipped";
+  detail: string;
+}
+
+export interface PreflightRegion {
+  region: string;
+  /** The plan has iperf3 cells here: the server must be ready. */
+  needsServer: boolean;
+  /** How long the run will use this region, seconds (the server must live past it). */
+  durationSeconds: number;
+  /** When the run reaches this region, seconds from now (regions run one after another). */
+  startsInSeconds: number;
+  /** Issue 12: the plan has `vpc: true` cells here; its largest fleet (`environments`). */
+  vpc?: boolean;
+  largestFleet?: number;
+}
+
+export interface PreflightOptions {
+  regions: PreflightRegion[];
+  parallelism: number;
+  /** The agent code key a current stack has (agent/<sha256>.zip); null: not checked. Computed only once credentials are found. */
+  expectedAgentCodeKey: () => string | null;
+  credentials?: AwsCredentialIdentity | AwsCredentialIdentityProvider;
+  recorder?: PlannedCallRecorder;
+  // biome-ignore lint/suspicious/noExplicitAny: the SDK clients accept any smithy request handler
+  requestHandler?: import("@smithy/types").RequestHandler<any, any>;
+  /** Reaches the server's port (tests: a local stand-in). */
+  handshake?: (host: string, port: number) => Promise<"ready" | "busy" | string>;
+  now?: () => Date;
+}
+
+export interface PreflightResult {
+  items: PreflightItem[];
+  ok: boolean;
+  account: string | null;
+}
+
+/** Seconds of server life wanted beyond the run's estimate (set-up, retries, a slow region). */
+export const serverMarginSeconds = 30 * 60;
+
+export function shortMessage(error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error);
+  return message.split("\n")[0]?.slice(0, 200) ?? "";
+}
+
+/** A failed call in a few words: DNS and connection failures named as such. */
+export function describeError(error: unknown): string {
+  const code = (error as { code?: unknown })?.code;
+  if (code === "ENOTFOUND" || code === "EAI_AGAIN")
+    return `no network or DNS (${code}: ${shortMessage(error)})`;
+  if (
+    code === "ECONNREFUSED" ||
+    code === "ETIMEDOUT" ||
+    code === "ECONNRESET" ||
+    errorName(error) === "TimeoutError"
+  )
+    return `no connection (${String(code ?? errorName(error))})`;
+  return `${errorName(error)}: ${shortMessage(error)}`;
+}

@@ -1,0 +1,43 @@
+import type { AgentEventInput } from "../../agent/event.js";
+import type { EnvironmentVariant } from "../../runner/platform.js";
+
+/**
+ * The SDK-free pieces of issue 12's axes (pure): what AwsPlatform needs for the plan's
+ * `vpc: true` cells (the refusal when the stack has no VPC function, the server address the VPC
+ * function uses), and which preflight items a region gets.
+ */
+
+/** The preflight items fleet-preflight.ts adds for a region (listed as skipped when it cannot run). */
+export function fleetCheckNames(target: { vpc?: boolean; largestFleet?: number }): Array<"vpc" | "fleet"> {
+  return [
+    ...(target.vpc ? (["vpc"] as const) : []),
+    ...((target.largestFleet ?? 1) > 1 ? (["fleet"] as const) : []),
+  ];
+}
+
+/** Why the VPC variants cannot run here (the stack has no VPC function), or null. */
+export function vpcVariantProblem(
+  variants: EnvironmentVariant[],
+  outputs: Record<string, string>,
+  region: string,
+): string | null {
+  if (!variants.some((variant) => variant.vpc) || outputs.VpcFunctionName) return null;
+  return missingVpcFunction(region);
+}
+
+/** The stack has no VPC function: which deploy flags add it. */
+export function missingVpcFunction(region: string): string {
+  return `vpc: the plan runs cells in a VPC, but the lambda-netbench stack in ${region} has no VPC function: run \`lambda-netbench deploy --region ${region} --vpc-subnets subnet-...,subnet-... [--vpc-security-group sg-...]\` (the subnets must reach S3 and the iperf3 server), or drop \`true\` from the plan's \`vpc\``;
+}
+
+/**
+ * A Lambda ENI has no public address: inside the server's VPC the VPC function reaches the
+ * server at its private address (no NAT on the way, no NAT charge); elsewhere it keeps the
+ * public name, reached through the subnets' NAT.
+ */
+export function vpcServerHost(event: AgentEventInput, outputs: Record<string, string>): AgentEventInput {
+  if (event.probe !== "iperf3") return event;
+  const sameVpc = outputs.VpcId !== undefined && outputs.VpcId === outputs.ServerVpcId;
+  if (!sameVpc || !outputs.ServerPrivateIp) return event;
+  return { ...event, host: outputs.ServerPrivateIp };
+}
