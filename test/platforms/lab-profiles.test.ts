@@ -70,7 +70,7 @@ test("CPU share is memory / 1,769 vCPU capped by the host's cores; memory limit 
   assert.equal(environmentShape(profile, 10_240, 2).cpuCores, 2);
   assert.throws(
     () => environmentShape(profile, 64, 2),
-    /memoryMb: 64 is not allowed \(allowed: integers 128-10240\)/,
+    /memoryMb: 64 is not allowed \(allowed: 128-10,240 MB\)/,
   );
 });
 

@@ -5,10 +5,9 @@ import {
   interpolateMegabitsPerSecond,
   type LabProfile,
   labProfileSchema,
-  MAX_MEMORY_MB,
-  MIN_MEMORY_MB,
   wireFactor,
 } from "../../plan/lab-profile.js";
+import { isLambdaMemoryMb, MEMORY_MB_RANGE } from "../../plan/lambda-memory.js";
 import { LabRefusal } from "./lab-refusal.js";
 import { s3ConnectionCapBytesPerSecond } from "./s3-connection-cap.js";
 
@@ -43,10 +42,8 @@ export function resolveProfile(name: string, custom: unknown[] = []): LabProfile
 }
 
 export function checkMemoryMb(memoryMb: number): void {
-  if (!Number.isInteger(memoryMb) || memoryMb < MIN_MEMORY_MB || memoryMb > MAX_MEMORY_MB) {
-    throw new Error(
-      `memoryMb: ${memoryMb} is not allowed (allowed: integers ${MIN_MEMORY_MB}-${MAX_MEMORY_MB})`,
-    );
+  if (!isLambdaMemoryMb(memoryMb)) {
+    throw new Error(`memoryMb: ${memoryMb} is not allowed (allowed: ${MEMORY_MB_RANGE})`);
   }
 }
 
