@@ -6,6 +6,7 @@ import { summarizeLatencies } from "../../src/probes/s3/latency-summary.js";
 import { backoffDelayMs } from "../../src/probes/s3/retry-backoff.js";
 import { resolveObjectAddress } from "../../src/probes/s3/s3-address.js";
 import { isRetryableStatus, parseS3ErrorBody, s3ResponseError } from "../../src/probes/s3/s3-errors.js";
+import { escapeXml, unescapeXml, xmlText } from "../../src/probes/s3/xml-text.js";
 import { s3ErrorDocument } from "../helpers/fault-proxy.js";
 
 test("the auto ramp adds connections while each raises throughput, then settles on the last that helped", () => {
@@ -50,6 +51,15 @@ test("backoff doubles from its base, with jitter, and is capped", () => {
     assert.ok(third >= 200 && third <= 400);
     assert.ok(backoffDelayMs(30, 100, 5_000) <= 5_000);
   }
+});
+
+test("xml text: what one side of the S3 wire escapes the other reads back, and &amp; is undone last", () => {
+  const etag = `"a&b<c>'d'"`;
+  assert.equal(escapeXml(etag), "&quot;a&amp;b&lt;c&gt;&apos;d&apos;&quot;");
+  assert.equal(unescapeXml(escapeXml(etag)), etag);
+  assert.equal(xmlText(`<R><ETag>${escapeXml(etag)}</ETag></R>`, "ETag"), etag);
+  assert.equal(unescapeXml("&amp;lt;"), "&lt;", "an escaped entity stays an entity");
+  assert.equal(xmlText("<R></R>", "ETag"), null);
 });
 
 test("addresses: AWS virtual-hosted by default, path-style for a custom endpoint when asked, keys encoded", () => {
