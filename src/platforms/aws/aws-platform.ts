@@ -1,13 +1,14 @@
 import { DeleteAliasCommand, DeleteFunctionCommand } from "@aws-sdk/client-lambda";
 import type { AwsCredentialIdentity, RequestHandler } from "@smithy/types";
 import type { AgentEventInput } from "../../agent/event.js";
+import type { BackoffOptions } from "../../probes/retry-backoff.js";
 import type { InvocationOutcome } from "../../results/invocation-outcome.js";
 import type { PlatformFacts } from "../../results/platform-facts.js";
 import type { EnvironmentVariant, Platform, ProbeEndpoints } from "../../runner/platform.js";
 import { RunPausedError } from "../../runner/platform.js";
 import { type AwsClients, createAwsClients, destroyAwsClients } from "./aws-clients.js";
 import { validateMemoryMb, validateRegion } from "./aws-input.js";
-import { type BackoffOptions, errorName } from "./backoff.js";
+import { errorName } from "./backoff.js";
 import { resolveCredentials } from "./credentials.js";
 import { type PublishedVariant, publishVariants } from "./function-versions.js";
 import { fetchIperf3Auth, type Iperf3Auth } from "./iperf3-credentials.js";

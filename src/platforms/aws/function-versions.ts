@@ -15,14 +15,9 @@ import {
   waitUntilFunctionUpdatedV2,
 } from "@aws-sdk/client-lambda";
 import type { Architecture } from "../../plan/architecture.js";
+import { type BackoffOptions, withBackoff } from "../../probes/retry-backoff.js";
 import type { EnvironmentVariant } from "../../runner/platform.js";
-import {
-  type BackoffOptions,
-  defaultBackoff,
-  errorName,
-  isThrottlingOrConflict,
-  withBackoff,
-} from "./backoff.js";
+import { defaultBackoff, errorName, isThrottlingOrConflict } from "./backoff.js";
 import { functionName as agentFunctionName, aliasName } from "./naming.js";
 
 /**

@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import type { IncomingMessage } from "node:http";
 import { ProbeError } from "../probe-error.js";
-import { backoffDelayMs, sleepUnlessAborted } from "./retry-backoff.js";
+import { backoffDelayMs, sleepUnlessAborted } from "../retry-backoff.js";
 import { isRetryableStatus, parseS3ErrorBody, s3ResponseError } from "./s3-errors.js";
 import { EMPTY_BODY_SHA256, encodeQuery, type S3RequestSigner, UNSIGNED_PAYLOAD } from "./s3-signer.js";
 import { type RequestTarget, sendSmallRequest, startRequest } from "./s3-transport.js";
