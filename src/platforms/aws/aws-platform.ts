@@ -1,4 +1,3 @@
-import { DeleteAliasCommand, DeleteFunctionCommand } from "@aws-sdk/client-lambda";
 import type { AwsCredentialIdentity, RequestHandler } from "@smithy/types";
 import type { AgentEventInput } from "../../agent/event.js";
 import type { BackoffOptions } from "../../probes/retry-backoff.js";
@@ -10,6 +9,7 @@ import { type AwsClients, createAwsClients, destroyAwsClients } from "./aws-clie
 import { validateMemoryMb, validateRegion } from "./aws-input.js";
 import { errorName } from "./backoff.js";
 import { resolveCredentials } from "./credentials.js";
+import { deleteAliasAndVersion } from "./function-aliases.js";
 import { type PublishedVariant, publishVariants } from "./function-versions.js";
 import { fetchIperf3Auth, type Iperf3Auth } from "./iperf3-credentials.js";
 import { invokeAgent } from "./lambda-invoker.js";
@@ -295,21 +295,10 @@ export class AwsPlatform implements Platform {
   async dispose(): Promise<void> {
     try {
       for (const entry of this.published.values()) {
-        await this.clients.lambda.send(
-          new DeleteAliasCommand({ FunctionName: entry.functionName, Name: entry.alias }),
-        );
-        try {
-          await this.clients.lambda.send(
-            new DeleteFunctionCommand({ FunctionName: entry.functionName, Qualifier: entry.version }),
-          );
-        } catch (error) {
-          // another alias may still point at the same version; teardown removes it later
-          if (
-            errorName(error) !== "ResourceConflictException" &&
-            errorName(error) !== "ResourceNotFoundException"
-          )
-            throw error;
-        }
+        await deleteAliasAndVersion(this.clients.lambda, entry.functionName, {
+          name: entry.alias,
+          version: entry.version,
+        });
       }
       this.published.clear();
     } finally {
