@@ -24,8 +24,8 @@ import {
  * make and the calls it would make, and sends nothing that creates or changes anything.
  */
 const built =
-  existsSync(new URL("../../../../dist/agent/index.mjs", import.meta.url)) &&
-  existsSync(new URL("../../../../dist/agent/recorder.mjs", import.meta.url));
+  existsSync(new URL("../../dist/agent/index.mjs", import.meta.url)) &&
+  existsSync(new URL("../../dist/agent/recorder.mjs", import.meta.url));
 const quota = {
   Quota: { QuotaCode: "L-14320ECE", QuotaName: "Network bandwidth per execution environment", Value: 3000 },
 };
