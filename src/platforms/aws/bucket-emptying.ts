@@ -49,23 +49,19 @@ export async function emptyBucket(
   };
   try {
     const versionPages = pagesByMarkers(
-      async (markers) => {
-        try {
-          return await s3.send(
-            new ListObjectVersionsCommand({
-              Bucket: bucket,
-              KeyMarker: markers?.key,
-              VersionIdMarker: markers?.second,
-              MaxKeys: options.pageSize,
-            }),
-          );
-        } catch (error) {
-          if (!isUnsupported(error)) throw error;
-          result.versionsListed = false;
-          return null;
-        }
-      },
+      (markers) =>
+        s3.send(
+          new ListObjectVersionsCommand({
+            Bucket: bucket,
+            KeyMarker: markers?.key,
+            VersionIdMarker: markers?.second,
+            MaxKeys: options.pageSize,
+          }),
+        ),
       (page) => ({ key: page.NextKeyMarker, second: page.NextVersionIdMarker }),
+      () => {
+        result.versionsListed = false;
+      },
     );
     for await (const page of versionPages) {
       await deleteBatch(
@@ -95,22 +91,18 @@ export async function emptyBucket(
     }
 
     const uploadPages = pagesByMarkers(
-      async (markers) => {
-        try {
-          return await s3.send(
-            new ListMultipartUploadsCommand({
-              Bucket: bucket,
-              KeyMarker: markers?.key,
-              UploadIdMarker: markers?.second,
-            }),
-          );
-        } catch (error) {
-          if (!isUnsupported(error)) throw error;
-          result.uploadsListed = false;
-          return null;
-        }
-      },
+      (markers) =>
+        s3.send(
+          new ListMultipartUploadsCommand({
+            Bucket: bucket,
+            KeyMarker: markers?.key,
+            UploadIdMarker: markers?.second,
+          }),
+        ),
       (page) => ({ key: page.NextKeyMarker, second: page.NextUploadIdMarker }),
+      () => {
+        result.uploadsListed = false;
+      },
     );
     for await (const page of uploadPages) {
       for (const upload of page.Uploads ?? []) {
@@ -159,16 +151,24 @@ type Markers = { key?: string | undefined; second?: string | undefined };
 
 /**
  * Pages of an S3 listing that continues from two markers (ListObjectVersions,
- * ListMultipartUploads: the SDK has no paginator for them). `list` returns null to stop.
+ * ListMultipartUploads: the SDK has no paginator for them). A server that lacks the listing
+ * ends it after `onUnsupported`.
  */
 async function* pagesByMarkers<Page extends { IsTruncated?: boolean | undefined }>(
-  list: (markers: Markers | undefined) => Promise<Page | null>,
+  list: (markers: Markers | undefined) => Promise<Page>,
   next: (page: Page) => Markers,
+  onUnsupported: () => void,
 ): AsyncGenerator<Page> {
   let markers: Markers | undefined;
   do {
-    const page = await list(markers);
-    if (page === null) return;
+    let page: Page;
+    try {
+      page = await list(markers);
+    } catch (error) {
+      if (!isUnsupported(error)) throw error;
+      onUnsupported();
+      return;
+    }
     yield page;
     markers = page.IsTruncated ? next(page) : undefined;
   } while (markers?.key !== undefined);
