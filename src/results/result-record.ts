@@ -15,8 +15,9 @@ import type { Iperf3Figures, ReceivedFigures, SentFigures } from "../probes/prob
 /**
  * One JSON line of results.jsonl: one invocation, successful or not (failures are never dropped).
  * Raw units; `megabitsPerSecond` is a convenience copy of `bitsPerSecond / 1e6` for people reading the file.
- * Version 2 gave samples measured interval times (C1) and added sent, received, iperf3 and
- * wholeSeconds (C2); version 1 lines (older runs) are read through src/results/samples.ts.
+ * Version 2 gave samples measured interval times and added sent, received, iperf3 and
+ * wholeSeconds; version 1 lines (older runs) are read through src/results/samples.ts and
+ * src/results/record-sides.ts.
  */
 export interface ResultRecord {
   schemaVersion: 2;

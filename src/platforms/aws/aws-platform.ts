@@ -205,7 +205,8 @@ export class AwsPlatform implements Platform {
         region: this.target,
         bucket: outputs.BucketName as string,
         pathStyle: false,
-        // breaker 7: inside the agent role's grant and the lifecycle rule
+        // s3-put writes only under this prefix: the agent role may write there and the
+        // bucket's lifecycle rule expires what is left there
         putKeyPrefix: s3PutKeyPrefix,
       },
     };
@@ -258,14 +259,16 @@ export class AwsPlatform implements Platform {
         functionName: target,
       });
       const response = outcome.response;
-      // breaker 6: another test (or a scanner) holds the port; --idle-timeout frees it soon
+      // another test (or a port scanner) holds the server's port: the server's --idle-timeout
+      // frees it soon, so wait and try again rather than record a failure
       const busy = response !== null && !response.ok && response.error.kind === "server-busy";
       if (busy && attempt < delays.length && !options.signal?.aborted) {
         this.options.log?.(`iperf3 server busy; trying again in ${(delays[attempt] ?? 0) / 1000} s`);
         await new Promise((resolve) => setTimeout(resolve, delays[attempt]));
         continue;
       }
-      // breaker 1: a failure once the server's time-to-live has passed is the server being gone
+      // a failure once the server's time-to-live has passed is the server being gone, not the
+      // cell failing: pause the run so --resume redoes it
       if (event.probe === "iperf3" && !(response?.ok === true)) this.checkServerTimeToLive(event, 0);
       return outcome;
     }

@@ -2,7 +2,7 @@ import type { AgentEventInput } from "../../agent/event.js";
 import type { EnvironmentVariant } from "../../runner/platform.js";
 
 /**
- * The SDK-free pieces of issue 12's axes (pure): what AwsPlatform needs for the plan's
+ * The SDK-free pieces of the `vpc` and `environments` axes (pure): what AwsPlatform needs for the plan's
  * `vpc: true` cells (the refusal when the stack has no VPC function, the server address the VPC
  * function uses), and which preflight items a region gets.
  */
