@@ -10,7 +10,7 @@ export interface LegacyIntervalSamples {
   lastIntervalSeconds: number;
 }
 
-import type { Iperf3Figures, ReceivedFigures, SentFigures } from "../probes/probe-summary.js";
+import type { Iperf3Breakdown, ReceivedSide, SentSide } from "../probes/probe-summary.js";
 
 /**
  * One JSON line of results.jsonl: one invocation, successful or not (failures are never dropped).
@@ -52,11 +52,11 @@ export interface ResultRecord {
   /** Measured intervals (schemaVersion 2), or nominal ones in older runs' lines: read through normalizeSamples. */
   samples: IntervalSamples | LegacyIntervalSamples | null;
   /** Sender side: iperf3 end.sum_sent; s3-put: bytes sent. null when n/a. */
-  sent: SentFigures | null;
+  sent: SentSide | null;
   /** Receiver side: iperf3 end.sum_received. null when n/a. */
-  received: ReceivedFigures | null;
+  received: ReceivedSide | null;
   /** The compact parts of the iperf3 -J document that recompute sent and received; null for other probes. */
-  iperf3: Iperf3Figures | null;
+  iperf3: Iperf3Breakdown | null;
   /** s3-get: client and credential set-up, HEAD and transfer, as the seed timed boto3's download; null otherwise. */
   wholeSeconds: number | null;
   environmentId: string | null;
