@@ -13,6 +13,14 @@ import { describeVpcReachability } from "./vpc-reachability.js";
  *   once against the account's unreserved concurrency, less a margin for its other functions.
  */
 
+/** The preflight items this file adds for a region (listed as skipped when it cannot run). */
+export function fleetCheckNames(target: { vpc?: boolean; largestFleet?: number }): Array<"vpc" | "fleet"> {
+  return [
+    ...(target.vpc ? (["vpc"] as const) : []),
+    ...((target.largestFleet ?? 1) > 1 ? (["fleet"] as const) : []),
+  ];
+}
+
 /**
  * At once, the runner has at most `parallelism` invocations, except that a fleet larger than
  * `parallelism` runs alone with all its members (src/runner/weighted-slots.ts).
