@@ -11,6 +11,7 @@
 import { randomFillSync } from "node:crypto";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import os from "node:os";
+import { labProfileSchema } from "../src/plan/lab-profile.js";
 import { removeLab } from "../src/platforms/local/cleanup.js";
 import { privateLabName } from "../src/platforms/local/lab-names.js";
 import { LocalPlatform } from "../src/platforms/local/local-platform.js";
@@ -19,12 +20,12 @@ import { ensureBuilt, median } from "../test/platforms/lab-helpers.js";
 const OBJECT_BYTES = 1024 * 1_048_576;
 const MEMORY_MB = 10_240;
 const RUNS = 3;
-const unlimited = {
+const unlimited = labProfileSchema.parse({
   name: "bench-unlimited",
   description: "no shaping to speak of: 100 Gbit/s both ways, no burst, no S3 per-connection cap",
   download: [{ memoryMb: 128, megabitsPerSecond: 100_000 }],
   upload: [{ memoryMb: 128, megabitsPerSecond: 100_000 }],
-};
+});
 
 ensureBuilt();
 const labName = privateLabName();

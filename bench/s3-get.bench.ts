@@ -1,5 +1,5 @@
 /**
- * s3-get against the study's client on real kernel-shaped links (issue 3, Performance).
+ * s3-get against the study's client on real kernel-shaped links: is ours as fast?
  *
  * Two network namespaces joined by a veth (test/helpers/netns-pair.ts, 198.18.3.0/30), nginx (Debian nginx-light) serving a
  * 1 GiB object over HTTPS with a throwaway CA in the server namespace, tbf on the egress of both

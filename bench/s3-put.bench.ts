@@ -1,5 +1,5 @@
 /**
- * s3-put in the lab (issue 9): does the lab's upload path keep up with the link?
+ * s3-put in the lab: does the lab's upload path keep up with the link?
  *
  * A private lab on raised-3000 with the stock iperf3 server, one environment. Per run,
  * alternating, at 10,240 MB (3,000 Mbit/s upload, 2 cores): the stock iperf3 client's upload

@@ -1,7 +1,7 @@
 import type { Plan } from "../plan/plan-schema.js";
 import { checkShapedLab } from "../platforms/local/capabilities.js";
 import { LabRefusal } from "../platforms/local/lab-refusal.js";
-import { resolveProfile } from "../platforms/local/profiles.js";
+import { chooseProfile } from "../platforms/local/profiles.js";
 
 /**
  * Before a run directory exists: can this host run the plan's lab targets shaped (root, the
@@ -14,17 +14,8 @@ export async function labRefusal(plan: Plan, unshaped: boolean): Promise<string 
     ...new Set(plan.targets.flatMap((target) => (target.platform === "local" ? [target.profile] : []))),
   ];
   if (names.length === 0) return null;
-  const custom = plan.profiles ?? [];
   try {
-    await checkShapedLab(
-      names.map((name) => {
-        const index = custom.findIndex((profile) => profile.name === name);
-        return {
-          profile: resolveProfile(name, custom),
-          field: index >= 0 ? `profiles.${index}` : `profile ${name}`,
-        };
-      }),
-    );
+    await checkShapedLab(names.map((name) => chooseProfile(name, plan.profiles)));
     return null;
   } catch (error) {
     if (error instanceof LabRefusal) return error.message;

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import builtInData from "./lab-profiles.json" with { type: "json" };
+import { memoryMbSchema } from "./lambda-memory.js";
 
 /**
  * Lab profiles: bandwidth (per direction, piecewise-linear in memory), burst, CPU share and
@@ -14,12 +15,9 @@ import builtInData from "./lab-profiles.json" with { type: "json" };
  */
 export const MAX_PACED_CONNECTION_BYTES_PER_SECOND = (2 * 1024 * 1024 * 1000) / 10;
 
-export const MIN_MEMORY_MB = 128;
-export const MAX_MEMORY_MB = 10_240;
-
 const bandwidthPointSchema = z
   .object({
-    memoryMb: z.number().int().min(MIN_MEMORY_MB).max(MAX_MEMORY_MB),
+    memoryMb: memoryMbSchema,
     megabitsPerSecond: z.number().positive().max(100_000),
   })
   .strict();

@@ -2,6 +2,7 @@ import { z } from "zod";
 import { iperf3EventSchema } from "../probes/iperf3/options.js";
 import { s3GetEventSchema, s3PutEventSchema } from "../probes/s3/options.js";
 import { builtInProfileNames, labProfileSchema } from "./lab-profile.js";
+import { memoryMbSchema } from "./lambda-memory.js";
 
 /**
  * The experiment matrix a user writes (YAML or JSON): targets x memory sizes x architectures x
@@ -10,11 +11,6 @@ import { builtInProfileNames, labProfileSchema } from "./lab-profile.js";
  * (schema/plan.schema.json, `npm run schema`).
  */
 
-const memoryMb = z
-  .number()
-  .int()
-  .min(128, "Lambda memory is 128-10,240 MB")
-  .max(10_240, "Lambda memory is 128-10,240 MB");
 const repetitions = z.number().int().min(1).max(1_000);
 
 export const targetSchema = z.discriminatedUnion("platform", [
@@ -144,7 +140,7 @@ export const planSchema = z
       .default("run"),
     targets: z.array(targetSchema).min(1, "at least one target"),
     memoryMb: z
-      .array(memoryMb)
+      .array(memoryMbSchema)
       .min(1, "at least one memory size")
       .refine((sizes) => new Set(sizes).size === sizes.length, "memory sizes must be distinct"),
     architectures: z

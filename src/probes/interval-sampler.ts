@@ -1,7 +1,7 @@
 /**
  * Bytes per interval of a transfer, each interval with its own measured start and length, so
  * the burst and the sustained rate can be told apart afterwards and no interval's rate rests on
- * a nominal boundary. Shape C1 of the results (schemaVersion 2).
+ * a nominal boundary. This is the `samples` shape of results.jsonl from schemaVersion 2 on.
  */
 export interface IntervalSamples {
   /** Nominal sampling interval the probe asked for, seconds (informational only). */

@@ -1,7 +1,14 @@
 import type { IntervalSamples } from "./interval-sampler.js";
 
+/**
+ * The words for what a probe measured, used the same way everywhere: the `summary` is the one
+ * shape every probe reports (ProbeSummary); a `side` is the sender's or the receiver's half of a
+ * transfer (SentSide, ReceivedSide; results/record-sides.ts reads them back from a record); the
+ * iperf3 `breakdown` is the per-stream and per-interval sums behind its sides.
+ */
+
 /** Sender side of a transfer: iperf3's end.sum_sent, or what s3-put sent. */
-export interface SentFigures {
+export interface SentSide {
   bytes: number;
   seconds: number;
   bitsPerSecond: number;
@@ -10,7 +17,7 @@ export interface SentFigures {
 }
 
 /** Receiver side of a transfer: iperf3's end.sum_received. */
-export interface ReceivedFigures {
+export interface ReceivedSide {
   bytes: number;
   seconds: number;
   bitsPerSecond: number;
@@ -20,7 +27,7 @@ export interface ReceivedFigures {
  * The compact parts of an iperf3 -J document from which sum_sent and sum_received can be
  * recomputed: per-stream sums of both sides and the interval sums (a few KB, kept in the record).
  */
-export interface Iperf3Figures {
+export interface Iperf3Breakdown {
   streams: Array<{
     id: number;
     sent: { bytes: number; seconds: number };
@@ -53,11 +60,11 @@ export interface ProbeSummary {
   direction: "upload" | "download" | "bidir" | "none";
   samples: IntervalSamples;
   /** Sender side (iperf3 sum_sent; s3-put bytes sent); absent where it does not apply. */
-  sent?: SentFigures;
+  sent?: SentSide;
   /** Receiver side (iperf3 sum_received); absent where it does not apply. */
-  received?: ReceivedFigures;
+  received?: ReceivedSide;
   /** iperf3 only: the compact -J parts behind sent and received. */
-  iperf3?: Iperf3Figures;
+  iperf3?: Iperf3Breakdown;
   /** s3-get only: client and credential set-up, HEAD and transfer, as the seed timed boto3's download. */
   wholeSeconds?: number;
 }

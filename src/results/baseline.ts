@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { memoryMbSchema } from "../plan/lambda-memory.js";
 import seed2026 from "./baselines/seed-2026.json" with { type: "json" };
 
 /**
@@ -10,7 +11,7 @@ import seed2026 from "./baselines/seed-2026.json" with { type: "json" };
 
 const figureSchema = z
   .object({
-    memoryMb: z.number().int().min(128).max(10_240),
+    memoryMb: memoryMbSchema,
     /** The rate the study states for this memory size, Mbit/s; null when it states none. */
     megabitsPerSecond: z.number().positive().nullable(),
     /** Seconds to move one object (s3-get), as the study timed it; null when it states none. */

@@ -1,4 +1,5 @@
 import type { Architecture } from "../plan/architecture.js";
+import { isLambdaMemoryMb, MEMORY_MB_RANGE } from "../plan/lambda-memory.js";
 import {
   dataTransferGigabytePrice,
   ec2HourPrice,
@@ -56,8 +57,8 @@ export function estimateCost(input: CostInput): CostEstimate {
   let lambdaVerified = true;
   let lambdaSource = priceTable.source;
   for (const [index, item] of input.lambda.entries()) {
-    if (!(item.memoryMb >= 128 && item.memoryMb <= 10_240))
-      throw new RangeError(`lambda[${index}].memoryMb: ${item.memoryMb} (allowed: 128-10240)`);
+    if (!isLambdaMemoryMb(item.memoryMb))
+      throw new RangeError(`lambda[${index}].memoryMb: ${item.memoryMb} (allowed: ${MEMORY_MB_RANGE})`);
     if (!(item.billedSeconds >= 0) || !(item.invocations >= 0))
       throw new RangeError(`lambda[${index}]: billedSeconds and invocations must be 0 or more`);
     // AWS bills memory in MB as 1/1024 GB and duration rounded up to the millisecond

@@ -1,7 +1,7 @@
 import type { ResultRecord } from "./result-record.js";
 
 /**
- * Reads the schemaVersion-2 fields of CONTRACTS.md C2 (`sent`, `received`, `wholeSeconds`)
+ * Reads the fields schemaVersion 2 added to a record (`sent`, `received`, `wholeSeconds`)
  * defensively: schemaVersion-1 records lack them, and a malformed value reads as absent.
  */
 

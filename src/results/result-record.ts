@@ -10,13 +10,14 @@ export interface LegacyIntervalSamples {
   lastIntervalSeconds: number;
 }
 
-import type { Iperf3Figures, ReceivedFigures, SentFigures } from "../probes/probe-summary.js";
+import type { Iperf3Breakdown, ReceivedSide, SentSide } from "../probes/probe-summary.js";
 
 /**
  * One JSON line of results.jsonl: one invocation, successful or not (failures are never dropped).
  * Raw units; `megabitsPerSecond` is a convenience copy of `bitsPerSecond / 1e6` for people reading the file.
- * Version 2 gave samples measured interval times (C1) and added sent, received, iperf3 and
- * wholeSeconds (C2); version 1 lines (older runs) are read through src/results/samples.ts.
+ * Version 2 gave samples measured interval times and added sent, received, iperf3 and
+ * wholeSeconds; version 1 lines (older runs) are read through src/results/samples.ts and
+ * src/results/record-sides.ts.
  */
 export interface ResultRecord {
   schemaVersion: 2;
@@ -51,11 +52,11 @@ export interface ResultRecord {
   /** Measured intervals (schemaVersion 2), or nominal ones in older runs' lines: read through normalizeSamples. */
   samples: IntervalSamples | LegacyIntervalSamples | null;
   /** Sender side: iperf3 end.sum_sent; s3-put: bytes sent. null when n/a. */
-  sent: SentFigures | null;
+  sent: SentSide | null;
   /** Receiver side: iperf3 end.sum_received. null when n/a. */
-  received: ReceivedFigures | null;
+  received: ReceivedSide | null;
   /** The compact parts of the iperf3 -J document that recompute sent and received; null for other probes. */
-  iperf3: Iperf3Figures | null;
+  iperf3: Iperf3Breakdown | null;
   /** s3-get: client and credential set-up, HEAD and transfer, as the seed timed boto3's download; null otherwise. */
   wholeSeconds: number | null;
   environmentId: string | null;

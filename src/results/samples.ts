@@ -1,5 +1,5 @@
 /**
- * The one reader of a record's `samples` (CONTRACTS.md C1). Records of schemaVersion 2 carry each
+ * The one reader of a record's `samples`. Records of schemaVersion 2 carry each
  * interval's measured start and duration; schemaVersion-1 records carry only a nominal interval
  * and the length of the last, partial one, so their boundaries are reconstructed as the sampler
  * assumed them (`index x intervalSeconds`). Everything else reads samples through here.
@@ -47,7 +47,7 @@ export function normalizeSamples(raw: unknown): IntervalSamples | null {
 /**
  * The schemaVersion-1 sampler credited bytes to nominal boundaries: when its timer fired late, an
  * interval really lasted longer than 250 ms, and once the lag reached a whole interval it recorded
- * a 0-byte interval to catch up (issue 10: "a 250 ms sample of 0 bytes followed by one of 179 MB").
+ * a 0-byte interval to catch up (seen in real runs: a 250 ms sample of 0 bytes followed by one of 179 MB).
  * Its interval rates are therefore inflated by the lag, and the zeros are false. The repair gives
  * the lost time back where it went: a run of k non-zero intervals followed by m zeros spanned k + m
  * nominal intervals, so each of the k lasted (k + m) / k intervals, and the zeros go. A zero at the

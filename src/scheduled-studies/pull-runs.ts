@@ -1,6 +1,6 @@
 import { mkdir, rename, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { GetObjectCommand, ListObjectsV2Command, type S3Client } from "@aws-sdk/client-s3";
+import { GetObjectCommand, paginateListObjectsV2, type S3Client } from "@aws-sdk/client-s3";
 import type { RunManifest } from "../results/manifest.js";
 import type { ResultRecord } from "../results/result-record.js";
 import { readManifest, resultsFile, writeManifest } from "../results/run-directory.js";
@@ -40,20 +40,10 @@ export function runIdTime(runId: string): Date | null {
 
 export async function listRunIds(s3: S3Client, bucket: string): Promise<string[]> {
   const ids: string[] = [];
-  let token: string | undefined;
-  do {
-    const page = await s3.send(
-      new ListObjectsV2Command({
-        Bucket: bucket,
-        Prefix: runsPrefix,
-        Delimiter: "/",
-        ...(token ? { ContinuationToken: token } : {}),
-      }),
-    );
+  const pages = paginateListObjectsV2({ client: s3 }, { Bucket: bucket, Prefix: runsPrefix, Delimiter: "/" });
+  for await (const page of pages)
     for (const prefix of page.CommonPrefixes ?? [])
       if (prefix.Prefix) ids.push(prefix.Prefix.slice(runsPrefix.length).replace(/\/$/, ""));
-    token = page.IsTruncated ? page.NextContinuationToken : undefined;
-  } while (token);
   return ids.sort();
 }
 

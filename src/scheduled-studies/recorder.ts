@@ -1,4 +1,4 @@
-import { GetObjectCommand, ListObjectsV2Command, PutObjectCommand, type S3Client } from "@aws-sdk/client-s3";
+import { GetObjectCommand, PutObjectCommand, paginateListObjectsV2, type S3Client } from "@aws-sdk/client-s3";
 import type { ServiceQuotasClient } from "@aws-sdk/client-service-quotas";
 import type { AgentEventInput } from "../agent/event.js";
 import { errorName } from "../platforms/aws/backoff.js";
@@ -212,18 +212,8 @@ export async function recordTask(deps: RecorderDeps, state: RecordStepState): Pr
 
 export async function listKeys(s3: S3Client, bucket: string, prefix: string): Promise<string[]> {
   const keys: string[] = [];
-  let token: string | undefined;
-  do {
-    const page = await s3.send(
-      new ListObjectsV2Command({
-        Bucket: bucket,
-        Prefix: prefix,
-        ...(token ? { ContinuationToken: token } : {}),
-      }),
-    );
+  for await (const page of paginateListObjectsV2({ client: s3 }, { Bucket: bucket, Prefix: prefix }))
     for (const entry of page.Contents ?? []) if (entry.Key) keys.push(entry.Key);
-    token = page.IsTruncated ? page.NextContinuationToken : undefined;
-  } while (token);
   return keys;
 }
 

@@ -1,24 +1,17 @@
 import { createHash } from "node:crypto";
 import { GetTemplateCommand, UpdateStackCommand } from "@aws-sdk/client-cloudformation";
-import {
-  CreateAliasCommand,
-  DeleteAliasCommand,
-  DeleteFunctionCommand,
-  GetAliasCommand,
-  GetFunctionConfigurationCommand,
-  ListAliasesCommand,
-  UpdateAliasCommand,
-} from "@aws-sdk/client-lambda";
+import { GetFunctionConfigurationCommand } from "@aws-sdk/client-lambda";
 import { DeleteObjectsCommand, HeadObjectCommand, PutObjectCommand } from "@aws-sdk/client-s3";
 import {
   GetScheduleCommand,
   type GetScheduleCommandOutput,
-  ListSchedulesCommand,
+  paginateListSchedules,
 } from "@aws-sdk/client-scheduler";
 import { ListExecutionsCommand, StartExecutionCommand } from "@aws-sdk/client-sfn";
 import { expandPlan } from "../plan/expand-plan.js";
 import { type Plan, targetKey } from "../plan/plan-schema.js";
 import { errorName } from "../platforms/aws/backoff.js";
+import { deleteAliasAndVersion, listAliases, pointAlias } from "../platforms/aws/function-aliases.js";
 import { publishVariants } from "../platforms/aws/function-versions.js";
 import { functionName, stackName, tagKey, tagValue, testObjectKey } from "../platforms/aws/naming.js";
 import {
@@ -26,7 +19,7 @@ import {
   nestedStackLogicalId,
   removeScheduleStack,
 } from "../platforms/aws/nested-stacks.js";
-import { describeStack, waitForStack } from "../platforms/aws/stack-state.js";
+import { describeStack, isNoUpdatesError, waitForStack } from "../platforms/aws/stack-state.js";
 import type { CfnTemplate } from "../platforms/aws/stack-template.js";
 import type { RunManifest } from "../results/manifest.js";
 import type { PlatformFacts } from "../results/platform-facts.js";
@@ -174,7 +167,12 @@ export async function createSchedule(
   const aliases: Record<string, string> = {};
   for (const entry of published) {
     const alias = scheduleAliasName(name, entry.variant.memoryMb, entry.variant.arch);
-    await pointAlias(clients, alias, entry.version);
+    await pointAlias(clients.lambda, {
+      functionName,
+      alias,
+      version: entry.version,
+      description: "lambda-netbench schedule (kept between runs)",
+    });
     aliases[alias] = entry.version;
   }
 
@@ -294,20 +292,6 @@ async function exists(clients: ScheduleClients, bucket: string, key: string): Pr
   }
 }
 
-async function pointAlias(clients: ScheduleClients, alias: string, version: string): Promise<void> {
-  const input = { FunctionName: functionName, Name: alias, FunctionVersion: version };
-  try {
-    await clients.lambda.send(new GetAliasCommand({ FunctionName: functionName, Name: alias }));
-  } catch (error) {
-    if (errorName(error) !== "ResourceNotFoundException") throw error;
-    await clients.lambda.send(
-      new CreateAliasCommand({ ...input, Description: "lambda-netbench schedule (kept between runs)" }),
-    );
-    return;
-  }
-  await clients.lambda.send(new UpdateAliasCommand(input));
-}
-
 /** The region stack's template as deployed (the schedule adds to it, never rebuilds it). */
 async function currentTemplate(clients: ScheduleClients): Promise<CfnTemplate> {
   const response = await clients.cloudFormation.send(
@@ -337,11 +321,7 @@ async function updateParent(
       }),
     );
   } catch (error) {
-    if (
-      errorName(error) === "ValidationError" &&
-      /No updates are to be performed/.test((error as Error).message)
-    )
-      return false;
+    if (isNoUpdatesError(error)) return false;
     throw error;
   }
   if (!clients.recorder.dryRun) await waitForStack(clients.cloudFormation, ["UPDATE_COMPLETE"], poll);
@@ -377,28 +357,14 @@ export async function deleteSchedule(
     );
   }
   let aliases = 0;
-  let marker: string | undefined;
-  const ours: Array<{ name: string; version: string }> = [];
-  do {
-    const page = await clients.lambda.send(
-      new ListAliasesCommand({ FunctionName: functionName, Marker: marker }),
-    );
-    for (const alias of page.Aliases ?? [])
-      if (alias.Name?.startsWith(`s-${name}-m`) && alias.FunctionVersion)
-        ours.push({ name: alias.Name, version: alias.FunctionVersion });
-    marker = page.NextMarker;
-  } while (marker);
-  for (const alias of ours) {
-    await clients.lambda.send(new DeleteAliasCommand({ FunctionName: functionName, Name: alias.name }));
+  for (const alias of await listAliases(clients.lambda, functionName)) {
+    if (!alias.Name?.startsWith(`s-${name}-m`) || !alias.FunctionVersion) continue;
+    // a version another alias still uses (a run in progress, another schedule) stays
+    await deleteAliasAndVersion(clients.lambda, functionName, {
+      name: alias.Name,
+      version: alias.FunctionVersion,
+    });
     aliases += 1;
-    try {
-      await clients.lambda.send(
-        new DeleteFunctionCommand({ FunctionName: functionName, Qualifier: alias.version }),
-      );
-    } catch (error) {
-      // another alias (a run in progress, another schedule) still uses the version
-      if (!["ResourceConflictException", "ResourceNotFoundException"].includes(errorName(error))) throw error;
-    }
   }
   const bucket = stack.outputs.BucketName;
   let objects = 0;
@@ -432,14 +398,8 @@ export interface ScheduleSummary {
 export async function listSchedules(clients: ScheduleClients): Promise<ScheduleSummary[]> {
   const prefix = `${stackName}-`;
   const names: string[] = [];
-  let token: string | undefined;
-  do {
-    const page = await clients.scheduler.send(
-      new ListSchedulesCommand({ NamePrefix: prefix, NextToken: token }),
-    );
+  for await (const page of paginateListSchedules({ client: clients.scheduler }, { NamePrefix: prefix }))
     for (const entry of page.Schedules ?? []) if (entry.Name) names.push(entry.Name);
-    token = page.NextToken;
-  } while (token);
   const summaries: ScheduleSummary[] = [];
   for (const resourceName of names.sort()) {
     const schedule = await clients.scheduler.send(new GetScheduleCommand({ Name: resourceName }));

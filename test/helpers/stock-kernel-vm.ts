@@ -27,7 +27,7 @@ export function stockKernelVmUnavailable(): string | null {
 export const VM_LOCK = "/tmp/lnb-vm.lock";
 
 /**
- * Holds VM_LOCK (the lock HARNESS.md tells people to take with `flock`) in a child `flock`,
+ * Holds VM_LOCK (the lock docs/stock-kernel-vm.md tells people to take with `flock`) in a child `flock`,
  * waiting at most `waitSeconds`; past that the VM runs unlocked, with a warning. Returns the
  * release function.
  */

@@ -4,8 +4,10 @@ import {
   builtInProfileNames,
   flowCapBitsPerSecond,
   interpolateMegabitsPerSecond,
+  labProfileSchema,
   MAX_PACED_CONNECTION_BYTES_PER_SECOND,
 } from "../../src/plan/lab-profile.js";
+import { validatePlan } from "../../src/plan/load-plan.js";
 import { NOT_CHECKED, parseKernelProbe } from "../../src/platforms/local/capabilities.js";
 import {
   cloudVethName,
@@ -15,6 +17,7 @@ import {
   privateLabName,
 } from "../../src/platforms/local/lab-names.js";
 import {
+  chooseProfile,
   directionShape,
   environmentShape,
   resolveProfile,
@@ -70,9 +73,24 @@ test("CPU share is memory / 1,769 vCPU capped by the host's cores; memory limit 
   assert.equal(environmentShape(profile, 10_240, 2).cpuCores, 2);
   assert.throws(
     () => environmentShape(profile, 64, 2),
-    /memoryMb: 64 is not allowed \(allowed: integers 128-10240\)/,
+    /memoryMb: 64 is not allowed \(allowed: 128-10,240 MB\)/,
   );
 });
+
+/** What the plan says of a custom profile it is given (the one place custom profiles are validated). */
+function profileProblems(profile: unknown): string {
+  try {
+    validatePlan({
+      targets: [{ platform: "local", profile: "default-625" }],
+      memoryMb: [1024],
+      probes: [{ kind: "iperf3" }],
+      profiles: [profile],
+    });
+  } catch (error) {
+    return (error as { problems: string[] }).problems.join("\n");
+  }
+  assert.fail("the profile was accepted");
+}
 
 test("custom profiles are validated with the field named, and may not shadow a built-in one", () => {
   const custom = {
@@ -83,35 +101,32 @@ test("custom profiles are validated with the field named, and may not shadow a b
     ],
     upload: [{ memoryMb: 128, megabitsPerSecond: 50 }],
   };
-  const profile = resolveProfile("my-lab", [custom]);
+  const chosen = chooseProfile("my-lab", [labProfileSchema.parse(custom)]);
+  assert.equal(chosen.field, "profiles.0");
+  assert.equal(chooseProfile("default-625", [labProfileSchema.parse(custom)]).field, "profile default-625");
+  const profile = chosen.profile;
   assert.equal(interpolateMegabitsPerSecond(profile.download, 2112), 550);
   assert.equal(interpolateMegabitsPerSecond(profile.upload, 10_240), 50);
   assert.equal(profile.burst, null);
-  assert.throws(
-    () =>
-      resolveProfile("bad", [
-        { ...custom, name: "bad", download: [{ memoryMb: 128, megabitsPerSecond: -1 }] },
-      ]),
-    /profiles\[0\]\.download\.0\.megabitsPerSecond/,
+  assert.match(
+    profileProblems({ ...custom, name: "bad", download: [{ memoryMb: 128, megabitsPerSecond: -1 }] }),
+    /profiles\.0\.download\.0\.megabitsPerSecond/,
   );
-  assert.throws(
-    () =>
-      resolveProfile("bad", [
-        {
-          ...custom,
-          name: "bad",
-          upload: [
-            { memoryMb: 2048, megabitsPerSecond: 1 },
-            { memoryMb: 1024, megabitsPerSecond: 2 },
-          ],
-        },
-      ]),
+  assert.match(
+    profileProblems({
+      ...custom,
+      name: "bad",
+      upload: [
+        { memoryMb: 2048, megabitsPerSecond: 1 },
+        { memoryMb: 1024, megabitsPerSecond: 2 },
+      ],
+    }),
     /sorted by memoryMb/,
   );
-  assert.throws(() => resolveProfile("default-625", [{ ...custom, name: "default-625" }]), /built-in/);
-  assert.throws(
-    () => resolveProfile("bad", [{ ...custom, name: "bad", s3ConnectionBytesPerSecond: 300_000_000 }]),
-    /profiles\[0\]\.s3ConnectionBytesPerSecond: at most 209715200 bytes\/s/,
+  assert.match(profileProblems({ ...custom, name: "default-625" }), /profiles\.0\.name: .*built-in/);
+  assert.match(
+    profileProblems({ ...custom, name: "bad", s3ConnectionBytesPerSecond: 300_000_000 }),
+    /profiles\.0\.s3ConnectionBytesPerSecond: at most 209715200 bytes\/s/,
   );
   assert.throws(
     () => resolveProfile("nope"),
@@ -191,32 +206,27 @@ test("fitted profiles: payload rates get the frame overhead, the burst is 60 MB,
     upload: [{ memoryMb: 128, megabitsPerSecond: 3000 }],
     payload: true,
   };
-  assert.throws(
-    () => resolveProfile("fast-flows", [{ ...flowOnly, flowMegabitsPerSecond: 2000 }]),
-    /profiles\[0\]\.flowMegabitsPerSecond: at most 1677 Mbit\/s without an s3ConnectionBytesPerSecond/,
+  assert.match(
+    profileProblems({ ...flowOnly, flowMegabitsPerSecond: 2000 }),
+    /profiles\.0\.flowMegabitsPerSecond: at most 1677 Mbit\/s without an s3ConnectionBytesPerSecond/,
   );
-  assert.equal(
-    s3RequestBytesPerSecond(
-      resolveProfile("fast-flows", [
-        { ...flowOnly, flowMegabitsPerSecond: 2000, s3ConnectionBytesPerSecond: 9e7 },
-      ]),
-    ),
-    9e7,
-  );
+  const capped = chooseProfile("fast-flows", [
+    labProfileSchema.parse({ ...flowOnly, flowMegabitsPerSecond: 2000, s3ConnectionBytesPerSecond: 9e7 }),
+  ]);
+  assert.equal(s3RequestBytesPerSecond(capped.profile), 9e7);
+  assert.equal(capped.s3RequestBytesPerSecond, 9e7, "derived once, with the profile");
+  assert.equal(capped.flowCapBitsPerSecond, flowCapBitsPerSecond(capped.profile));
   const tokyo = resolveProfile("seed-tokyo-2026");
   for (const memoryMb of [1024, 10_240])
     assert.equal(directionShape(tokyo, "upload", memoryMb).rateBitsPerSecond, Math.round(625e6 * factor));
-  assert.throws(
-    () =>
-      resolveProfile("b", [
-        {
-          name: "b",
-          download: [{ memoryMb: 128, megabitsPerSecond: 1 }],
-          upload: [{ memoryMb: 128, megabitsPerSecond: 1 }],
-          burst: { peakMegabitsPerSecond: 9, seconds: 1, bytes: 5 },
-        },
-      ]),
-    /profiles\[0\]\.burst: give exactly one of seconds or bytes/,
+  assert.match(
+    profileProblems({
+      name: "b",
+      download: [{ memoryMb: 128, megabitsPerSecond: 1 }],
+      upload: [{ memoryMb: 128, megabitsPerSecond: 1 }],
+      burst: { peakMegabitsPerSecond: 9, seconds: 1, bytes: 5 },
+    }),
+    /profiles\.0\.burst: give exactly one of seconds or bytes/,
   );
 });
 
@@ -263,11 +273,11 @@ test("a round trip: netem at the root (half the delay, loss, a delay line for th
   // a 100 Mbit/s link with a 200 ms round trip: the queue grows with the round trip
   const slow = directionShape(
     resolveProfile("slow", [
-      {
+      labProfileSchema.parse({
         name: "slow",
         download: [{ memoryMb: 128, megabitsPerSecond: 100 }],
         upload: [{ memoryMb: 128, megabitsPerSecond: 100 }],
-      },
+      }),
     ]),
     "upload",
     1024,

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { existsSync } from "node:fs";
 import { after, before, test } from "node:test";
+import { labProfileSchema } from "../../src/plan/lab-profile.js";
 import { netemProblem } from "../../src/platforms/local/capabilities.js";
 import { cgroups } from "../../src/platforms/local/cgroup-choice.js";
 import { removeLab } from "../../src/platforms/local/cleanup.js";
@@ -26,12 +27,12 @@ const skip =
 if (skip && !skip.startsWith("SKIPPED without root")) console.error(`\n*** ${skip} ***\n`);
 const labName = privateLabName();
 const arch = process.arch === "x64" ? "x86_64" : "arm64";
-const slowLink = {
+const slowLink = labProfileSchema.parse({
   name: "slow-link",
   download: [{ memoryMb: 128, megabitsPerSecond: 100 }],
   upload: [{ memoryMb: 128, megabitsPerSecond: 100 }],
   roundTripMs: 20,
-};
+});
 let platform: LocalPlatform;
 
 before(async () => {

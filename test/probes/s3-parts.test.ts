@@ -1,11 +1,12 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { parseAgentEvent } from "../../src/agent/event.js";
+import { backoffDelayMs } from "../../src/probes/retry-backoff.js";
 import { ConnectionRamp } from "../../src/probes/s3/connection-ramp.js";
 import { summarizeLatencies } from "../../src/probes/s3/latency-summary.js";
-import { backoffDelayMs } from "../../src/probes/s3/retry-backoff.js";
 import { resolveObjectAddress } from "../../src/probes/s3/s3-address.js";
 import { isRetryableStatus, parseS3ErrorBody, s3ResponseError } from "../../src/probes/s3/s3-errors.js";
+import { escapeXml, unescapeXml, xmlText } from "../../src/probes/s3/xml-text.js";
 import { s3ErrorDocument } from "../helpers/fault-proxy.js";
 
 test("the auto ramp adds connections while each raises throughput, then settles on the last that helped", () => {
@@ -42,14 +43,32 @@ test("latency percentiles are nearest-rank", () => {
   assert.equal(summary.maxSeconds, 1.0);
 });
 
-test("backoff doubles from its base, with jitter, and is capped", () => {
+test("backoff doubles from its base, with full jitter, and is capped", () => {
+  const top = () => 0.999_999;
+  assert.equal(backoffDelayMs(1, 100, 5_000, top), 99);
+  assert.equal(backoffDelayMs(3, 100, 5_000, top), 399);
+  assert.equal(
+    backoffDelayMs(3, 100, 5_000, () => 0.5),
+    200,
+  );
+  assert.equal(backoffDelayMs(30, 100, 5_000, top), 4_999, "capped");
+  assert.equal(
+    backoffDelayMs(2, 100, 5_000, () => 0),
+    0,
+  );
   for (let i = 0; i < 50; i += 1) {
-    const first = backoffDelayMs(1, 100);
     const third = backoffDelayMs(3, 100);
-    assert.ok(first >= 50 && first <= 100);
-    assert.ok(third >= 200 && third <= 400);
-    assert.ok(backoffDelayMs(30, 100, 5_000) <= 5_000);
+    assert.ok(third >= 0 && third < 400);
   }
+});
+
+test("xml text: what one side of the S3 wire escapes the other reads back, and &amp; is undone last", () => {
+  const etag = `"a&b<c>'d'"`;
+  assert.equal(escapeXml(etag), "&quot;a&amp;b&lt;c&gt;&apos;d&apos;&quot;");
+  assert.equal(unescapeXml(escapeXml(etag)), etag);
+  assert.equal(xmlText(`<R><ETag>${escapeXml(etag)}</ETag></R>`, "ETag"), etag);
+  assert.equal(unescapeXml("&amp;lt;"), "&lt;", "an escaped entity stays an entity");
+  assert.equal(xmlText("<R></R>", "ETag"), null);
 });
 
 test("addresses: AWS virtual-hosted by default, path-style for a custom endpoint when asked, keys encoded", () => {

@@ -455,6 +455,15 @@ interface LabPlatform {
   dispose(): Promise<void>;
 }
 
+/** A custom profile as a plan carries it: validated (defaults filled) by that repo's own schema. */
+async function planProfile(repo: string, profile: Json): Promise<Json> {
+  const { labProfileSchema } = await importFrom<{ labProfileSchema: { parse(input: unknown): Json } }>(
+    repo,
+    "src/plan/lab-profile.ts",
+  );
+  return labProfileSchema.parse(profile);
+}
+
 async function importFrom<T>(repo: string, path: string): Promise<T> {
   return (await import(pathToFileURL(join(repo, path)).href)) as T;
 }
@@ -497,7 +506,7 @@ async function platformChecks(repo: string, report: GuestReport, labName: string
   log(`lab ${labName}: LocalPlatform.open attaches (custom profile ${PROFILE_NAME})`);
   const platform = await LocalPlatform.open({
     profile: PROFILE_NAME,
-    customProfiles: [customProfile],
+    customProfiles: [await planProfile(repo, customProfile)],
     labName,
     environments: 1,
     mode: "shaped",
@@ -623,7 +632,7 @@ async function flowCapChecks(repo: string, report: GuestReport): Promise<void> {
   log(`flow-capped lab ${labName} (profile ${flowCappedProfile.name})`);
   const platform = await LocalPlatform.open({
     profile: flowCappedProfile.name,
-    customProfiles: [flowCappedProfile],
+    customProfiles: [await planProfile(repo, flowCappedProfile)],
     labName,
     environments: 1,
     mode: "shaped",

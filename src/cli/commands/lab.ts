@@ -1,6 +1,6 @@
 import type { Command } from "commander";
 import { PlanError } from "../../plan/expand-plan.js";
-import { builtInProfileNames } from "../../plan/lab-profile.js";
+import { builtInProfileNames, type LabProfile } from "../../plan/lab-profile.js";
 import { loadPlan } from "../../plan/load-plan.js";
 import { DEFAULT_ENVIRONMENTS, labDown, labStatus, labUp } from "../../platforms/local/lab.js";
 import { DEFAULT_LAB_NAME } from "../../platforms/local/lab-names.js";
@@ -20,7 +20,7 @@ interface LabUpCommandOptions {
  * before anything starts.
  */
 async function labUpCommand(options: LabUpCommandOptions): Promise<number> {
-  let customProfiles: unknown[] = [];
+  let customProfiles: LabProfile[] = [];
   if (options.config) {
     try {
       customProfiles = (await loadPlan({ configPath: options.config })).profiles ?? [];

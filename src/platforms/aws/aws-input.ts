@@ -1,4 +1,5 @@
 import type { Architecture } from "../../plan/architecture.js";
+import { isLambdaMemoryMb, MEMORY_MB_RANGE } from "../../plan/lambda-memory.js";
 import { commercialRegions } from "./commercial-regions.js";
 
 /**
@@ -15,8 +16,6 @@ export class AwsInputError extends Error {
   }
 }
 
-export const minMemoryMb = 128;
-export const maxMemoryMb = 10_240;
 /** Highest value AWS accepts for the bandwidth quota (announcement of 2026-08-06), Mbit/s. */
 export const maxBandwidthQuotaMbps = 3_000;
 
@@ -47,11 +46,8 @@ export function validateRegions(options: { regions?: string | string[]; allRegio
 }
 
 export function validateMemoryMb(memoryMb: number, field = "memoryMb"): number {
-  if (!Number.isInteger(memoryMb) || memoryMb < minMemoryMb || memoryMb > maxMemoryMb)
-    throw new AwsInputError(
-      field,
-      `${memoryMb} is not allowed (allowed: whole MB from ${minMemoryMb} to ${maxMemoryMb})`,
-    );
+  if (!isLambdaMemoryMb(memoryMb))
+    throw new AwsInputError(field, `${memoryMb} is not allowed (allowed: ${MEMORY_MB_RANGE})`);
   return memoryMb;
 }
 

@@ -1,14 +1,15 @@
-import { DeleteAliasCommand, DeleteFunctionCommand } from "@aws-sdk/client-lambda";
 import type { AwsCredentialIdentity, RequestHandler } from "@smithy/types";
 import type { AgentEventInput } from "../../agent/event.js";
+import type { BackoffOptions } from "../../probes/retry-backoff.js";
 import type { InvocationOutcome } from "../../results/invocation-outcome.js";
 import type { PlatformFacts } from "../../results/platform-facts.js";
 import type { EnvironmentVariant, Platform, ProbeEndpoints } from "../../runner/platform.js";
 import { RunPausedError } from "../../runner/platform.js";
 import { type AwsClients, createAwsClients, destroyAwsClients } from "./aws-clients.js";
 import { validateMemoryMb, validateRegion } from "./aws-input.js";
-import { type BackoffOptions, errorName } from "./backoff.js";
+import { errorName } from "./backoff.js";
 import { resolveCredentials } from "./credentials.js";
+import { deleteAliasAndVersion } from "./function-aliases.js";
 import { type PublishedVariant, publishVariants } from "./function-versions.js";
 import { fetchIperf3Auth, type Iperf3Auth } from "./iperf3-credentials.js";
 import { invokeAgent } from "./lambda-invoker.js";
@@ -204,7 +205,8 @@ export class AwsPlatform implements Platform {
         region: this.target,
         bucket: outputs.BucketName as string,
         pathStyle: false,
-        // breaker 7: inside the agent role's grant and the lifecycle rule
+        // s3-put writes only under this prefix: the agent role may write there and the
+        // bucket's lifecycle rule expires what is left there
         putKeyPrefix: s3PutKeyPrefix,
       },
     };
@@ -257,14 +259,16 @@ export class AwsPlatform implements Platform {
         functionName: target,
       });
       const response = outcome.response;
-      // breaker 6: another test (or a scanner) holds the port; --idle-timeout frees it soon
+      // another test (or a port scanner) holds the server's port: the server's --idle-timeout
+      // frees it soon, so wait and try again rather than record a failure
       const busy = response !== null && !response.ok && response.error.kind === "server-busy";
       if (busy && attempt < delays.length && !options.signal?.aborted) {
         this.options.log?.(`iperf3 server busy; trying again in ${(delays[attempt] ?? 0) / 1000} s`);
         await new Promise((resolve) => setTimeout(resolve, delays[attempt]));
         continue;
       }
-      // breaker 1: a failure once the server's time-to-live has passed is the server being gone
+      // a failure once the server's time-to-live has passed is the server being gone, not the
+      // cell failing: pause the run so --resume redoes it
       if (event.probe === "iperf3" && !(response?.ok === true)) this.checkServerTimeToLive(event, 0);
       return outcome;
     }
@@ -294,21 +298,10 @@ export class AwsPlatform implements Platform {
   async dispose(): Promise<void> {
     try {
       for (const entry of this.published.values()) {
-        await this.clients.lambda.send(
-          new DeleteAliasCommand({ FunctionName: entry.functionName, Name: entry.alias }),
-        );
-        try {
-          await this.clients.lambda.send(
-            new DeleteFunctionCommand({ FunctionName: entry.functionName, Qualifier: entry.version }),
-          );
-        } catch (error) {
-          // another alias may still point at the same version; teardown removes it later
-          if (
-            errorName(error) !== "ResourceConflictException" &&
-            errorName(error) !== "ResourceNotFoundException"
-          )
-            throw error;
-        }
+        await deleteAliasAndVersion(this.clients.lambda, entry.functionName, {
+          name: entry.alias,
+          version: entry.version,
+        });
       }
       this.published.clear();
     } finally {

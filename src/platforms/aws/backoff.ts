@@ -1,20 +1,7 @@
 /**
- * Retries with exponential backoff and full jitter (sleep a random time between 0 and
- * min(cap, base * 2^attempt)), the scheme AWS recommends for throttling, so many runners
- * hitting one account do not retry in lockstep.
+ * Which AWS errors are worth another attempt, and the default retry policy for the Lambda
+ * calls (the backoff itself is the tool's one policy, probes/retry-backoff.ts).
  */
-export interface BackoffOptions {
-  maxAttempts: number;
-  baseMs: number;
-  capMs: number;
-  /** Which errors are worth another attempt. */
-  retryable: (error: unknown) => boolean;
-  sleep?: (ms: number) => Promise<void>;
-  random?: () => number;
-  onRetry?: (error: unknown, attempt: number, delayMs: number) => void;
-  signal?: AbortSignal;
-}
-
 export const defaultBackoff = { maxAttempts: 6, baseMs: 200, capMs: 20_000 };
 
 /** Names of the errors AWS returns for throttling and for an update already in progress. */
@@ -45,23 +32,4 @@ export function isThrottling(error: unknown): boolean {
 export function isThrottlingOrConflict(error: unknown): boolean {
   const name = errorName(error);
   return throttlingErrorNames.has(name) || conflictErrorNames.has(name);
-}
-
-export async function withBackoff<T>(
-  operation: (attempt: number) => Promise<T>,
-  options: BackoffOptions,
-): Promise<{ value: T; retries: number }> {
-  const sleep = options.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
-  const random = options.random ?? Math.random;
-  for (let attempt = 0; ; attempt++) {
-    try {
-      return { value: await operation(attempt), retries: attempt };
-    } catch (error) {
-      if (attempt + 1 >= options.maxAttempts || !options.retryable(error) || options.signal?.aborted)
-        throw error;
-      const delayMs = Math.floor(random() * Math.min(options.capMs, options.baseMs * 2 ** attempt));
-      options.onRetry?.(error, attempt + 1, delayMs);
-      await sleep(delayMs);
-    }
-  }
 }

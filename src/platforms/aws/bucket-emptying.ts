@@ -2,10 +2,8 @@ import {
   AbortMultipartUploadCommand,
   DeleteObjectsCommand,
   ListMultipartUploadsCommand,
-  type ListMultipartUploadsCommandOutput,
   ListObjectsV2Command,
   ListObjectVersionsCommand,
-  type ListObjectVersionsCommandOutput,
   type ObjectIdentifier,
   type S3Client,
 } from "@aws-sdk/client-s3";
@@ -47,39 +45,25 @@ export async function emptyBucket(
     uploadsListed: true,
   };
   const deleteBatch = async (identifiers: ObjectIdentifier[]) => {
-    for (let start = 0; start < identifiers.length; start += 1000) {
-      const batch = identifiers.slice(start, start + 1000);
-      const response = await s3.send(
-        new DeleteObjectsCommand({ Bucket: bucket, Delete: { Objects: batch, Quiet: true } }),
-      );
-      if (response.Errors && response.Errors.length > 0) {
-        const first = response.Errors[0];
-        throw new Error(
-          `could not delete ${response.Errors.length} object(s) from ${bucket}, first ${first?.Key}: ${first?.Code} ${first?.Message}`,
-        );
-      }
-      result.deletedVersions += batch.length;
-    }
+    result.deletedVersions += await deleteObjects(s3, bucket, identifiers);
   };
   try {
-    let keyMarker: string | undefined;
-    let versionIdMarker: string | undefined;
-    do {
-      let page: ListObjectVersionsCommandOutput;
-      try {
-        page = await s3.send(
+    const versionPages = pagesByMarkers(
+      (markers) =>
+        s3.send(
           new ListObjectVersionsCommand({
             Bucket: bucket,
-            KeyMarker: keyMarker,
-            VersionIdMarker: versionIdMarker,
+            KeyMarker: markers?.key,
+            VersionIdMarker: markers?.second,
             MaxKeys: options.pageSize,
           }),
-        );
-      } catch (error) {
-        if (!isUnsupported(error)) throw error;
+        ),
+      (page) => ({ key: page.NextKeyMarker, second: page.NextVersionIdMarker }),
+      () => {
         result.versionsListed = false;
-        break;
-      }
+      },
+    );
+    for await (const page of versionPages) {
       await deleteBatch(
         [...(page.Versions ?? []), ...(page.DeleteMarkers ?? [])].flatMap((entry) =>
           entry.Key === undefined
@@ -92,9 +76,7 @@ export async function emptyBucket(
               ],
         ),
       );
-      keyMarker = page.IsTruncated ? page.NextKeyMarker : undefined;
-      versionIdMarker = page.IsTruncated ? page.NextVersionIdMarker : undefined;
-    } while (keyMarker !== undefined);
+    }
 
     if (!result.versionsListed) {
       // unversioned listing: delete page by page until the listing comes back empty
@@ -108,23 +90,21 @@ export async function emptyBucket(
       }
     }
 
-    let uploadKeyMarker: string | undefined;
-    let uploadIdMarker: string | undefined;
-    do {
-      let page: ListMultipartUploadsCommandOutput;
-      try {
-        page = await s3.send(
+    const uploadPages = pagesByMarkers(
+      (markers) =>
+        s3.send(
           new ListMultipartUploadsCommand({
             Bucket: bucket,
-            KeyMarker: uploadKeyMarker,
-            UploadIdMarker: uploadIdMarker,
+            KeyMarker: markers?.key,
+            UploadIdMarker: markers?.second,
           }),
-        );
-      } catch (error) {
-        if (!isUnsupported(error)) throw error;
+        ),
+      (page) => ({ key: page.NextKeyMarker, second: page.NextUploadIdMarker }),
+      () => {
         result.uploadsListed = false;
-        break;
-      }
+      },
+    );
+    for await (const page of uploadPages) {
       for (const upload of page.Uploads ?? []) {
         if (!upload.Key || !upload.UploadId) continue;
         await s3.send(
@@ -132,12 +112,64 @@ export async function emptyBucket(
         );
         result.abortedUploads++;
       }
-      uploadKeyMarker = page.IsTruncated ? page.NextKeyMarker : undefined;
-      uploadIdMarker = page.IsTruncated ? page.NextUploadIdMarker : undefined;
-    } while (uploadKeyMarker !== undefined);
+    }
   } catch (error) {
     if (errorName(error) === "NoSuchBucket") return { ...result, bucketExisted: false };
     throw error;
   }
   return result;
+}
+
+/**
+ * Deletes up to any number of objects (or versions), 1,000 per DeleteObjects call. With Quiet
+ * set, S3 answers 200 and lists only what it could not delete: any entry there is an error,
+ * never a count of deleted objects. Returns how many were deleted.
+ */
+export async function deleteObjects(
+  s3: S3Client,
+  bucket: string,
+  identifiers: ObjectIdentifier[],
+): Promise<number> {
+  let deleted = 0;
+  for (let start = 0; start < identifiers.length; start += 1000) {
+    const batch = identifiers.slice(start, start + 1000);
+    const response = await s3.send(
+      new DeleteObjectsCommand({ Bucket: bucket, Delete: { Objects: batch, Quiet: true } }),
+    );
+    if (response.Errors && response.Errors.length > 0) {
+      const first = response.Errors[0];
+      throw new Error(
+        `could not delete ${response.Errors.length} object(s) from ${bucket}, first ${first?.Key}: ${first?.Code} ${first?.Message}`,
+      );
+    }
+    deleted += batch.length;
+  }
+  return deleted;
+}
+
+type Markers = { key?: string | undefined; second?: string | undefined };
+
+/**
+ * Pages of an S3 listing that continues from two markers (ListObjectVersions,
+ * ListMultipartUploads: the SDK has no paginator for them). A server that lacks the listing
+ * ends it after `onUnsupported`.
+ */
+async function* pagesByMarkers<Page extends { IsTruncated?: boolean | undefined }>(
+  list: (markers: Markers | undefined) => Promise<Page>,
+  next: (page: Page) => Markers,
+  onUnsupported: () => void,
+): AsyncGenerator<Page> {
+  let markers: Markers | undefined;
+  do {
+    let page: Page;
+    try {
+      page = await list(markers);
+    } catch (error) {
+      if (!isUnsupported(error)) throw error;
+      onUnsupported();
+      return;
+    }
+    yield page;
+    markers = page.IsTruncated ? next(page) : undefined;
+  } while (markers?.key !== undefined);
 }

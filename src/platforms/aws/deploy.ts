@@ -9,7 +9,7 @@ import { invokeAgent } from "./lambda-invoker.js";
 import { agentCodePrefix, iperf3StatusParameter, stackName, tagKey, tagValue } from "./naming.js";
 import { keepScheduleStacks } from "./nested-stacks.js";
 import { resolveServerImage, resolveServerNetwork, type ServerNetwork } from "./server-network.js";
-import { describeStack, type StackState, waitForStack } from "./stack-state.js";
+import { describeStack, isNoUpdatesError, type StackState, waitForStack } from "./stack-state.js";
 import { buildStackTemplate, instanceArchitecture, type StackTemplateOptions } from "./stack-template.js";
 import { ensureTestObject } from "./test-object.js";
 import {
@@ -240,13 +240,7 @@ export async function deployStack(clients: AwsClients, options: DeployOptions): 
     );
     if (!dryRun) state = await waitForStack(cfn, ["UPDATE_COMPLETE"], poll);
   } catch (error) {
-    if (
-      !(
-        errorName(error) === "ValidationError" &&
-        /No updates are to be performed/.test((error as Error).message)
-      )
-    )
-      throw error;
+    if (!isNoUpdatesError(error)) throw error;
     if (action !== "created" && !uploaded) action = "unchanged";
   }
   const outputs = state?.outputs ?? {};

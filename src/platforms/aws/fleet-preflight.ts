@@ -5,12 +5,21 @@ import { missingVpcFunction } from "./vpc-cells.js";
 import { describeVpcReachability } from "./vpc-reachability.js";
 
 /**
- * Issue 12's preflight items (preflight-checks.ts adds them to each region's list):
+ * The preflight items of the plan's `vpc` and `environments` axes (preflight-checks.ts adds them
+ * to each region's list):
  * - `vpc`, for plans with `vpc: true` here: the stack has the VPC function, its state, and its
  *   subnets reach S3 and the iperf3 server (vpc-reachability.ts); one failed item per problem.
  * - `fleet`, for plans with fleets (`environments` above 1): the most invocations the run has at
  *   once against the account's unreserved concurrency, less a margin for its other functions.
  */
+
+/** The preflight items this file adds for a region (listed as skipped when it cannot run). */
+export function fleetCheckNames(target: { vpc?: boolean; largestFleet?: number }): Array<"vpc" | "fleet"> {
+  return [
+    ...(target.vpc ? (["vpc"] as const) : []),
+    ...((target.largestFleet ?? 1) > 1 ? (["fleet"] as const) : []),
+  ];
+}
 
 /**
  * At once, the runner has at most `parallelism` invocations, except that a fleet larger than

@@ -1,28 +1,18 @@
 import {
-  CreateAliasCommand,
   DeleteAliasCommand,
   DeleteFunctionCommand,
-  GetAliasCommand,
   GetFunctionConfigurationCommand,
   type LambdaClient,
-  ListAliasesCommand,
-  ListVersionsByFunctionCommand,
-  type ListVersionsByFunctionCommandOutput,
   PublishVersionCommand,
-  UpdateAliasCommand,
   UpdateFunctionCodeCommand,
   UpdateFunctionConfigurationCommand,
   waitUntilFunctionUpdatedV2,
 } from "@aws-sdk/client-lambda";
 import type { Architecture } from "../../plan/architecture.js";
+import { type BackoffOptions, withBackoff } from "../../probes/retry-backoff.js";
 import type { EnvironmentVariant } from "../../runner/platform.js";
-import {
-  type BackoffOptions,
-  defaultBackoff,
-  errorName,
-  isThrottlingOrConflict,
-  withBackoff,
-} from "./backoff.js";
+import { defaultBackoff, errorName, isThrottlingOrConflict } from "./backoff.js";
+import { listAliases, listPublishedVersions, pointAlias } from "./function-aliases.js";
 import { functionName as agentFunctionName, aliasName } from "./naming.js";
 
 /**
@@ -132,26 +122,14 @@ export async function publishVariants(
           `published version ${version.Version} has ${version.MemorySize} MB, expected ${memoryMb} MB`,
         );
       const alias = aliasName(memoryMb, arch);
-      await pointAlias(lambda, alias, version.Version, options);
+      await pointAlias(lambda, { functionName, alias, version: version.Version }, (call) =>
+        retrying(call, options),
+      );
       options.log?.(`${alias} -> version ${version.Version}`);
       published.push({ variant: { memoryMb, arch }, alias, version: version.Version });
     }
   }
   return published;
-}
-
-async function pointAlias(lambda: LambdaClient, alias: string, version: string, options: VersionOptions) {
-  const functionName = options.functionName ?? agentFunctionName;
-  let exists = true;
-  try {
-    await lambda.send(new GetAliasCommand({ FunctionName: functionName, Name: alias }));
-  } catch (error) {
-    if (errorName(error) !== "ResourceNotFoundException") throw error;
-    exists = false;
-  }
-  const input = { FunctionName: functionName, Name: alias, FunctionVersion: version };
-  if (exists) await retrying(() => lambda.send(new UpdateAliasCommand(input)), options);
-  else await retrying(() => lambda.send(new CreateAliasCommand(input)), options);
 }
 
 /** Deletes every alias and published version (not $LATEST). Returns how many versions went. */
@@ -163,31 +141,14 @@ export async function deletePublishedVersions(
   const counts = { aliases: 0, versions: 0, functionExisted: true };
   const retry = <T>(operation: () => Promise<T>) => retrying(operation, { ...options } as VersionOptions);
   try {
-    let marker: string | undefined;
-    const aliases: string[] = [];
-    do {
-      const page = await lambda.send(new ListAliasesCommand({ FunctionName: functionName, Marker: marker }));
-      aliases.push(...(page.Aliases ?? []).flatMap((alias) => (alias.Name ? [alias.Name] : [])));
-      marker = page.NextMarker;
-    } while (marker);
+    const aliases = (await listAliases(lambda, functionName)).flatMap((alias) =>
+      alias.Name ? [alias.Name] : [],
+    );
     for (const name of aliases) {
       await retry(() => lambda.send(new DeleteAliasCommand({ FunctionName: functionName, Name: name })));
       counts.aliases++;
     }
-    const versions: string[] = [];
-    marker = undefined;
-    do {
-      const page: ListVersionsByFunctionCommandOutput = await lambda.send(
-        new ListVersionsByFunctionCommand({ FunctionName: functionName, Marker: marker }),
-      );
-      versions.push(
-        ...(page.Versions ?? []).flatMap((version) =>
-          version.Version && version.Version !== "$LATEST" ? [version.Version] : [],
-        ),
-      );
-      marker = page.NextMarker;
-    } while (marker);
-    for (const version of versions) {
+    for (const version of await listPublishedVersions(lambda, functionName)) {
       await retry(() =>
         lambda.send(new DeleteFunctionCommand({ FunctionName: functionName, Qualifier: version })),
       );

@@ -127,7 +127,7 @@ export async function readServerStatus(ssm: SSMClient): Promise<ServerStatus | n
   };
 }
 
-/** Credentials for the agent, fetched at run time; never logged (see redactEventSecrets). */
+/** Credentials for the agent, fetched at run time; they travel in the invocation event only, never logged or recorded. */
 export async function fetchIperf3Auth(ssm: SSMClient): Promise<Iperf3Auth | null> {
   const [privateKeyPem, password, status] = await Promise.all([
     readParameter(ssm, iperf3PrivateKeyParameter),

@@ -1,7 +1,8 @@
 import { InvokeCommand, type LambdaClient } from "@aws-sdk/client-lambda";
 import type { AgentEventInput } from "../../agent/event.js";
+import { type BackoffOptions, withBackoff } from "../../probes/retry-backoff.js";
 import type { InvocationOutcome } from "../../results/invocation-outcome.js";
-import { type BackoffOptions, defaultBackoff, isThrottlingOrConflict, withBackoff } from "./backoff.js";
+import { defaultBackoff, isThrottlingOrConflict } from "./backoff.js";
 import { CredentialsExpiredError, isExpiredCredentials } from "./credentials.js";
 import { outcomeFromInvokeError, outcomeFromInvokeResult } from "./invocation-outcome.js";
 import { functionName } from "./naming.js";

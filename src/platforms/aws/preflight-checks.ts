@@ -2,7 +2,7 @@ import { DescribeRegionsCommand } from "@aws-sdk/client-ec2";
 import { GetAccountSettingsCommand } from "@aws-sdk/client-lambda";
 import { GetCallerIdentityCommand } from "@aws-sdk/client-sts";
 import type { AwsClients } from "./aws-clients.js";
-import { fleetPreflightItems } from "./fleet-preflight.js";
+import { fleetCheckNames, fleetPreflightItems } from "./fleet-preflight.js";
 import { readServerStatus } from "./iperf3-credentials.js";
 import { stackName } from "./naming.js";
 import type { PreflightOptions } from "./preflight-items.js";
@@ -16,7 +16,6 @@ import {
 import { getQuotaReport } from "./quota.js";
 import { checkIperf3Handshake } from "./server-handshake.js";
 import { describeStack } from "./stack-state.js";
-import { fleetCheckNames } from "./vpc-cells.js";
 
 /**
  * The preflight's account checks (preflight.ts runs them once credentials are found): loaded

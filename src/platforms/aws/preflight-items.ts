@@ -10,7 +10,7 @@ export type PreflightCheck =
   | "stack"
   | "server"
   | "concurrency"
-  // issue 12 (fleet-preflight.ts)
+  // the `vpc` and `environments` axes (fleet-preflight.ts)
   | "vpc"
   | "fleet";
 
@@ -30,7 +30,7 @@ export interface PreflightRegion {
   durationSeconds: number;
   /** When the run reaches this region, seconds from now (regions run one after another). */
   startsInSeconds: number;
-  /** Issue 12: the plan has `vpc: true` cells here; its largest fleet (`environments`). */
+  /** The plan has `vpc: true` cells here; its largest fleet (`environments`). */
   vpc?: boolean;
   largestFleet?: number;
 }

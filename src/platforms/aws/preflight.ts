@@ -1,5 +1,6 @@
 import type { AwsClients } from "./aws-clients.js";
 import { credentialChain, missingCredentialsHelp } from "./credentials.js";
+import { fleetCheckNames } from "./fleet-preflight.js";
 import {
   describeError,
   type PreflightItem,
@@ -7,7 +8,6 @@ import {
   type PreflightResult,
   shortMessage,
 } from "./preflight-items.js";
-import { fleetCheckNames } from "./vpc-cells.js";
 
 /**
  * Everything a run needs from the account, checked before any invocation (and all that

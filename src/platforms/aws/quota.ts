@@ -1,9 +1,9 @@
 import {
   GetAWSDefaultServiceQuotaCommand,
   GetServiceQuotaCommand,
-  ListAWSDefaultServiceQuotasCommand,
-  ListRequestedServiceQuotaChangeHistoryByQuotaCommand,
-  ListServiceQuotasCommand,
+  paginateListAWSDefaultServiceQuotas,
+  paginateListRequestedServiceQuotaChangeHistoryByQuota,
+  paginateListServiceQuotas,
   type RequestedServiceQuotaChange,
   RequestServiceQuotaIncreaseCommand,
   type ServiceQuota,
@@ -70,22 +70,9 @@ async function findInList(
   list: "applied" | "default",
 ): Promise<{ quota: ServiceQuota; matchedBy: "code" | "name" } | null> {
   const all: ServiceQuota[] = [];
-  let nextToken: string | undefined;
-  do {
-    const page =
-      list === "applied"
-        ? await client.send(
-            new ListServiceQuotasCommand({ ServiceCode: bandwidthQuotaServiceCode, NextToken: nextToken }),
-          )
-        : await client.send(
-            new ListAWSDefaultServiceQuotasCommand({
-              ServiceCode: bandwidthQuotaServiceCode,
-              NextToken: nextToken,
-            }),
-          );
+  const paginate = list === "applied" ? paginateListServiceQuotas : paginateListAWSDefaultServiceQuotas;
+  for await (const page of paginate({ client }, { ServiceCode: bandwidthQuotaServiceCode }))
     all.push(...(page.Quotas ?? []));
-    nextToken = page.NextToken;
-  } while (nextToken);
   for (const by of ["code", "name"] as const) {
     const quota = all.find((candidate) => matches(candidate, by));
     if (quota) return { quota, matchedBy: by };
@@ -143,18 +130,11 @@ export async function listQuotaRequests(
   quotaCode: string = bandwidthQuotaCode,
 ): Promise<QuotaRequestRecord[]> {
   const records: QuotaRequestRecord[] = [];
-  let nextToken: string | undefined;
-  do {
-    const page = await client.send(
-      new ListRequestedServiceQuotaChangeHistoryByQuotaCommand({
-        ServiceCode: bandwidthQuotaServiceCode,
-        QuotaCode: quotaCode,
-        NextToken: nextToken,
-      }),
-    );
-    records.push(...(page.RequestedQuotas ?? []).map(toRecord));
-    nextToken = page.NextToken;
-  } while (nextToken);
+  const pages = paginateListRequestedServiceQuotaChangeHistoryByQuota(
+    { client },
+    { ServiceCode: bandwidthQuotaServiceCode, QuotaCode: quotaCode },
+  );
+  for await (const page of pages) records.push(...(page.RequestedQuotas ?? []).map(toRecord));
   return records.sort((a, b) => (b.created ?? "").localeCompare(a.created ?? ""));
 }
 

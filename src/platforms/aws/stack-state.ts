@@ -89,3 +89,13 @@ export async function failureReasons(cfn: CloudFormationClient): Promise<string[
   }
   return reasons.reverse();
 }
+
+/**
+ * CloudFormation answers an UpdateStack that would change nothing with a ValidationError whose
+ * message says so: not a failure, the stack is already as asked. The message is the only sign.
+ */
+export function isNoUpdatesError(error: unknown): boolean {
+  return (
+    errorName(error) === "ValidationError" && /No updates are to be performed/.test((error as Error).message)
+  );
+}

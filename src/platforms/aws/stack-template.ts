@@ -1,4 +1,5 @@
 import type { Architecture } from "../../plan/architecture.js";
+import { agentFunction, agentLogGroup, agentRole } from "./agent-function-resources.js";
 import {
   agentCodePrefix,
   functionName,
@@ -135,63 +136,22 @@ export function buildStackTemplate(options: StackTemplateOptions): CfnTemplate {
 
 function functionResources(options: StackTemplateOptions, codeKey: string): CfnTemplate["Resources"] {
   return {
-    AgentLogGroup: {
-      Type: "AWS::Logs::LogGroup",
-      Properties: { LogGroupName: logGroupName, RetentionInDays: 7, Tags: tags },
-    },
-    AgentRole: {
-      Type: "AWS::IAM::Role",
-      Properties: {
-        Description: "lambda-netbench agent: test objects of its bucket and its own log group only",
-        AssumeRolePolicyDocument: {
-          Version: "2012-10-17",
-          Statement: [
-            { Effect: "Allow", Principal: { Service: "lambda.amazonaws.com" }, Action: "sts:AssumeRole" },
-          ],
-        },
-        Policies: [
-          {
-            PolicyName: "test-objects-and-logs",
-            PolicyDocument: {
-              Version: "2012-10-17",
-              Statement: [
-                {
-                  Sid: "TestObjects",
-                  Effect: "Allow",
-                  Action: ["s3:GetObject", "s3:PutObject", "s3:AbortMultipartUpload"],
-                  Resource: { "Fn::Sub": `\${Bucket.Arn}/${testObjectPrefix}*` },
-                },
-                {
-                  Sid: "OwnLogGroup",
-                  Effect: "Allow",
-                  Action: ["logs:CreateLogStream", "logs:PutLogEvents"],
-                  // biome-ignore lint/suspicious/noTemplateCurlyInString: a CloudFormation Fn::Sub placeholder
-                  Resource: { "Fn::Sub": "${AgentLogGroup.Arn}" },
-                },
-              ],
-            },
-          },
-        ],
-        Tags: tags,
-      },
-    },
-    AgentFunction: {
-      Type: "AWS::Lambda::Function",
-      DependsOn: ["AgentLogGroup"],
-      Properties: {
-        FunctionName: functionName,
-        Description: "lambda-netbench agent: runs one network probe per invocation",
-        Runtime: "nodejs22.x",
-        Handler: "index.handler",
-        PackageType: "Zip",
-        Architectures: [options.arch],
-        MemorySize: options.memoryMb,
-        Timeout: options.timeoutSeconds,
-        Role: { "Fn::GetAtt": ["AgentRole", "Arn"] },
-        Code: { S3Bucket: { Ref: "Bucket" }, S3Key: codeKey },
-        LoggingConfig: { LogGroup: { Ref: "AgentLogGroup" }, LogFormat: "Text" },
-        Tags: tags,
-      },
-    },
+    AgentLogGroup: agentLogGroup(logGroupName),
+    AgentRole: agentRole({
+      description: "lambda-netbench agent: test objects of its bucket and its own log group only",
+      policyName: "test-objects-and-logs",
+      logGroupId: "AgentLogGroup",
+    }),
+    AgentFunction: agentFunction({
+      functionName,
+      description: "lambda-netbench agent: runs one network probe per invocation",
+      roleId: "AgentRole",
+      logGroupId: "AgentLogGroup",
+      dependsOn: ["AgentLogGroup"],
+      arch: options.arch,
+      memoryMb: options.memoryMb,
+      timeoutSeconds: options.timeoutSeconds,
+      codeKey,
+    }),
   };
 }

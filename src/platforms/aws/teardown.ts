@@ -1,9 +1,9 @@
-import { DeleteStackCommand, ListStackResourcesCommand } from "@aws-sdk/client-cloudformation";
-import { DescribeLogGroupsCommand } from "@aws-sdk/client-cloudwatch-logs";
+import { DeleteStackCommand, paginateListStackResources } from "@aws-sdk/client-cloudformation";
+import { paginateDescribeLogGroups } from "@aws-sdk/client-cloudwatch-logs";
 import { DescribeInstancesCommand } from "@aws-sdk/client-ec2";
 import { GetInstanceProfileCommand, GetRoleCommand } from "@aws-sdk/client-iam";
-import { GetResourcesCommand } from "@aws-sdk/client-resource-groups-tagging-api";
-import { DeleteParametersCommand, GetParametersByPathCommand } from "@aws-sdk/client-ssm";
+import { paginateGetResources } from "@aws-sdk/client-resource-groups-tagging-api";
+import { DeleteParametersCommand, paginateGetParametersByPath } from "@aws-sdk/client-ssm";
 import type { AwsClients } from "./aws-clients.js";
 import { errorName } from "./backoff.js";
 import { emptyBucket } from "./bucket-emptying.js";
@@ -45,18 +45,12 @@ const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
 /** Resources still carrying the tag, through the Resource Groups Tagging API. */
 export async function listTaggedResources(clients: AwsClients): Promise<string[]> {
   const arns: string[] = [];
-  let token: string | undefined;
-  do {
-    const page = await clients.tagging.send(
-      new GetResourcesCommand({ TagFilters: [{ Key: tagKey }], PaginationToken: token || undefined }),
-    );
-    arns.push(
-      ...(page.ResourceTagMappingList ?? []).flatMap((mapping) =>
-        mapping.ResourceARN ? [mapping.ResourceARN] : [],
-      ),
-    );
-    token = page.PaginationToken;
-  } while (token);
+  for await (const page of paginateGetResources(
+    { client: clients.tagging },
+    { TagFilters: [{ Key: tagKey }] },
+  ))
+    for (const mapping of page.ResourceTagMappingList ?? [])
+      if (mapping.ResourceARN) arns.push(mapping.ResourceARN);
   return arns;
 }
 
@@ -149,14 +143,12 @@ export async function teardownRegion(
   }
 
   const names: string[] = [];
-  let token: string | undefined;
-  do {
-    const page = await clients.ssm.send(
-      new GetParametersByPathCommand({ Path: parameterPath, Recursive: true, NextToken: token }),
-    );
-    names.push(...(page.Parameters ?? []).flatMap((parameter) => (parameter.Name ? [parameter.Name] : [])));
-    token = page.NextToken;
-  } while (token);
+  const parameters = paginateGetParametersByPath(
+    { client: clients.ssm },
+    { Path: parameterPath, Recursive: true },
+  );
+  for await (const page of parameters)
+    for (const parameter of page.Parameters ?? []) if (parameter.Name) names.push(parameter.Name);
   for (let start = 0; start < names.length; start += 10) {
     const batch = names.slice(start, start + 10);
     await clients.ssm.send(new DeleteParametersCommand({ Names: batch }));
@@ -204,11 +196,10 @@ async function namedResources(clients: AwsClients, stack: string = stackName): P
   };
   const found: NamedResource[] = [];
   const nested: string[] = [];
-  let token: string | undefined;
-  do {
-    const page = await clients.cloudFormation.send(
-      new ListStackResourcesCommand({ StackName: stack, NextToken: token }),
-    );
+  for await (const page of paginateListStackResources(
+    { client: clients.cloudFormation },
+    { StackName: stack },
+  )) {
     for (const resource of page.StackResourceSummaries ?? []) {
       if (!resource.PhysicalResourceId) continue;
       // a nested stack's physical id is its stack ARN
@@ -216,8 +207,7 @@ async function namedResources(clients: AwsClients, stack: string = stackName): P
       const kind = kinds[resource.ResourceType ?? ""];
       if (kind) found.push({ kind, name: resource.PhysicalResourceId });
     }
-    token = page.NextToken;
-  } while (token);
+  }
   for (const child of nested) {
     try {
       found.push(...(await namedResources(clients, child)));
@@ -236,14 +226,12 @@ const ourLogGroupPrefix = `/aws/lambda/${stackName}-`;
 /** Every log group under our prefix that still exists (one listing covers them all). */
 async function existingLogGroups(clients: AwsClients): Promise<Set<string>> {
   const names = new Set<string>();
-  let token: string | undefined;
-  do {
-    const page = await clients.logs.send(
-      new DescribeLogGroupsCommand({ logGroupNamePrefix: ourLogGroupPrefix, nextToken: token }),
-    );
+  const pages = paginateDescribeLogGroups(
+    { client: clients.logs },
+    { logGroupNamePrefix: ourLogGroupPrefix },
+  );
+  for await (const page of pages)
     for (const group of page.logGroups ?? []) if (group.logGroupName) names.add(group.logGroupName);
-    token = page.nextToken;
-  } while (token);
   return names;
 }
 

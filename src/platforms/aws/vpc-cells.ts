@@ -2,18 +2,9 @@ import type { AgentEventInput } from "../../agent/event.js";
 import type { EnvironmentVariant } from "../../runner/platform.js";
 
 /**
- * The SDK-free pieces of issue 12's axes (pure): what AwsPlatform needs for the plan's
- * `vpc: true` cells (the refusal when the stack has no VPC function, the server address the VPC
- * function uses), and which preflight items a region gets.
+ * What AwsPlatform needs for the plan's `vpc: true` cells, without the SDK (pure): the refusal
+ * when the stack has no VPC function, and the server address the VPC function uses.
  */
-
-/** The preflight items fleet-preflight.ts adds for a region (listed as skipped when it cannot run). */
-export function fleetCheckNames(target: { vpc?: boolean; largestFleet?: number }): Array<"vpc" | "fleet"> {
-  return [
-    ...(target.vpc ? (["vpc"] as const) : []),
-    ...((target.largestFleet ?? 1) > 1 ? (["fleet"] as const) : []),
-  ];
-}
 
 /** Why the VPC variants cannot run here (the stack has no VPC function), or null. */
 export function vpcVariantProblem(

@@ -1,8 +1,9 @@
 import { DescribeSecurityGroupsCommand, DescribeSubnetsCommand, type EC2Client } from "@aws-sdk/client-ec2";
 import type { Architecture } from "../../plan/architecture.js";
+import { agentFunction, agentLogGroup, agentRole } from "./agent-function-resources.js";
 import { AwsInputError } from "./aws-input.js";
 import { errorName } from "./backoff.js";
-import { functionName, tagKey, tagValue, testObjectPrefix } from "./naming.js";
+import { functionName, tagKey, tagValue } from "./naming.js";
 
 /**
  * The VPC variant of the agent: the same code attached to the user's subnets, beside the
@@ -152,80 +153,47 @@ export function vpcAgentResources(
         }
       : ec2Arn(`security-group/${vpc.securityGroupId}`);
   const resources: Resources = {
-    AgentVpcLogGroup: {
-      Type: "AWS::Logs::LogGroup",
-      Properties: { LogGroupName: vpcLogGroupName, RetentionInDays: 7, Tags: tags },
-    },
-    AgentVpcRole: {
-      Type: "AWS::IAM::Role",
-      Properties: {
-        Description:
-          "lambda-netbench VPC agent: test objects, its own log group, and the ENIs Lambda attaches",
-        AssumeRolePolicyDocument: {
-          Version: "2012-10-17",
-          Statement: [
-            { Effect: "Allow", Principal: { Service: "lambda.amazonaws.com" }, Action: "sts:AssumeRole" },
+    AgentVpcLogGroup: agentLogGroup(vpcLogGroupName),
+    AgentVpcRole: agentRole({
+      description: "lambda-netbench VPC agent: test objects, its own log group, and the ENIs Lambda attaches",
+      policyName: "test-objects-logs-enis",
+      logGroupId: "AgentVpcLogGroup",
+      extraStatements: [
+        {
+          // The actions of AWS's AWSLambdaVPCAccessExecutionRole, split by how far each
+          // can be scoped. Describe* takes only "*" (Lambda's guide says so for
+          // DescribeNetworkInterfaces; DescribeSubnets has no resource type).
+          Sid: "DescribeForEnis",
+          Effect: "Allow",
+          Action: ["ec2:DescribeNetworkInterfaces", "ec2:DescribeSubnets"],
+          Resource: "*",
+        },
+        {
+          // creating an ENI is authorized on the new interface, its subnet and its
+          // security group: only these subnets and this group, in this account and region
+          Sid: "CreateEnisInTheseSubnets",
+          Effect: "Allow",
+          Action: ["ec2:CreateNetworkInterface"],
+          Resource: [
+            ec2Arn("network-interface/*"),
+            ...vpc.subnetIds.map((id) => ec2Arn(`subnet/${id}`)),
+            securityGroupArn,
           ],
         },
-        Policies: [
-          {
-            PolicyName: "test-objects-logs-enis",
-            PolicyDocument: {
-              Version: "2012-10-17",
-              Statement: [
-                {
-                  Sid: "TestObjects",
-                  Effect: "Allow",
-                  Action: ["s3:GetObject", "s3:PutObject", "s3:AbortMultipartUpload"],
-                  Resource: { "Fn::Sub": `\${Bucket.Arn}/${testObjectPrefix}*` },
-                },
-                {
-                  Sid: "OwnLogGroup",
-                  Effect: "Allow",
-                  Action: ["logs:CreateLogStream", "logs:PutLogEvents"],
-                  // biome-ignore lint/suspicious/noTemplateCurlyInString: a CloudFormation Fn::Sub placeholder
-                  Resource: { "Fn::Sub": "${AgentVpcLogGroup.Arn}" },
-                },
-                {
-                  // The actions of AWS's AWSLambdaVPCAccessExecutionRole, split by how far each
-                  // can be scoped. Describe* takes only "*" (Lambda's guide says so for
-                  // DescribeNetworkInterfaces; DescribeSubnets has no resource type).
-                  Sid: "DescribeForEnis",
-                  Effect: "Allow",
-                  Action: ["ec2:DescribeNetworkInterfaces", "ec2:DescribeSubnets"],
-                  Resource: "*",
-                },
-                {
-                  // creating an ENI is authorized on the new interface, its subnet and its
-                  // security group: only these subnets and this group, in this account and region
-                  Sid: "CreateEnisInTheseSubnets",
-                  Effect: "Allow",
-                  Action: ["ec2:CreateNetworkInterface"],
-                  Resource: [
-                    ec2Arn("network-interface/*"),
-                    ...vpc.subnetIds.map((id) => ec2Arn(`subnet/${id}`)),
-                    securityGroupArn,
-                  ],
-                },
-                {
-                  // Lambda's guide: DeleteNetworkInterface needs every interface id of the
-                  // account (the ids are not known in advance); kept to this account and region
-                  Sid: "ManageEnis",
-                  Effect: "Allow",
-                  Action: [
-                    "ec2:DeleteNetworkInterface",
-                    "ec2:AssignPrivateIpAddresses",
-                    "ec2:UnassignPrivateIpAddresses",
-                  ],
-                  Resource: ec2Arn("network-interface/*"),
-                },
-              ],
-            },
-          },
-        ],
-        Tags: tags,
-      },
-    },
+        {
+          // Lambda's guide: DeleteNetworkInterface needs every interface id of the
+          // account (the ids are not known in advance); kept to this account and region
+          Sid: "ManageEnis",
+          Effect: "Allow",
+          Action: [
+            "ec2:DeleteNetworkInterface",
+            "ec2:AssignPrivateIpAddresses",
+            "ec2:UnassignPrivateIpAddresses",
+          ],
+          Resource: ec2Arn("network-interface/*"),
+        },
+      ],
+    }),
   };
   if (vpc.securityGroupId === null) {
     resources.AgentVpcSecurityGroup = {
@@ -242,27 +210,17 @@ export function vpcAgentResources(
       },
     };
   }
-  resources.AgentVpcFunction = {
-    Type: "AWS::Lambda::Function",
-    // the role's ENI permissions must exist before Lambda creates the interfaces, and stay
-    // until CloudFormation has waited for Lambda to delete them
-    DependsOn: ["AgentVpcLogGroup", "AgentVpcRole"],
-    Properties: {
-      FunctionName: vpcFunctionName,
-      Description: "lambda-netbench agent attached to a VPC: runs one network probe per invocation",
-      Runtime: "nodejs22.x",
-      Handler: "index.handler",
-      PackageType: "Zip",
-      Architectures: [agent.arch],
-      MemorySize: agent.memoryMb,
-      Timeout: agent.timeoutSeconds,
-      Role: { "Fn::GetAtt": ["AgentVpcRole", "Arn"] },
-      Code: { S3Bucket: { Ref: "Bucket" }, S3Key: agent.codeKey },
-      LoggingConfig: { LogGroup: { Ref: "AgentVpcLogGroup" }, LogFormat: "Text" },
-      VpcConfig: { SubnetIds: vpc.subnetIds, SecurityGroupIds: [securityGroup] },
-      Tags: tags,
-    },
-  };
+  // the role's ENI permissions must exist before Lambda creates the interfaces, and stay
+  // until CloudFormation has waited for Lambda to delete them
+  resources.AgentVpcFunction = agentFunction({
+    functionName: vpcFunctionName,
+    description: "lambda-netbench agent attached to a VPC: runs one network probe per invocation",
+    roleId: "AgentVpcRole",
+    logGroupId: "AgentVpcLogGroup",
+    dependsOn: ["AgentVpcLogGroup", "AgentVpcRole"],
+    ...agent,
+    extraProperties: { VpcConfig: { SubnetIds: vpc.subnetIds, SecurityGroupIds: [securityGroup] } },
+  });
   return resources;
 }
 

@@ -1,10 +1,10 @@
-import { flowCapBitsPerSecond, type LabProfile } from "../../plan/lab-profile.js";
 import { checkShapedLab } from "./capabilities.js";
 import { checkIperf3FlowCap, iperf3ServerKindOf } from "./iperf3-servers.js";
-import { type LabUpOptions, labDown, labUp, profileToCheck, runningLab } from "./lab.js";
+import { type LabUpOptions, labDown, labUp, runningLab } from "./lab.js";
 import { environmentNamespace } from "./lab-names.js";
 import { LabRefusal } from "./lab-refusal.js";
 import { deleteNamespace } from "./namespaces.js";
+import type { ChosenProfile } from "./profiles.js";
 import { type LabState, processStartTicks, writeLabState } from "./state-file.js";
 
 /**
@@ -20,13 +20,14 @@ export interface LabAttachment {
 
 export async function attachLab(
   labName: string,
-  profile: LabProfile,
+  chosen: ChosenProfile,
   options: Omit<LabUpOptions, "labName" | "profile">,
 ): Promise<LabAttachment> {
+  const { profile } = chosen;
   const mode = options.mode ?? "shaped";
   // refused here too (not only by `lab up`): attaching to a lab someone else brought up still
   // needs root for the environments, and netem for this profile's round trip
-  if (mode === "shaped") await checkShapedLab([profileToCheck(profile.name, options.customProfiles)]);
+  if (mode === "shaped") await checkShapedLab([chosen]);
   const state = await runningLab(labName);
   // a running lab of the other mode is someone's: never replaced behind their back
   if (state && state.mode !== mode) {
@@ -45,9 +46,9 @@ export async function attachLab(
     }
   }
   // a lab started with the stock iperf3 server cannot pace this profile's streams
-  if (state) checkIperf3FlowCap(iperf3ServerKindOf(state.iperf3.server), flowCapBitsPerSecond(profile));
+  if (state) checkIperf3FlowCap(iperf3ServerKindOf(state.iperf3.server), chosen.flowCapBitsPerSecond);
   if (!state) {
-    const started = await labUp({ ...options, labName, profile: profile.name });
+    const started = await labUp({ ...options, labName, profile: profile.name }, chosen);
     started.user = { pid: process.pid, startTicks: (await processStartTicks(process.pid)) ?? 0 };
     return { state: started, ownsLab: true };
   }

@@ -2,8 +2,8 @@ import { mkdir } from "node:fs/promises";
 import { createServer } from "node:net";
 import os from "node:os";
 import { join } from "node:path";
-import { flowCapBitsPerSecond } from "../../plan/lab-profile.js";
-import { checkShapedLab, type ProfileToCheck } from "./capabilities.js";
+import type { LabProfile } from "../../plan/lab-profile.js";
+import { checkShapedLab } from "./capabilities.js";
 import { createCertificates } from "./certificates.js";
 import { removeLab, removeOrphanedLabs } from "./cleanup.js";
 import { checkBuilt } from "./dist-paths.js";
@@ -26,7 +26,7 @@ import {
 import { LabRefusal } from "./lab-refusal.js";
 import { addAddress, createNamespace, listNamespaces } from "./namespaces.js";
 import { LAB_BUCKET, LAB_REGION, startObjectStore } from "./object-store.js";
-import { resolveProfile, s3RequestBytesPerSecond } from "./profiles.js";
+import { type ChosenProfile, chooseProfile } from "./profiles.js";
 import { isSameProcess, type LabState, labDirectory, readLabState, writeLabState } from "./state-file.js";
 
 /**
@@ -38,7 +38,8 @@ import { isSameProcess, type LabState, labDirectory, readLabState, writeLabState
 export interface LabUpOptions {
   labName?: string;
   profile: string;
-  customProfiles?: unknown[];
+  /** The plan's custom profiles (validated with it), which `profile` may name. */
+  customProfiles?: readonly LabProfile[];
   /** Environments that may run at once (one iperf3 server port each). */
   environments?: number;
   /**
@@ -54,10 +55,14 @@ export const DEFAULT_ENVIRONMENTS = 4;
 const FIRST_IPERF3_PORT = 5201;
 const S3RVER_PORT = 4568;
 
-export async function labUp(options: LabUpOptions): Promise<LabState> {
+/** Brings a lab up; `chosen` is the profile the caller already chose by `options.profile`. */
+export async function labUp(
+  options: LabUpOptions,
+  chosen: ChosenProfile = chooseProfile(options.profile, options.customProfiles),
+): Promise<LabState> {
   const labName = options.labName ?? DEFAULT_LAB_NAME;
   checkLabName(labName);
-  const profile = resolveProfile(options.profile, options.customProfiles);
+  const { profile } = chosen;
   const environmentCount = options.environments ?? DEFAULT_ENVIRONMENTS;
   if (!Number.isInteger(environmentCount) || environmentCount < 1 || environmentCount > 64) {
     throw new LabRefusal(`environments: ${environmentCount} is not allowed (allowed: integers 1-64)`);
@@ -70,9 +75,9 @@ export async function labUp(options: LabUpOptions): Promise<LabState> {
   if (mode !== "shaped" && mode !== "unshaped") {
     throw new LabRefusal(`mode: "${mode}" is not allowed (allowed: shaped, unshaped)`);
   }
-  checkIperf3FlowCap(iperf3Server, flowCapBitsPerSecond(profile));
+  checkIperf3FlowCap(iperf3Server, chosen.flowCapBitsPerSecond);
   const shaped = mode === "shaped";
-  if (shaped) await checkShapedLab([profileToCheck(profile.name, options.customProfiles)]);
+  if (shaped) await checkShapedLab([chosen]);
   checkBuilt();
   const reason = shaped ? null : "unshaped mode requested";
 
@@ -102,7 +107,7 @@ export async function labUp(options: LabUpOptions): Promise<LabState> {
       caFile: "",
       storeDir: join(dir, "store"),
       nginxConfigFile: "",
-      s3ConnectionBytesPerSecond: s3RequestBytesPerSecond(profile),
+      s3ConnectionBytesPerSecond: chosen.s3RequestBytesPerSecond,
     },
     processes: [],
     user: null,
@@ -134,7 +139,7 @@ export async function labUp(options: LabUpOptions): Promise<LabState> {
     state.s3.caFile = certificates.caFile;
     state.s3.endpoint = httpsPort === 443 ? `https://${host}` : `https://${host}:${httpsPort}`;
     // our iperf3 servers read the profile's per-flow cap from this file at each test start
-    setIperf3FlowCap(iperf3Server, dir, flowCapBitsPerSecond(profile));
+    setIperf3FlowCap(iperf3Server, dir, chosen.flowCapBitsPerSecond);
     // the S3 and iperf3 servers start side by side: each is ready when it listens, and on a
     // slow host (Node starting in an emulated guest) waiting for one after the other adds up
     const [store, iperf3] = await Promise.allSettled([
@@ -145,7 +150,7 @@ export async function labUp(options: LabUpOptions): Promise<LabState> {
         httpsPort,
         controlPort: s3rverPort,
         certificates,
-        connectionBytesPerSecond: s3RequestBytesPerSecond(profile),
+        connectionBytesPerSecond: chosen.s3RequestBytesPerSecond,
         runAsRoot: process.getuid?.() === 0,
       }),
       startIperf3Servers(iperf3Server, namespace, host, iperf3Ports, dir, (server) =>
@@ -167,18 +172,6 @@ export async function labUp(options: LabUpOptions): Promise<LabState> {
     await removeLab(labName).catch(() => undefined);
     throw error;
   }
-}
-
-/** A profile and the field that names it: `profiles.N` of the config, else the profile option. */
-export function profileToCheck(name: string, customProfiles: unknown[] = []): ProfileToCheck {
-  const index = customProfiles.findIndex(
-    (profile) =>
-      typeof profile === "object" && profile !== null && (profile as { name?: unknown }).name === name,
-  );
-  return {
-    profile: resolveProfile(name, customProfiles),
-    field: index >= 0 ? `profiles.${index}` : `profile ${name}`,
-  };
 }
 
 export async function labDown(labName: string = DEFAULT_LAB_NAME): Promise<string[]> {

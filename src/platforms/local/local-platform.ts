@@ -2,7 +2,7 @@ import { readFile } from "node:fs/promises";
 import os from "node:os";
 import type { AgentEventInput } from "../../agent/event.js";
 import type { Architecture } from "../../plan/architecture.js";
-import { flowCapBitsPerSecond, type LabProfile } from "../../plan/lab-profile.js";
+import type { LabProfile } from "../../plan/lab-profile.js";
 import { lambdaArchitectureName } from "../../probes/info.js";
 import type { InvocationOutcome } from "../../results/invocation-outcome.js";
 import type { PlatformFacts } from "../../results/platform-facts.js";
@@ -21,13 +21,7 @@ import { LabRefusal } from "./lab-refusal.js";
 import { inNamespace } from "./namespaces.js";
 import { LAB_S3_SERVER_DESCRIPTION } from "./object-store.js";
 import { classifyAgentExit, oomKillsBefore } from "./oom-classification.js";
-import {
-  checkMemoryMb,
-  type EnvironmentShape,
-  environmentShape,
-  resolveProfile,
-  s3RequestBytesPerSecond,
-} from "./profiles.js";
+import { checkMemoryMb, chooseProfile, type EnvironmentShape, environmentShape } from "./profiles.js";
 import { type CommandResult, runCommand } from "./run-command.js";
 import { applyS3ConnectionCap } from "./s3-connection-cap.js";
 import { fqFlowCapAvailable } from "./shaping.js";
@@ -36,8 +30,8 @@ import { TestObjectSeeder } from "./test-object-seeding.js";
 
 export interface LocalPlatformOptions {
   profile: string;
-  /** Custom profiles from the config (validated here). */
-  customProfiles?: unknown[];
+  /** The plan's custom profiles (validated with the plan), which `profile` may name. */
+  customProfiles?: readonly LabProfile[];
   /** Which lab: `lnblab` (the one `lab up` starts; default) or a private `lnblabp<PID>`. */
   labName?: string;
   /** Used only when this platform has to bring the lab up itself. */
@@ -76,21 +70,22 @@ export class LocalPlatform implements Platform {
   }
 
   static async open(options: LocalPlatformOptions): Promise<LocalPlatform> {
-    const profile = resolveProfile(options.profile, options.customProfiles);
+    const chosen = chooseProfile(options.profile, options.customProfiles);
+    const { profile } = chosen;
     const timeout = options.functionTimeoutSeconds ?? 900;
     if (!(timeout >= 1 && timeout <= 900)) {
       throw new LabRefusal(`functionTimeoutSeconds: ${timeout} is not allowed (allowed: 1-900)`);
     }
     checkBuilt();
-    const attachment = await attachLab(options.labName ?? DEFAULT_LAB_NAME, profile, {
+    const attachment = await attachLab(options.labName ?? DEFAULT_LAB_NAME, chosen, {
       customProfiles: options.customProfiles,
       environments: options.environments,
       mode: options.mode,
       iperf3Server: options.iperf3Server,
     });
     const state = attachment.state;
-    await applyS3ConnectionCap(state, s3RequestBytesPerSecond(profile));
-    setIperf3FlowCap(iperf3ServerKindOf(state.iperf3.server), state.dir, flowCapBitsPerSecond(profile));
+    await applyS3ConnectionCap(state, chosen.s3RequestBytesPerSecond);
+    setIperf3FlowCap(iperf3ServerKindOf(state.iperf3.server), state.dir, chosen.flowCapBitsPerSecond);
     state.profile = profile.name;
     await writeLabState(state);
     await removeEarlierEnvironments(state);

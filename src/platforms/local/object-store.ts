@@ -20,7 +20,7 @@ import type { LabProcess } from "./state-file.js";
  * our server, on the cloud namespace's loopback, does the rest: multipart create / complete /
  * abort, ETags (s3-server/etags.ts: not MD5s), HEAD, listing, S3's errors.
  *
- * Why not s3rver (a full S3 implementation, the lab's server until issue 9): it receives
+ * Why not s3rver (a full S3 implementation, the lab's server before this one): it receives
  * upload bodies in Node. A/B on this machine (raised-3000, 10,240 MB, s3-put 1 GiB in 64 MiB
  * parts, 8 at once, alternating, 2026-11-30, load 18-30): through s3rver 1,330 / 1,642 Mbit/s
  * with the server at 13.1-13.3 CPU s/GiB; this path 2,039 / 2,061 Mbit/s at 6.6-7.0 CPU s/GiB,

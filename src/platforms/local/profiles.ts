@@ -1,52 +1,58 @@
 import {
-  builtInProfileNames,
   builtInProfiles,
   flowCapBitsPerSecond,
   interpolateMegabitsPerSecond,
   type LabProfile,
-  labProfileSchema,
-  MAX_MEMORY_MB,
-  MIN_MEMORY_MB,
   wireFactor,
 } from "../../plan/lab-profile.js";
+import { isLambdaMemoryMb, MEMORY_MB_RANGE } from "../../plan/lambda-memory.js";
 import { LabRefusal } from "./lab-refusal.js";
 import { s3ConnectionCapBytesPerSecond } from "./s3-connection-cap.js";
 
 /** How the lab turns a profile (src/plan/lab-profile.ts) into its shapers' parameters, and finds one by name. */
 
 /**
- * Finds a profile by name among the built-in ones and the custom ones (custom ones are
- * validated here and may not reuse a built-in name).
+ * A lab profile chosen by name, with the field that names it in messages and the figures the
+ * lab's servers take from it, derived here once.
  */
-export function resolveProfile(name: string, custom: unknown[] = []): LabProfile {
-  const customProfiles = custom.map((input, index) => {
-    const parsed = labProfileSchema.safeParse(input);
-    if (!parsed.success) {
-      const issues = parsed.error.issues
-        .map((issue) => `profiles[${index}].${issue.path.join(".")}: ${issue.message}`)
-        .join("; ");
-      throw new LabRefusal(`invalid lab profile: ${issues}`);
-    }
-    if (builtInProfileNames().includes(parsed.data.name)) {
-      throw new LabRefusal(
-        `invalid lab profile: profiles[${index}].name: "${parsed.data.name}" is a built-in profile`,
-      );
-    }
-    return parsed.data;
-  });
-  const all = [...builtInProfiles, ...customProfiles];
-  const profile = all.find((candidate) => candidate.name === name);
+export interface ChosenProfile {
+  profile: LabProfile;
+  /** `profiles.N` for a plan's custom profile, else `profile NAME`. */
+  field: string;
+  /** Per-flow cap in TCP payload bits per second (our iperf3 servers pace each stream to it), or null. */
+  flowCapBitsPerSecond: number | null;
+  /** What the lab's S3 allows one connection, bytes per second, or null for no cap. */
+  s3RequestBytesPerSecond: number | null;
+}
+
+/**
+ * Finds a profile by name among the built-in ones and a plan's custom ones. The custom ones
+ * were validated with the plan (plan-schema.ts: the profile schema, unique names that never
+ * shadow a built-in one), so they arrive typed.
+ */
+export function chooseProfile(name: string, custom: readonly LabProfile[] = []): ChosenProfile {
+  const index = custom.findIndex((candidate) => candidate.name === name);
+  const profile = custom[index] ?? builtInProfiles.find((candidate) => candidate.name === name);
   if (!profile) {
-    throw new LabRefusal(`unknown lab profile "${name}" (allowed: ${all.map((p) => p.name).join(", ")})`);
+    const allowed = [...builtInProfiles, ...custom].map((candidate) => candidate.name);
+    throw new LabRefusal(`unknown lab profile "${name}" (allowed: ${allowed.join(", ")})`);
   }
-  return profile;
+  return {
+    profile,
+    field: index >= 0 ? `profiles.${index}` : `profile ${name}`,
+    flowCapBitsPerSecond: flowCapBitsPerSecond(profile),
+    s3RequestBytesPerSecond: s3RequestBytesPerSecond(profile),
+  };
+}
+
+/** The profile alone (see chooseProfile). */
+export function resolveProfile(name: string, custom: readonly LabProfile[] = []): LabProfile {
+  return chooseProfile(name, custom).profile;
 }
 
 export function checkMemoryMb(memoryMb: number): void {
-  if (!Number.isInteger(memoryMb) || memoryMb < MIN_MEMORY_MB || memoryMb > MAX_MEMORY_MB) {
-    throw new Error(
-      `memoryMb: ${memoryMb} is not allowed (allowed: integers ${MIN_MEMORY_MB}-${MAX_MEMORY_MB})`,
-    );
+  if (!isLambdaMemoryMb(memoryMb)) {
+    throw new Error(`memoryMb: ${memoryMb} is not allowed (allowed: ${MEMORY_MB_RANGE})`);
   }
 }
 

@@ -1,9 +1,9 @@
 import type { ProbeOutcome } from "../probe-outcome.js";
 import type { ProbeSummary } from "../probe-summary.js";
 import { runIperf3Client } from "./client.js";
-import { compactFigures, endFigures } from "./iperf3-figures.js";
 import type { Iperf3JsonReport } from "./json-report.js";
 import type { Iperf3Event } from "./options.js";
+import { compactBreakdown, endSides } from "./summary-sides.js";
 
 /** The probe's detail: the `iperf3 -J` document plus our process CPU and the namespace retransmits. */
 export type Iperf3ProbeDetail = Iperf3JsonReport & { cpuSeconds: number; retransmits: number | null };
@@ -27,7 +27,7 @@ export async function runIperf3Probe(event: Iperf3Event): Promise<ProbeOutcome<I
   });
   const { end } = result.report;
   const direction = event.bidir ? "bidir" : event.reverse ? "download" : "upload";
-  const { sent, received } = endFigures(end);
+  const { sent, received } = endSides(end);
   // The headline figure. Upload: the sender side (sum_sent), as the seed study reported it;
   // download: sum_received, what we counted as the receiver; bidir: both directions' received
   // sums (they share the receiver duration by the C client's rules). Both sides stay in the record.
@@ -44,7 +44,7 @@ export async function runIperf3Probe(event: Iperf3Event): Promise<ProbeOutcome<I
     samples: result.samples,
     sent,
     received,
-    iperf3: compactFigures(result.report),
+    iperf3: compactBreakdown(result.report),
   };
   return {
     summary,

@@ -1,5 +1,5 @@
 import { ProbeError } from "../probe-error.js";
-import { backoffDelayMs, sleepUnlessAborted } from "./retry-backoff.js";
+import { backoffDelayMs, sleepUnlessAborted } from "../retry-backoff.js";
 import { isRetryableStatus, parseS3ErrorBody, s3ResponseError } from "./s3-errors.js";
 import { EMPTY_BODY_SHA256, type S3RequestSigner } from "./s3-signer.js";
 import { type RequestTarget, sendSmallRequest } from "./s3-transport.js";

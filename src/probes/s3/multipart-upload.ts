@@ -1,11 +1,12 @@
 import { createHash } from "node:crypto";
 import type { IncomingMessage } from "node:http";
 import { ProbeError } from "../probe-error.js";
-import { backoffDelayMs, sleepUnlessAborted } from "./retry-backoff.js";
-import { isRetryableStatus, parseS3ErrorBody, s3ResponseError, xmlText } from "./s3-errors.js";
+import { backoffDelayMs, sleepUnlessAborted } from "../retry-backoff.js";
+import { isRetryableStatus, parseS3ErrorBody, s3ResponseError } from "./s3-errors.js";
 import { EMPTY_BODY_SHA256, encodeQuery, type S3RequestSigner, UNSIGNED_PAYLOAD } from "./s3-signer.js";
 import { type RequestTarget, sendSmallRequest, startRequest } from "./s3-transport.js";
 import type { UploadProgress } from "./upload-progress.js";
+import { escapeXml, xmlText } from "./xml-text.js";
 
 /** The S3 multipart-upload calls, signed, over the probe's keep-alive pool. */
 export interface UploadedPart {
@@ -186,10 +187,6 @@ function writeInSlices(
     request.end();
   };
   writeMore();
-}
-
-function escapeXml(text: string): string {
-  return text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
 }
 
 /** Retries `attempt` while it fails with a retryable PartFailure, with backoff, up to maxRetries. */

@@ -1,8 +1,8 @@
 import type { IntervalSampler } from "../interval-sampler.js";
 import { ProbeError } from "../probe-error.js";
+import { backoffDelayMs, sleepUnlessAborted } from "../retry-backoff.js";
 import { ConnectionRamp, type RampStep } from "./connection-ramp.js";
 import { Http1Connection } from "./http1-connection.js";
-import { backoffDelayMs, sleepUnlessAborted } from "./retry-backoff.js";
 import { isRetryableStatus, parseS3ErrorBody, s3ResponseError } from "./s3-errors.js";
 import { EMPTY_BODY_SHA256, type S3RequestSigner } from "./s3-signer.js";
 import type { RequestTarget } from "./s3-transport.js";

@@ -11,7 +11,7 @@ import { RangedDownload } from "./ranged-download.js";
 import { resolveObjectAddress } from "./s3-address.js";
 import { explainAnonymousDenial, type S3CredentialProvider, S3RequestSigner } from "./s3-signer.js";
 import { createKeepAliveAgent, type RequestTarget } from "./s3-transport.js";
-import { transferFigures } from "./transfer-figures.js";
+import { transferSummary } from "./transfer-summary.js";
 
 const MIB = 1_048_576;
 /** The most connections `concurrency: "auto"` may open. */
@@ -130,7 +130,7 @@ export async function runS3GetProbe(
     const seconds = (endMs - startMs) / 1000;
     const retransmits = await countRetransmits();
     const wholeSeconds = (endMs - wholeStartMs) / 1000;
-    const { summary, rates } = transferFigures({
+    const { summary, rates } = transferSummary({
       bytes: result.bytes,
       seconds,
       cpuSeconds,

@@ -11,7 +11,7 @@ import type { S3ProbeDependencies } from "./run-s3-get.js";
 import { resolveObjectAddress } from "./s3-address.js";
 import { explainAnonymousDenial, S3RequestSigner } from "./s3-signer.js";
 import { createKeepAliveAgent, type RequestTarget } from "./s3-transport.js";
-import { transferFigures } from "./transfer-figures.js";
+import { transferSummary } from "./transfer-summary.js";
 import { UploadProgress } from "./upload-progress.js";
 
 const MIB = 1_048_576;
@@ -160,7 +160,7 @@ export async function runS3PutProbe(
         "protocol",
         `s3-put ${object}: HEAD after upload reports ETag ${head.etag}, the upload completed as ${etag}`,
       );
-    const { summary, rates } = transferFigures({
+    const { summary, rates } = transferSummary({
       bytes: sizeBytes,
       seconds,
       cpuSeconds,

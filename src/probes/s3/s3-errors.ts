@@ -1,23 +1,10 @@
 import { ProbeError, type ProbeErrorKind } from "../probe-error.js";
+import { xmlText } from "./xml-text.js";
 
 /** The `<Code>` and `<Message>` of an S3 error document (empty for bodiless responses like HEAD's). */
 export function parseS3ErrorBody(body: Buffer | string): { code: string | null; message: string | null } {
   const text = typeof body === "string" ? body : body.toString("utf8");
   return { code: xmlText(text, "Code"), message: xmlText(text, "Message") };
-}
-
-export function xmlText(xml: string, tag: string): string | null {
-  const match = xml.match(new RegExp(`<${tag}>([^<]*)</${tag}>`));
-  return match?.[1] === undefined ? null : decodeXmlEntities(match[1]);
-}
-
-function decodeXmlEntities(text: string): string {
-  return text
-    .replace(/&quot;/g, '"')
-    .replace(/&apos;/g, "'")
-    .replace(/&lt;/g, "<")
-    .replace(/&gt;/g, ">")
-    .replace(/&amp;/g, "&");
 }
 
 /** Worth another try: the server or the path had a moment, not the request a mistake. */

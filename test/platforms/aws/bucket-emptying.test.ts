@@ -5,7 +5,8 @@ import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { ListObjectsV2Command, PutObjectCommand, S3Client } from "@aws-sdk/client-s3";
 import S3rver from "s3rver";
-import { emptyBucket } from "../../../src/platforms/aws/bucket-emptying.js";
+import { deleteObjects, emptyBucket } from "../../../src/platforms/aws/bucket-emptying.js";
+import { AwsStub, testCredentials } from "./aws-stub.js";
 
 /** Bucket emptying against a real S3-compatible server (s3rver on 127.0.0.1, port chosen by the OS). */
 describe("emptyBucket on s3rver", () => {
@@ -65,4 +66,26 @@ describe("emptyBucket on s3rver", () => {
     const result = await emptyBucket(s3, "lnb-no-such-bucket");
     assert.equal(result.bucketExisted, false);
   });
+});
+
+test("deleteObjects: a 200 from DeleteObjects that lists errors is a failure naming them, not a count", async () => {
+  const stub = new AwsStub().on("DeleteObjects", {
+    statusCode: 200,
+    headers: { "content-type": "application/xml" },
+    body: '<?xml version="1.0" encoding="UTF-8"?><DeleteResult><Error><Key>runs/a.json</Key><Code>AccessDenied</Code><Message>Access Denied</Message></Error></DeleteResult>',
+  });
+  const s3 = new S3Client({
+    region: "us-west-2",
+    credentials: testCredentials,
+    requestHandler: stub.handler,
+  });
+  try {
+    await assert.rejects(
+      deleteObjects(s3, "lnb-bucket", [{ Key: "runs/a.json" }, { Key: "runs/b.json" }]),
+      /could not delete 1 object\(s\) from lnb-bucket, first runs\/a\.json: AccessDenied Access Denied/,
+    );
+    assert.equal(stub.operations().filter((name) => name === "DeleteObjects").length, 1);
+  } finally {
+    s3.destroy();
+  }
 });

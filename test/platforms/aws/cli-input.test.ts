@@ -9,7 +9,6 @@ import { buildProgram } from "../../../src/cli/main.js";
 import { buildAgentZip, buildZip } from "../../../src/platforms/aws/agent-zip.js";
 import { AwsInputError } from "../../../src/platforms/aws/aws-input.js";
 import { resolveCredentials } from "../../../src/platforms/aws/credentials.js";
-import { redactEventSecrets } from "../../../src/platforms/redact-secrets.js";
 import { AwsStub, testCredentials } from "./aws-stub.js";
 
 describe("bad input is refused before any AWS call", () => {
@@ -97,24 +96,5 @@ describe("the deployment package from `npm run build`", () => {
     const response = JSON.parse(run.stdout.toString());
     assert.equal(response.ok, true);
     assert.equal(response.probe, "info");
-  });
-});
-
-describe("secrets and cost", () => {
-  test("redactEventSecrets hides auth.password and leaves the rest", () => {
-    const event = {
-      probe: "iperf3" as const,
-      host: "h",
-      auth: {
-        username: "u",
-        password: "s3cret",
-        publicKeyPem: "-----BEGIN PUBLIC KEY-----",
-        padding: "oaep" as const,
-      },
-    };
-    const redacted = redactEventSecrets(event);
-    assert.ok(!JSON.stringify(redacted).includes("s3cret"));
-    assert.equal(redacted.auth.username, "u");
-    assert.equal(event.auth.password, "s3cret", "the original event is untouched");
   });
 });

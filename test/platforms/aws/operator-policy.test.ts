@@ -53,7 +53,7 @@ function sourceFiles(dir: string, base = dir): string[] {
   );
 }
 
-/** "Service.Operation" of every `XCommand` the operator's code imports from an @aws-sdk client. */
+/** "Service.Operation" of every `XCommand` and `paginateX` the operator's code imports from an @aws-sdk client. */
 function callsInCode(): Set<string> {
   const calls = new Set<string>(["Lambda.GetFunction"]); // the Lambda waiter's call
   for (const root of [
@@ -68,9 +68,14 @@ function callsInCode(): Set<string> {
       for (const match of text.matchAll(/import\s*\{([^}]*)\}\s*from\s*"@aws-sdk\/(client-[a-z0-9-]+)"/g)) {
         const service = clientService[match[2] as string];
         assert.ok(service, `unknown client package ${match[2]} in ${file}`);
-        for (const name of (match[1] as string).split(","))
+        for (const name of (match[1] as string).split(",")) {
+          if (/\btype\b/.test(name)) continue;
           for (const command of name.matchAll(/\b([A-Z]\w+)Command\b/g))
-            if (!/\btype\b/.test(name) && command[1] !== "") calls.add(`${service}.${command[1]}`);
+            calls.add(`${service}.${command[1]}`);
+          // an SDK paginator (paginateListAliases) sends its operation's command page by page
+          for (const paginator of name.matchAll(/\bpaginate([A-Z]\w+)\b/g))
+            calls.add(`${service}.${paginator[1]}`);
+        }
       }
     }
   }
@@ -90,6 +95,7 @@ test("the declared calls are exactly the commands in the code (S3, EC2, schedule
     "CloudFormation.GetTemplate",
     "SFN.StartExecution",
     "Scheduler.ListSchedules",
+    "Lambda.ListVersionsByFunction", // called through its SDK paginator only
   ])
     assert.ok(inCode.has(call), `the scan finds ${call}`);
   const declared = declaredCalls();

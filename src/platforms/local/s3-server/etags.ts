@@ -8,7 +8,7 @@ import { createHash, randomBytes } from "node:crypto";
  *
  * Why not the MD5: hashing runs at ~540-720 MB/s on one core here (1.4-1.9 CPU s/GiB), more
  * than nginx spends receiving over TLS. On a 2-core host that CPU is taken from the
- * environment being measured, so the lab would measure its own server (issue 9). A body
+ * environment being measured, so the lab would measure its own server. A body
  * sent with Content-MD5 is still hashed and checked, as S3 does.
  */
 export function newBodyEtagHex(): string {

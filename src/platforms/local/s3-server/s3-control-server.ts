@@ -2,6 +2,7 @@ import { createReadStream } from "node:fs";
 import { rm, stat } from "node:fs/promises";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { join } from "node:path";
+import { escapeXml, unescapeXml } from "../../../probes/s3/xml-text.js";
 import { newBodyEtagHex } from "./etags.js";
 import { FileMd5Pool } from "./file-md5.js";
 import { MAX_PART_BYTES, MAX_PART_NUMBER, type ObjectFiles, type ObjectMeta } from "./object-files.js";
@@ -9,7 +10,6 @@ import {
   badDigest,
   entityTooLarge,
   errorDocument,
-  escapeXml,
   invalidArgument,
   invalidDigest,
   malformedXml,
@@ -19,7 +19,6 @@ import {
   notImplemented,
   preconditionFailed,
   S3Error,
-  unescapeXml,
   XML_DECLARATION,
 } from "./s3-xml.js";
 

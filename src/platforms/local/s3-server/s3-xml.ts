@@ -1,27 +1,10 @@
 import { randomBytes } from "node:crypto";
+import { escapeXml } from "../../../probes/s3/xml-text.js";
 
 /**
  * S3's response documents and error shapes, as the lab's S3 server sends them (the element
  * names and codes are S3's, from its API reference, so SDKs classify them as they would on AWS).
  */
-
-export function escapeXml(text: string): string {
-  return text
-    .replace(/&/g, "&amp;")
-    .replace(/</g, "&lt;")
-    .replace(/>/g, "&gt;")
-    .replace(/"/g, "&quot;")
-    .replace(/'/g, "&apos;");
-}
-
-export function unescapeXml(text: string): string {
-  return text
-    .replace(/&quot;/g, '"')
-    .replace(/&apos;/g, "'")
-    .replace(/&lt;/g, "<")
-    .replace(/&gt;/g, ">")
-    .replace(/&amp;/g, "&");
-}
 
 export const XML_DECLARATION = '<?xml version="1.0" encoding="UTF-8"?>\n';
 

@@ -18,7 +18,7 @@ export interface TransferMeasurement {
  * The figures s3-get and s3-put both report for their data phase: the common ProbeSummary and
  * the rate fields of their detail (bitsPerSecond, mbps for presentation, CPU seconds per GiB).
  */
-export function transferFigures(measurement: TransferMeasurement): {
+export function transferSummary(measurement: TransferMeasurement): {
   summary: ProbeSummary;
   rates: { bitsPerSecond: number; mbps: number; cpuSecondsPerGib: number };
 } {

@@ -1,9 +1,4 @@
-import {
-  bitsPerSecond,
-  type Iperf3Figures,
-  type ReceivedFigures,
-  type SentFigures,
-} from "../probe-summary.js";
+import { bitsPerSecond, type Iperf3Breakdown, type ReceivedSide, type SentSide } from "../probe-summary.js";
 import type { Iperf3JsonReport, JsonEndSide } from "./json-report.js";
 
 /** At most this many interval sums stay in a record (about 80 bytes each: well under 16 KB). */
@@ -13,7 +8,7 @@ export const MAX_RECORD_INTERVALS = 150;
  * Both sides of an iperf3 test as the -J document's `end` states them: sum_sent (the seed
  * study's figure) and sum_received, each over both directions in bidir.
  */
-export function endFigures(end: Iperf3JsonReport["end"]): { sent: SentFigures; received: ReceivedFigures } {
+export function endSides(end: Iperf3JsonReport["end"]): { sent: SentSide; received: ReceivedSide } {
   const sentSides = [end.sum_sent, end.sum_sent_bidir_reverse].filter(isSide);
   const receivedSides = [end.sum_received, end.sum_received_bidir_reverse].filter(isSide);
   const sentBytes = sentSides.reduce((sum, side) => sum + side.bytes, 0);
@@ -40,14 +35,14 @@ export function endFigures(end: Iperf3JsonReport["end"]): { sent: SentFigures; r
  * A long test with short report intervals has its neighbouring intervals merged (bytes add,
  * spans join) until at most MAX_RECORD_INTERVALS remain, so the record stays small.
  */
-export function compactFigures(report: Iperf3JsonReport): Iperf3Figures {
+export function compactBreakdown(report: Iperf3JsonReport): Iperf3Breakdown {
   const socketIds = new Map(report.start.connected.map((connection, index) => [connection.socket, index]));
   const streams = report.end.streams.map((stream, index) => ({
     id: streamIdOf(stream.sender.socket, socketIds, index),
     sent: { bytes: stream.sender.bytes, seconds: stream.sender.seconds },
     received: { bytes: stream.receiver.bytes, seconds: stream.receiver.seconds },
   }));
-  let intervals: Iperf3Figures["intervals"] = [];
+  let intervals: Iperf3Breakdown["intervals"] = [];
   for (const entry of report.intervals) {
     for (const sum of [entry.sum, entry.sum_bidir_reverse]) {
       if (!sum || sum.omitted) continue;
@@ -70,13 +65,13 @@ function streamIdOf(socket: number | undefined, socketIds: Map<number, number>, 
   return index === 0 ? 1 : index + 2;
 }
 
-function mergePairs(intervals: Iperf3Figures["intervals"]): Iperf3Figures["intervals"] {
-  const merged: Iperf3Figures["intervals"] = [];
+function mergePairs(intervals: Iperf3Breakdown["intervals"]): Iperf3Breakdown["intervals"] {
+  const merged: Iperf3Breakdown["intervals"] = [];
   // merge within each direction, so the sender flag of a merged span stays true to its bytes
   for (const sender of [true, false]) {
     const side = intervals.filter((interval) => interval.sender === sender);
     for (let i = 0; i < side.length; i += 2) {
-      const a = side[i] as Iperf3Figures["intervals"][number];
+      const a = side[i] as Iperf3Breakdown["intervals"][number];
       const b = side[i + 1];
       if (!b) {
         merged.push(a);
