@@ -82,6 +82,8 @@ export interface ReportModel {
   fleets: FleetPoint[];
   /** Short names and family of each probe variant, by probeKey (see probe-names.ts). */
   probeNames: Record<string, ProbeNames>;
+  /** What this run's records lack because an earlier release wrote them (empty for current runs). */
+  notices: string[];
 }
 
 /** The reports compare with the published study unless told otherwise. */
@@ -120,6 +122,7 @@ export function buildReportModel(
     cpuPoints: cpuPoints(analysis.cells, records),
     fleets: analyzeFleets(records, sustainedRate),
     probeNames: Object.fromEntries(manifest.cells.map((cell) => [cell.probeKey, probeNames(cell)])),
+    notices: olderSchemaNotices(records),
     baseline: baselineName === null ? null : baselineOverlays(loadBaseline(baselineName), manifest, analysis),
   };
 }
@@ -223,4 +226,32 @@ function cpuPoints(cells: CellStatistics[], records: ResultRecord[]): CpuPoint[]
     });
   }
   return points;
+}
+
+/**
+ * What older run directories lack, by the results schema that added it: a run written by an
+ * earlier release still opens, and the report says which figures it cannot show. A release that
+ * adds a field to the records adds its line here.
+ */
+export const recordFieldsSince: Array<{ schemaVersion: number; missing: string }> = [
+  {
+    schemaVersion: 2,
+    missing:
+      "no iperf3 sent/received sides and no whole-download seconds per object (those columns read –), and interval timing is nominal",
+  },
+];
+
+/** One line per older results schema found in the run, naming what its records lack. */
+export function olderSchemaNotices(records: ReadonlyArray<{ schemaVersion: number }>): string[] {
+  const counts = new Map<number, number>();
+  for (const record of records) counts.set(record.schemaVersion, (counts.get(record.schemaVersion) ?? 0) + 1);
+  const notices: string[] = [];
+  for (const [version, count] of [...counts].sort((a, b) => a[0] - b[0])) {
+    const missing = recordFieldsSince.filter((f) => f.schemaVersion > version).map((f) => f.missing);
+    if (missing.length > 0)
+      notices.push(
+        `${count} record${count === 1 ? "" : "s"} written by an earlier release (results schema ${version}): ${missing.join("; ")}.`,
+      );
+  }
+  return notices;
 }

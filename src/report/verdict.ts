@@ -1,12 +1,13 @@
 import { type CellStatistics, type CurveAnalysis, kneeShare } from "../results/analysis.js";
 import { median } from "../results/statistics.js";
 import type { ReportModel } from "./report-model.js";
+import { spreadMinimumRepetitions } from "./statistics-display.js";
 import { formatMbps, formatNumber, formatPercent } from "./units.js";
 
-/** Fewer repetitions than this and a cell has no spread worth printing; the verdict says its n. */
-export const spreadMinimumRepetitions = 3;
 /** Burst rates within this ratio of each other read as one burst ("at every size"). */
 const burstSameRatio = 1.15;
+/** A burst shorter than two 250 ms intervals gets no rate in the verdict. */
+const briefBurstSeconds = 0.5;
 /** Burst lengths within this many seconds of each other read as one length. */
 const burstSameSeconds = 0.3;
 
@@ -217,7 +218,7 @@ function rateClause(v: Omit<Verdict, "text">, withRate: VerdictPoint[]): string 
     .filter((p) => p !== lead)
     .sort((a, b) => b.memoryMb - a.memoryMb)
     .map((p) => `${mb(p.memoryMb)} ${rate(p)}`);
-  const above = withRate.some((p) => p.memoryMb > lead.memoryMb) ? " (more memory adds less than 5%)" : "";
+  const above = withRate.some((p) => p.memoryMb > lead.memoryMb) ? " (larger sizes: at most 5% more)" : "";
   return `${mb(lead.memoryMb)} gives ${rate(lead)} Mbit/s sustained${quotaNote(lead)}${above}${others.length > 0 ? `, ${others.join(", ")}` : ""}${cpuNote}`;
 }
 
@@ -229,6 +230,8 @@ function burstClause(v: Omit<Verdict, "text">): string | null {
   if (v.burstSeen === "none") return "no burst";
   const b = v.burst;
   if (!b) return null;
+  // one or two intervals above the rest is a start-up wobble as much as a bucket: no rate for it
+  if (b.medianSeconds < briefBurstSeconds) return `a brief burst (under ${briefBurstSeconds} s)`;
   const rates =
     b.maxBitsPerSecond <= burstSameRatio * b.minBitsPerSecond
       ? formatMbps(b.medianBitsPerSecond)
