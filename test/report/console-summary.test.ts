@@ -3,6 +3,7 @@ import { execFile } from "node:child_process";
 import { test } from "node:test";
 import { promisify } from "node:util";
 import { progressRateText } from "../../src/cli/progress.js";
+import type { IntervalSamples } from "../../src/probes/interval-sampler.js";
 import { compareRuns, renderComparisonCompact } from "../../src/report/compare-runs.js";
 import { buildSummaryJson } from "../../src/report/summary-json.js";
 import { renderTerminal } from "../../src/report/terminal-format.js";
@@ -82,7 +83,7 @@ test("progress lines name their rate, or why there is none", async () => {
     /^598 Mbit\/s sustained \(8\d\d avg incl\. 1\.\d s burst\)$/,
   );
   // the same record cut to its first second: all burst, no sustained part
-  const samples = upload.samples as { bytes: number[]; startSeconds: number[]; durationSeconds: number[] };
+  const samples = upload.samples as IntervalSamples;
   const short = {
     ...upload,
     seconds: 1,
