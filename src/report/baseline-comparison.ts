@@ -199,7 +199,7 @@ export function renderBaselineCompact(c: BaselineComparison, width: number): str
       heading: `${first.target} ${first.probeLabel} beside ${first.baselineRegion}`,
       rows: [
         line("ours sustained (Mbit/s)", (r) =>
-          r.cell?.sustained ? formatMbps(r.cell.sustained.median) : "–",
+          r.cell ? (r.cell.sustained ? formatMbps(r.cell.sustained.median) : "–") : "not measured",
         ),
         seconds
           ? line("ours whole (s/object)", (r) => formatNumber(r.cell?.wholeSeconds?.median, 2))
