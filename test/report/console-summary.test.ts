@@ -15,7 +15,7 @@ import { cliArgv } from "../helpers/cli-process.js";
 
 const execFileAsync = promisify(execFile);
 
-/** A real `run --preset quick` on a private lab (2026-12-01, 5 min 58 s), recorded as it was written. */
+/** A real `run --preset quick` on a private lab (2026-12-01, 5 min 58 s): its manifest and records (the manifest re-indented by the formatter). */
 const quickRun = "test/fixtures/quick-run";
 
 for (const width of [80, 100, 120]) {

@@ -5,6 +5,7 @@ import { loadPlan } from "../../plan/load-plan.js";
 import { type Plan, targetName } from "../../plan/plan-schema.js";
 import { presetNames } from "../../plan/presets.js";
 import { writeStreamsSection } from "../../report/streams-section.js";
+import { outputWidth } from "../../report/text-layout.js";
 import { loadReportModel, writeReport } from "../../report/write-report.js";
 import { readManifest } from "../../results/run-directory.js";
 import { RunPausedError } from "../../runner/platform.js";
@@ -197,7 +198,7 @@ export async function runCommand(options: RunCommandOptions, deps: RunCommandDep
 
 /** A streams sweep's per-flow cap fit, after the summary (and in streams.md). */
 async function printStreamsSection(runDir: string, json: boolean): Promise<string[]> {
-  const streams = await writeStreamsSection(runDir);
+  const streams = await writeStreamsSection(runDir, outputWidth());
   if (streams.text) (json ? process.stderr : process.stdout).write(`\n${streams.text}`);
   return streams.written;
 }
