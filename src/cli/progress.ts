@@ -1,3 +1,10 @@
+import { rateWords } from "../report/rate-words.js";
+import type { ReportModel } from "../report/report-model.js";
+import { renderSummaryJson } from "../report/summary-json.js";
+import { renderTerminal } from "../report/terminal-format.js";
+import { outputWidth } from "../report/text-layout.js";
+import { formatMbps, formatNumber } from "../report/units.js";
+import { type RecordRates, recordRates } from "../results/record-rates.js";
 import type { ResultRecord } from "../results/result-record.js";
 
 /**
@@ -7,7 +14,10 @@ import type { ResultRecord } from "../results/result-record.js";
 export class Progress {
   private done: number;
   private doneThisSession = 0;
-  private readonly startMs = Date.now();
+  /** When the first invocation of this session was recorded: the clock of the ETA starts there. */
+  private firstRecordedMs: number | null = null;
+  /** How long the first recorded invocation ran: the only estimate before a second one. */
+  private firstTaskSeconds: number | null = null;
   private lastLine = "";
 
   constructor(
@@ -28,9 +38,13 @@ export class Progress {
   recorded(record: ResultRecord): void {
     this.done += 1;
     this.doneThisSession += 1;
+    if (this.firstRecordedMs === null) {
+      this.firstRecordedMs = Date.now();
+      this.firstTaskSeconds = record.durationSeconds;
+    }
     const result = record.ok
       ? record.bitsPerSecond !== null
-        ? `${(record.bitsPerSecond / 1e6).toFixed(0)} Mbit/s`
+        ? progressRateText(recordRates(record))
         : "ok"
       : `FAILED ${record.error?.kind}: ${record.error?.message.slice(0, 80)}`;
     const what = `${record.target} ${record.memoryMb} MB ${record.arch} ${record.probeLabel} #${record.repetition}`;
@@ -46,10 +60,16 @@ export class Progress {
     this.clear();
   }
 
+  // Set-up (environments, test objects, warm-ups) comes before the first record: timed from the
+  // start, it made the first ETA of a 5-minute run read 14 minutes. So the first ETA is the first
+  // invocation's own length per remaining one, later ones the time between records.
   private eta(): string {
-    if (this.doneThisSession === 0) return "?";
-    const perTaskMs = (Date.now() - this.startMs) / this.doneThisSession;
-    const seconds = Math.round((perTaskMs * (this.total - this.done)) / 1000);
+    if (this.firstRecordedMs === null) return "?";
+    const perTaskSeconds =
+      this.doneThisSession > 1
+        ? (Date.now() - this.firstRecordedMs) / 1000 / (this.doneThisSession - 1)
+        : (this.firstTaskSeconds ?? 0);
+    const seconds = Math.round(perTaskSeconds * (this.total - this.done));
     return seconds >= 60
       ? `${Math.floor(seconds / 60)}m${String(seconds % 60).padStart(2, "0")}s`
       : `${seconds}s`;
@@ -68,4 +88,31 @@ export class Progress {
   private clear(): void {
     if (this.tty) this.stream.write("\r\x1b[2K");
   }
+}
+
+/**
+ * One invocation's rates, each named: "598 Mbit/s sustained (864 avg incl. 1.0 s burst)", or the
+ * reason there is no sustained rate beside the average.
+ */
+export function progressRateText(rates: RecordRates | null): string {
+  if (!rates) return "ok";
+  const average = formatMbps(rates.effectiveBitsPerSecond);
+  if (rates.sustainedBitsPerSecond === null)
+    return `${average} Mbit/s ${rateWords.average}; no ${rateWords.sustained} rate: ${rates.sustainedNullReason ?? "no samples"}`;
+  const sustained = `${formatMbps(rates.sustainedBitsPerSecond)} Mbit/s ${rateWords.sustained}`;
+  if (rates.burst)
+    return `${sustained} (${average} avg incl. ${formatNumber(rates.burst.seconds, 1)} s ${rateWords.burst})`;
+  return rates.burstFound === "none"
+    ? `${sustained} (${average} avg, no ${rateWords.burst})`
+    : `${sustained} (${average} avg)`;
+}
+
+/**
+ * What `run` prints when it completes, on stdout: the verdict and the summary fitted to the
+ * terminal, then the run beside the published study; or, with --json, the summary as JSON.
+ */
+export function printRunSummary(model: ReportModel, json: boolean): void {
+  process.stdout.write(
+    json ? renderSummaryJson(model) : renderTerminal(model, { width: outputWidth(), baseline: true }),
+  );
 }

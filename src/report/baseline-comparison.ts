@@ -1,6 +1,8 @@
 import type { CellStatistics } from "../results/analysis.js";
 import type { BaselineFigure } from "../results/baseline.js";
+import { rateHeaders, rateWords } from "./rate-words.js";
 import type { BaselineOverlay, ReportModel } from "./report-model.js";
+import { renderPivot, wrap } from "./text-layout.js";
 import { formatMbps, formatNumber } from "./units.js";
 
 /**
@@ -83,7 +85,7 @@ function likeForLike(cell: CellStatistics | null, figure: BaselineFigure) {
     const theirs = figure.megabitsPerSecond * 1e6;
     if (cell.sent) return { comparedAs: "sent (sum_sent)", deltaPercent: percent(cell.sent.median, theirs) };
     if (cell.effective)
-      return { comparedAs: "effective", deltaPercent: percent(cell.effective.median, theirs) };
+      return { comparedAs: rateWords.average, deltaPercent: percent(cell.effective.median, theirs) };
   }
   return { comparedAs: null, deltaPercent: null };
 }
@@ -93,8 +95,8 @@ export const baselineHeaders = [
   "Study region",
   "Probe",
   "Memory (MB)",
-  "Sustained (Mbit/s)",
-  "Effective (Mbit/s)",
+  rateHeaders.sustained,
+  rateHeaders.average,
   "Sent / received (Mbit/s)",
   "Per object: transfer / whole (s)",
   "Study (Mbit/s)",
@@ -167,3 +169,70 @@ export function renderBaselineMarkdown(c: BaselineComparison): string {
 }
 
 export { headerLine as baselineHeaderLine };
+
+/**
+ * The same comparison for a terminal: a block per target, probe and study region, the memory
+ * sizes as columns; rows: our sustained rate, our like-for-like figure, the study's, the difference.
+ */
+export function renderBaselineCompact(c: BaselineComparison, width: number): string[] {
+  // figures the study states as words only stay in the md report, where its words are printed
+  const numbered = c.rows.filter(
+    (r) => r.figure.megabitsPerSecond !== null || r.figure.secondsPerObject !== null,
+  );
+  const groups = new Map<string, BaselineRow[]>();
+  for (const row of numbered) {
+    const key = `${row.target}|${row.probeLabel}|${row.baselineRegion}`;
+    groups.set(key, [...(groups.get(key) ?? []), row]);
+  }
+  const body = [...groups.values()].flatMap((rows) => {
+    const first = rows[0] as BaselineRow;
+    const sizes = [...new Set(rows.map((r) => r.memoryMb))].sort((a, b) => a - b);
+    const line = (label: string, text: (r: BaselineRow) => string) => ({
+      label,
+      cells: sizes.map((s) => {
+        const r = rows.find((row) => row.memoryMb === s);
+        return r ? text(r) : "";
+      }),
+    });
+    const seconds = rows.some((r) => r.figure.secondsPerObject !== null);
+    const block = {
+      heading: `${first.target} ${first.probeLabel} beside ${first.baselineRegion}`,
+      rows: [
+        line("ours sustained (Mbit/s)", (r) =>
+          r.cell ? (r.cell.sustained ? formatMbps(r.cell.sustained.median) : "–") : "not measured",
+        ),
+        seconds
+          ? line("ours whole (s/object)", (r) => formatNumber(r.cell?.wholeSeconds?.median, 2))
+          : line("ours sent (Mbit/s)", (r) => formatMbps(r.cell?.sent?.median ?? r.cell?.effective?.median)),
+        seconds
+          ? line("study (s/object)", (r) => formatNumber(r.figure.secondsPerObject, 2))
+          : line("study (Mbit/s)", (r) =>
+              r.figure.megabitsPerSecond === null
+                ? "–"
+                : `${r.figure.approximate ? "~" : ""}${formatNumber(r.figure.megabitsPerSecond)}`,
+            ),
+        line("ours vs study", (r) =>
+          r.deltaPercent === null
+            ? "–"
+            : `${r.deltaPercent > 0 ? "+" : ""}${formatNumber(r.deltaPercent, 1)}%`,
+        ),
+      ],
+    };
+    return renderPivot(
+      sizes.map((s) => `${formatNumber(s)} MB`),
+      [block],
+      width,
+    );
+  });
+  return [
+    ...wrap(headerLine(c), width),
+    "",
+    ...(body.length > 0
+      ? body
+      : ["(no figure of the baseline with a number matches a cell of this run)", ""]),
+    ...wrap(
+      "The study's own words per figure: `lambda-netbench compare RUN_DIR --baseline seed-2026 --format md`.",
+      width,
+    ),
+  ];
+}

@@ -1,5 +1,8 @@
 import type { CellStatistics } from "../results/analysis.js";
+import type { Spread } from "../results/statistics.js";
 import type { ReportModel } from "./report-model.js";
+import { spreadMinimumRepetitions } from "./statistics-display.js";
+import { renderPivot, wrap } from "./text-layout.js";
 import { formatMbps, formatNumber } from "./units.js";
 
 export interface ComparisonRow {
@@ -14,6 +17,14 @@ export interface ComparisonRow {
   /** B - A of the median sustained rate, bit/s (the headline rate). */
   deltaBitsPerSecond: number | null;
   deltaPercent: number | null;
+  /**
+   * How far to trust the delta: "same run" (both sides are one run), "within noise" (the
+   * repetitions' min-max ranges overlap), "beyond noise" (they do not), "n too small to tell"
+   * (a side has fewer than 3 repetitions), or null when a side has no sustained rate.
+   */
+  confidence: "same run" | "within noise" | "beyond noise" | "n too small to tell" | null;
+  /** Short probe name for narrow tables ("iperf3 up -P4"). */
+  probeShort: string;
 }
 
 export interface Comparison {
@@ -23,6 +34,8 @@ export interface Comparison {
   labelB: string | null;
   /** How cells were paired: by target when the runs share targets, else target i of A with target i of B. */
   pairing: "same-target" | "target-order";
+  /** Both sides are the same run (same run id): every delta is zero by construction. */
+  sameRun: boolean;
   rows: ComparisonRow[];
 }
 
@@ -41,24 +54,33 @@ export function compareRuns(a: ReportModel, b: ReportModel): Comparison {
   const cellsB = new Map(measuring(b).map((cell) => [pairKey(cell, targetsB), cell]));
   const rows: ComparisonRow[] = [];
   const used = new Set<string>();
+  const sameRun = a.runId === b.runId;
+  const names = { ...b.probeNames, ...a.probeNames };
+  const short = (cell: CellStatistics) => names?.[cell.probeKey]?.short ?? cell.probeLabel;
   for (const cellA of measuring(a)) {
     const key = pairKey(cellA, targetsA);
     const cellB = cellsB.get(key) ?? null;
     if (cellB) used.add(key);
-    rows.push(row(cellA, cellB));
+    rows.push(row(cellA, cellB, sameRun, short(cellA)));
   }
-  for (const [key, cellB] of cellsB) if (!used.has(key)) rows.push(row(null, cellB));
+  for (const [key, cellB] of cellsB) if (!used.has(key)) rows.push(row(null, cellB, sameRun, short(cellB)));
   return {
     runA: a.runId,
     runB: b.runId,
     labelA: a.label,
     labelB: b.label,
     pairing: shared ? "same-target" : "target-order",
+    sameRun,
     rows,
   };
 }
 
-function row(a: CellStatistics | null, b: CellStatistics | null): ComparisonRow {
+function row(
+  a: CellStatistics | null,
+  b: CellStatistics | null,
+  sameRun: boolean,
+  probeShort: string,
+): ComparisonRow {
   const any = (a ?? b) as CellStatistics;
   const medianA = a?.sustained?.median ?? null;
   const medianB = b?.sustained?.median ?? null;
@@ -73,7 +95,16 @@ function row(a: CellStatistics | null, b: CellStatistics | null): ComparisonRow 
     b,
     deltaBitsPerSecond: delta,
     deltaPercent: delta !== null && medianA ? (delta / medianA) * 100 : null,
+    confidence: delta === null ? null : sameRun ? "same run" : noiseOf(a?.sustained, b?.sustained),
+    probeShort,
   };
+}
+
+/** Whether the two cells' repetitions can tell their medians apart: their min-max ranges overlap or not. */
+function noiseOf(a: Spread | null | undefined, b: Spread | null | undefined): ComparisonRow["confidence"] {
+  if (!a || !b) return null;
+  if (a.n < spreadMinimumRepetitions || b.n < spreadMinimumRepetitions) return "n too small to tell";
+  return a.max >= b.min && b.max >= a.min ? "within noise" : "beyond noise";
 }
 
 const headers = [
@@ -84,12 +115,13 @@ const headers = [
   "Memory (MB)",
   "A sustained (Mbit/s)",
   "A n",
-  "A effective (Mbit/s)",
+  "A avg incl. burst (Mbit/s)",
   "B sustained (Mbit/s)",
   "B n",
-  "B effective (Mbit/s)",
+  "B avg incl. burst (Mbit/s)",
   "Delta sustained (Mbit/s)",
   "Delta (%)",
+  "Delta is",
 ];
 
 function rowCells(r: ComparisonRow): string[] {
@@ -108,12 +140,101 @@ function rowCells(r: ComparisonRow): string[] {
     formatMbps(r.b?.effective?.median),
     signed(r.deltaBitsPerSecond, formatMbps(r.deltaBitsPerSecond)),
     signed(r.deltaPercent, formatNumber(r.deltaPercent, 1)),
+    r.confidence ?? "–",
   ];
 }
 
 function labelLine(c: Comparison): string {
   const describe = (label: string | null) => (label ? label.toUpperCase() : "measured");
-  return `A = ${c.runA} (${describe(c.labelA)}), B = ${c.runB} (${describe(c.labelB)}); pairing: ${c.pairing}`;
+  if (c.sameRun)
+    return `A and B are the same run (${c.runA}, ${describe(c.labelA)}): every delta is zero by construction, so this says nothing about noise; compare two runs to see one.`;
+  return `A = ${c.runA} (${describe(c.labelA)}), B = ${c.runB} (${describe(c.labelB)}); pairing: ${c.pairing}. Delta of the median sustained rates; "within noise" when the repetitions' min-max ranges overlap, "n too small to tell" below 3 repetitions a side.`;
+}
+
+/**
+ * The comparison for a terminal: a block per target pair, a row per probe, the memory sizes as
+ * columns; each cell "A → B (delta%)" and a mark for how far to trust it.
+ */
+export function renderComparisonCompact(c: Comparison, width: number): string {
+  const sizes = [...new Set(c.rows.map((r) => r.memoryMb))].sort((x, y) => x - y);
+  const marks: Record<string, string> = {
+    "within noise": "~",
+    "n too small to tell": "?",
+    "beyond noise": "",
+    "same run": "=",
+  };
+  const groups = new Map<string, ComparisonRow[]>();
+  for (const r of c.rows) {
+    const key = `${r.targetA}|${r.targetB}`;
+    groups.set(key, [...(groups.get(key) ?? []), r]);
+  }
+  const blocks = [...groups.values()].map((rows) => {
+    const first = rows[0] as ComparisonRow;
+    const probes = new Map<string, ComparisonRow[]>();
+    for (const r of rows) {
+      const key = `${r.probeShort}${r.arch}`;
+      probes.set(key, [...(probes.get(key) ?? []), r]);
+    }
+    return {
+      heading: first.targetA === first.targetB ? first.targetA : `A ${first.targetA} vs B ${first.targetB}`,
+      rows: [...probes.values()].map((list) => ({
+        label: (list[0] as ComparisonRow).probeShort,
+        cells: sizes.map((size) => {
+          const r = list.find((x) => x.memoryMb === size);
+          if (!r) return "";
+          if (r.deltaPercent === null)
+            return `${formatMbps(r.a?.sustained?.median)}→${formatMbps(r.b?.sustained?.median)}`;
+          const sign = r.deltaPercent > 0 ? "+" : "";
+          return `${formatMbps(r.b?.sustained?.median)} ${sign}${formatNumber(r.deltaPercent, 0)}%${marks[r.confidence ?? ""] ?? ""}`;
+        }),
+      })),
+    };
+  });
+  const legend = c.sameRun
+    ? "= same run"
+    : `cells: B's median sustained Mbit/s and its delta from A; ~ within noise, ? n too small to tell (fewer than ${spreadMinimumRepetitions} repetitions a side), no mark: beyond noise`;
+  return `${[
+    ...wrap(labelLine(c), width),
+    "",
+    ...renderPivot(
+      sizes.map((s) => `${formatNumber(s)} MB`),
+      blocks,
+      width,
+      "Probe",
+    ),
+    ...wrap(legend, width),
+    ...wrap("Every column: `lambda-netbench compare A B --wide` or --format md.", width),
+  ].join("\n")}\n`;
+}
+
+/** The comparison as JSON (rates in bit/s): `compare --json`. */
+export function renderComparisonJson(c: Comparison): string {
+  const rate = (cell: CellStatistics | null) =>
+    cell?.sustained ? { median: cell.sustained.median, n: cell.sustained.n } : null;
+  return `${JSON.stringify(
+    {
+      runA: c.runA,
+      runB: c.runB,
+      labelA: c.labelA,
+      labelB: c.labelB,
+      pairing: c.pairing,
+      sameRun: c.sameRun,
+      rows: c.rows.map((r) => ({
+        targetA: r.targetA,
+        targetB: r.targetB,
+        probeLabel: r.probeLabel,
+        arch: r.arch,
+        memoryMb: r.memoryMb,
+        sustainedBitsPerSecondA: rate(r.a),
+        sustainedBitsPerSecondB: rate(r.b),
+        deltaBitsPerSecond: r.deltaBitsPerSecond,
+        deltaPercent: r.deltaPercent,
+        confidence: r.confidence,
+      })),
+    },
+    null,
+    2,
+  )}\n`;
 }
 
 export function renderComparisonText(c: Comparison): string {

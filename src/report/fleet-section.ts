@@ -1,5 +1,7 @@
 import type { FleetPoint } from "../results/fleet-analysis.js";
 import type { Spread } from "../results/statistics.js";
+import { spreadMinimumRepetitions } from "./statistics-display.js";
+import { wrap } from "./text-layout.js";
 import { formatMbps, formatNumber } from "./units.js";
 
 /**
@@ -15,7 +17,9 @@ export interface FleetColumn {
 
 function spreadText(spread: Spread | null): string {
   if (!spread) return "–";
-  return `${formatMbps(spread.median)} [${formatMbps(spread.min)}-${formatMbps(spread.max)}] n=${spread.n}`;
+  const range =
+    spread.n >= spreadMinimumRepetitions ? ` [${formatMbps(spread.min)}-${formatMbps(spread.max)}]` : "";
+  return `${formatMbps(spread.median)}${range} n=${spread.n}`;
 }
 
 export const fleetColumns: FleetColumn[] = [
@@ -96,6 +100,22 @@ export function fleetTextLines(points: readonly FleetPoint[]): string[] {
     ...rows.map(format),
     fleetNote,
   ];
+}
+
+/** The fleet results for a terminal: one wrapped sentence per probe, memory size and fleet size. */
+export function fleetCompactLines(points: readonly FleetPoint[], width: number): string[] {
+  if (points.length === 0) return [];
+  const lines = ["", "Environments at once (fleets), sustained Mbit/s"];
+  for (const p of points)
+    lines.push(
+      ...wrap(
+        `  ${p.target} ${p.probeLabel} ${formatNumber(p.memoryMb)} MB x${p.environments}: per environment ${spreadText(p.perEnvironment)}, aggregate ${spreadText(p.aggregate)}${p.scaling === null ? "" : ` (${formatNumber(p.scaling, 2)} x N alone)`}`,
+        width,
+        "      ",
+      ),
+    );
+  lines.push(...wrap(fleetNote, width));
+  return lines;
 }
 
 export function fleetMarkdownLines(points: readonly FleetPoint[]): string[] {

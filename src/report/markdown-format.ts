@@ -9,6 +9,7 @@ import type { ReportFormat } from "./report-format.js";
 import type { ReportModel } from "./report-model.js";
 import { curveSentence, measuringCells, summaryColumns } from "./summary-rows.js";
 import { formatMbps } from "./units.js";
+import { buildVerdicts } from "./verdict.js";
 
 function escapeCell(text: string): string {
   return text.replaceAll("|", "\\|");
@@ -18,6 +19,9 @@ export function renderMarkdown(model: ReportModel): string {
   const out: string[] = [`# ${model.title}${model.label ? ` (${model.label})` : ""}`, ""];
   if (model.label)
     out.push(`> **${model.label.toUpperCase()}**: local lab results, not measured on AWS.`, "");
+  const verdicts = buildVerdicts(model);
+  if (verdicts.length > 0) out.push("## Verdict", "", ...verdicts.map((v) => `- ${v.text}`), "");
+  for (const notice of model.notices ?? []) out.push(`> Note: ${notice}`, "");
   out.push(
     `Run \`${model.runId}\`, started ${model.createdAt}, lambda-netbench ${model.toolVersion}. ` +
       `${model.analysis.recordedInvocations} of ${model.analysis.plannedInvocations} invocations recorded, ${model.analysis.failedInvocations} failed${model.completed ? "" : " (run incomplete: resume it with `lambda-netbench run --resume`)"}.`,

@@ -17,6 +17,7 @@ import type { RunManifest } from "../results/manifest.js";
 import type { PriceTable } from "../results/price-table.js";
 import { intervalSeries, type RecordRates, recordRates } from "../results/record-rates.js";
 import type { ResultRecord } from "../results/result-record.js";
+import { type ProbeNames, probeNames } from "./probe-names.js";
 
 /** A per-interval series of one representative invocation (the one closest to its cell's median). */
 export interface SeriesPick {
@@ -79,6 +80,10 @@ export interface ReportModel {
   } | null;
   /** Environments at once: per environment and aggregate against N (empty without fleets). */
   fleets: FleetPoint[];
+  /** Short names and family of each probe variant, by probeKey (see probe-names.ts). */
+  probeNames: Record<string, ProbeNames>;
+  /** What this run's records lack because an earlier release wrote them (empty for current runs). */
+  notices: string[];
 }
 
 /** The reports compare with the published study unless told otherwise. */
@@ -116,6 +121,8 @@ export function buildReportModel(
     series: pickSeries(analysis.cells, analysis.curves, records),
     cpuPoints: cpuPoints(analysis.cells, records),
     fleets: analyzeFleets(records, sustainedRate),
+    probeNames: Object.fromEntries(manifest.cells.map((cell) => [cell.probeKey, probeNames(cell)])),
+    notices: olderSchemaNotices(records),
     baseline: baselineName === null ? null : baselineOverlays(loadBaseline(baselineName), manifest, analysis),
   };
 }
@@ -219,4 +226,32 @@ function cpuPoints(cells: CellStatistics[], records: ResultRecord[]): CpuPoint[]
     });
   }
   return points;
+}
+
+/**
+ * What older run directories lack, by the results schema that added it: a run written by an
+ * earlier release still opens, and the report says which figures it cannot show. A release that
+ * adds a field to the records adds its line here.
+ */
+export const recordFieldsSince: Array<{ schemaVersion: number; missing: string }> = [
+  {
+    schemaVersion: 2,
+    missing:
+      "no iperf3 sent/received sides and no whole-download seconds per object (those columns read –), and interval timing is nominal",
+  },
+];
+
+/** One line per older results schema found in the run, naming what its records lack. */
+export function olderSchemaNotices(records: ReadonlyArray<{ schemaVersion: number }>): string[] {
+  const counts = new Map<number, number>();
+  for (const record of records) counts.set(record.schemaVersion, (counts.get(record.schemaVersion) ?? 0) + 1);
+  const notices: string[] = [];
+  for (const [version, count] of [...counts].sort((a, b) => a[0] - b[0])) {
+    const missing = recordFieldsSince.filter((f) => f.schemaVersion > version).map((f) => f.missing);
+    if (missing.length > 0)
+      notices.push(
+        `${count} record${count === 1 ? "" : "s"} written by an earlier release (results schema ${version}): ${missing.join("; ")}.`,
+      );
+  }
+  return notices;
 }

@@ -2,6 +2,7 @@ import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { readRecords } from "../results/run-directory.js";
 import { type StreamsSweep, streamsSweeps } from "../results/streams-sweeps.js";
+import { wrap } from "./text-layout.js";
 
 /**
  * The streams-sweep section of a run's output: per sweep, the aggregate at each stream count and
@@ -31,13 +32,18 @@ function pointsText(sweep: StreamsSweep): string {
     .join(", ");
 }
 
-export function renderStreamsText(sweeps: readonly StreamsSweep[]): string {
+/** The sweeps for a terminal, wrapped to `width` columns. */
+export function renderStreamsText(sweeps: readonly StreamsSweep[], width = 100): string {
   if (sweeps.length === 0) return "";
-  const lines = [
+  const lines = wrap(
     "Streams sweeps (aggregate Mbit/s by stream count; fit: aggregate = min(quota, streams x per-flow cap))",
-  ];
+    width,
+  );
   for (const sweep of sweeps) {
-    lines.push(`- ${sweepTitle(sweep)}: ${pointsText(sweep)}`, `  ${sweep.fit.summary}`);
+    lines.push(
+      ...wrap(`- ${sweepTitle(sweep)}: ${pointsText(sweep)}`, width, "    "),
+      ...wrap(`  ${sweep.fit.summary}`, width, "    "),
+    );
   }
   return `${lines.join("\n")}\n`;
 }
@@ -64,7 +70,10 @@ export function renderStreamsMarkdown(sweeps: readonly StreamsSweep[]): string {
  * The streams section of a run directory: its text (empty when the run has no sweep) and
  * `streams.md` written beside the other reports when it has one. Returns the paths written.
  */
-export async function writeStreamsSection(runDir: string): Promise<{ text: string; written: string[] }> {
+export async function writeStreamsSection(
+  runDir: string,
+  width = 100,
+): Promise<{ text: string; written: string[] }> {
   const { records } = await readRecords(runDir);
   const sweeps = streamsSweeps(records);
   if (sweeps.length === 0) return { text: "", written: [] };
@@ -73,5 +82,5 @@ export async function writeStreamsSection(runDir: string): Promise<{ text: strin
     path,
     `# Streams sweeps\n\n${renderStreamsMarkdown(sweeps).replace(/^## Streams sweeps\n\n/, "")}`,
   );
-  return { text: renderStreamsText(sweeps), written: [path] };
+  return { text: renderStreamsText(sweeps, width), written: [path] };
 }

@@ -1,6 +1,8 @@
 import type { CellStatistics, CurveAnalysis } from "../results/analysis.js";
 import type { Spread } from "../results/statistics.js";
+import { rateHeaders } from "./rate-words.js";
 import type { ReportModel } from "./report-model.js";
+import { spreadMinimumRepetitions } from "./statistics-display.js";
 import { formatDuration, formatMbps, formatNumber, formatPercent, formatUsd } from "./units.js";
 
 /**
@@ -16,10 +18,10 @@ export interface Column {
 
 const mbit = (bps: number | null | undefined) => (bps === null || bps === undefined ? null : bps / 1e6);
 
-/** "600 [590-612] n=2": the median, the min-max spread and how many repetitions it is over. */
+/** "600 [590-612] n=3": the median, the min-max spread (from n >= 3 only) and the repetitions. */
 function spreadText(spread: Spread | null, format: (v: number) => string): string {
   if (!spread) return "–";
-  const range = spread.n > 1 ? ` [${format(spread.min)}-${format(spread.max)}]` : "";
+  const range = spread.n >= spreadMinimumRepetitions ? ` [${format(spread.min)}-${format(spread.max)}]` : "";
   return `${format(spread.median)}${range} n=${spread.n}`;
 }
 
@@ -82,15 +84,15 @@ export const summaryColumns: Column[] = [
     raw: (c) => c.effective?.n ?? 0,
     align: "right",
   },
-  rateColumn("Sustained (Mbit/s) [min-max]", (c) => c.sustained, sustainedMissingText),
-  rateColumn("Burst (Mbit/s) [min-max]", (c) => c.burst, burstText),
+  rateColumn(`${rateHeaders.sustained} [min-max]`, (c) => c.sustained, sustainedMissingText),
+  rateColumn(`${rateHeaders.burst} [min-max]`, (c) => c.burst, burstText),
   {
     header: "Burst length (s, MB)",
     text: burstLengthText,
     raw: (c) => c.burstSeconds?.median ?? null,
     align: "right",
   },
-  rateColumn("Effective (Mbit/s) [min-max]", (c) => c.effective),
+  rateColumn(`${rateHeaders.average} [min-max]`, (c) => c.effective),
   {
     header: "Sent / received (Mbit/s)",
     text: (c) => pairText(c.sent?.median, c.received?.median, mbps),
@@ -187,7 +189,7 @@ export const csvColumns: CsvColumn[] = [
     header: "Burst detected / none / undetermined",
     raw: (c) => `${c.burstFound.detected}/${c.burstFound.none}/${c.burstFound.undetermined}`,
   },
-  ...spreadCsvColumns("Effective", "Mbit/s", 1e6, (c) => c.effective),
+  ...spreadCsvColumns("Avg incl. burst", "Mbit/s", 1e6, (c) => c.effective),
   { header: "Sent median (Mbit/s)", raw: (c) => mbit(c.sent?.median) },
   { header: "Received median (Mbit/s)", raw: (c) => mbit(c.received?.median) },
   { header: "Transfer seconds per object median (s)", raw: (c) => c.transferSeconds?.median ?? null },
@@ -241,7 +243,6 @@ export function curveSentence(curve: CurveAnalysis, moveGigabytes: number): stri
       ? `, rising ${formatNumber(curve.slopeBitsPerSecondPerGigabyte / 1e6)} Mbit/s per GB of memory up to there. `
       : " (flat over the sizes measured). ") +
     `Recommended: ${formatNumber(curve.recommendedMemoryMb)} MB at ${formatUsd(curve.recommendedCostPerGigabyteUsd)} per GB moved; ` +
-    `${formatNumber(moveGigabytes)} GB take ${formatDuration(curve.moveSeconds)} at the sustained rate ` +
-    `(effective whole-transfer rate there: ${formatMbps(curve.recommendedEffectiveBitsPerSecond)} Mbit/s).${missing}`
+    `${formatNumber(moveGigabytes)} GB take ${formatDuration(curve.moveSeconds)} at the sustained rate.${missing}`
   );
 }

@@ -1,12 +1,54 @@
-import { fleetTextLines } from "./fleet-section.js";
+import { compareWithBaseline, renderBaselineCompact, renderBaselineText } from "./baseline-comparison.js";
+import { summaryNotes, summaryPivotLines, verdictLines } from "./console-summary.js";
+import { fleetCompactLines, fleetTextLines } from "./fleet-section.js";
 import type { ReportFormat } from "./report-format.js";
 import type { ReportModel } from "./report-model.js";
 import { curveSentence, measuringCells, summaryColumns } from "./summary-rows.js";
+import { wrap } from "./text-layout.js";
 
-/** The summary table for a terminal: aligned columns, a label line when emulated. */
-export function renderTerminal(model: ReportModel): string {
+export interface TerminalOptions {
+  /** Columns to fit (the terminal's, or 100 when not a terminal). */
+  width?: number;
+  /** The full table, one row per cell and every column (as in report.md and summary.csv). */
+  wide?: boolean;
+  /** Add the run beside the published study (what `run` prints after its summary). */
+  baseline?: boolean;
+}
+
+/** What the console shows of a run: the verdict first, then the summary that fits `width`. */
+export function renderTerminal(model: ReportModel, options: TerminalOptions = {}): string {
+  const width = options.width ?? 100;
   const lines: string[] = [];
   if (model.label) lines.push(`[${model.label.toUpperCase()}] local lab results, not measured on AWS`);
+  for (const notice of model.notices ?? []) lines.push(...wrap(`Note: ${notice}`, width, "  "));
+  lines.push(...verdictLines(model, width), "");
+  if (options.wide) lines.push(...wideTableLines(model));
+  else lines.push(...summaryPivotLines(model, width), ...summaryNotes(model, width));
+  lines.push(...(options.wide ? fleetTextLines(model.fleets) : fleetCompactLines(model.fleets, width)));
+  const a = model.analysis;
+  lines.push(
+    "",
+    ...wrap(
+      `${a.recordedInvocations} of ${a.plannedInvocations} invocations recorded, ${a.failedInvocations} failed.${model.completed ? "" : " Run incomplete."}` +
+        (options.wide
+          ? ""
+          : " Every column: `lambda-netbench report RUN_DIR --wide`, report.md, summary.csv."),
+      width,
+    ),
+  );
+  const beside = options.baseline ? compareWithBaseline(model) : null;
+  if (beside && beside.rows.length > 0)
+    lines.push(
+      "",
+      ...(options.wide
+        ? renderBaselineText(beside).trimEnd().split("\n")
+        : renderBaselineCompact(beside, width)),
+    );
+  return `${lines.join("\n")}\n`;
+}
+
+/** The table of every column, one row per cell: wide on purpose, for files and `--wide`. */
+function wideTableLines(model: ReportModel): string[] {
   const header = summaryColumns.map((c) => c.header);
   const rows = measuringCells(model).map((cell) => summaryColumns.map((c) => c.text(cell)));
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] as string).length)));
@@ -19,7 +61,7 @@ export function renderTerminal(model: ReportModel): string {
       )
       .join("  ")
       .trimEnd();
-  lines.push(format(header), widths.map((w) => "-".repeat(w)).join("  "));
+  const lines = [format(header), widths.map((w) => "-".repeat(w)).join("  ")];
   let previous = "";
   for (const row of rows) {
     const group = `${row[0]}|${row[1]}`;
@@ -29,19 +71,13 @@ export function renderTerminal(model: ReportModel): string {
   }
   lines.push("");
   for (const curve of model.analysis.curves) lines.push(curveSentence(curve, model.analysis.moveGigabytes));
-  lines.push(...fleetTextLines(model.fleets));
-  const a = model.analysis;
-  lines.push(
-    "",
-    `${a.recordedInvocations} of ${a.plannedInvocations} invocations recorded, ${a.failedInvocations} failed.${model.completed ? "" : " Run incomplete."}`,
-  );
-  return `${lines.join("\n")}\n`;
+  return lines;
 }
 
 export const terminalFormat: ReportFormat = {
   name: "text",
-  description: "summary table as plain text",
+  description: "the verdict and the full summary table as plain text (summary.txt)",
   async render(model) {
-    return [{ fileName: "summary.txt", content: renderTerminal(model) }];
+    return [{ fileName: "summary.txt", content: renderTerminal(model, { wide: true }) }];
   },
 };

@@ -41,7 +41,7 @@ test("CSV: one row per measuring cell; sustained, burst and effective apart, eac
   assert.ok(row, "row for raised-3000 8,192 MB iperf3");
   const fields = row.split(",");
   assert.equal(
-    Number(fields[column("Effective median (Mbit/s)")]),
+    Number(fields[column("Avg incl. burst median (Mbit/s)")]),
     medianOfRecords("raised-3000", 8192, "iperf3") / 1e6,
   );
   const defaultRow = lines.find((l) =>
@@ -49,7 +49,7 @@ test("CSV: one row per measuring cell; sustained, burst and effective apart, eac
   );
   const d = defaultRow?.split(",") ?? [];
   assert.ok(Math.abs(Number(d[column("Sustained median (Mbit/s)")]) - defaultSustained) < 1e-6);
-  assert.ok(Math.abs(Number(d[column("Effective median (Mbit/s)")]) - defaultEffective) < 1e-6);
+  assert.ok(Math.abs(Number(d[column("Avg incl. burst median (Mbit/s)")]) - defaultEffective) < 1e-6);
   assert.equal(Number(d[column("Burst median (Mbit/s)")]), 2800);
   assert.equal(Number(d[column("Burst seconds median (s)")]), 1);
   assert.equal(d[column("Sustained n")], "3");
@@ -59,12 +59,12 @@ test("CSV: one row per measuring cell; sustained, burst and effective apart, eac
   const failedRow = lines.find((l) =>
     l.startsWith("emulated,default-625,iperf3 upload -P 4 -t 4s,arm64,3072,"),
   );
-  assert.equal(failedRow?.split(",")[column("Effective n")], "2");
+  assert.equal(failedRow?.split(",")[column("Avg incl. burst n")], "2");
   assert.equal(csvField('a,"b"'), '"a,""b"""');
 });
 
-test("terminal and Markdown: labelled emulated, the medians of the records, failures by kind", () => {
-  const text = renderTerminal(model);
+test("terminal (--wide) and Markdown: labelled emulated, the medians of the records, failures by kind", () => {
+  const text = renderTerminal(model, { wide: true });
   assert.match(text, /^\[EMULATED\]/);
   // sustained [min-max] n, burst, burst length, effective: default-625 1,024 MB
   assert.match(
@@ -82,7 +82,7 @@ test("terminal and Markdown: labelled emulated, the medians of the records, fail
   // the headline is the sustained 619, not the burst-inflated effective 1,164: 100 GB at 618.75 Mbit/s = 1,293 s
   assert.match(
     md,
-    /default-625 arm64 iperf3 upload -P 4 -t 4s: sustained plateau 619 Mbit\/s.*100 GB take 21 min 33 s at the sustained rate \(effective whole-transfer rate there: 1,164 Mbit\/s\)/,
+    /default-625 arm64 iperf3 upload -P 4 -t 4s: sustained plateau 619 Mbit\/s.*100 GB take 21 min 33 s at the sustained rate\./,
   );
   assert.match(md, /## Beside the published study \(seed-2026\)/);
   // s3-get seconds per object: transfer 4.00 s, whole 4.50 s

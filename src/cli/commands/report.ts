@@ -2,7 +2,9 @@ import { resolve } from "node:path";
 import type { Command } from "commander";
 import { reportFormatNames, reportFormats } from "../../report/formats.js";
 import { defaultBaselineName } from "../../report/report-model.js";
+import { renderSummaryJson } from "../../report/summary-json.js";
 import { renderTerminal } from "../../report/terminal-format.js";
+import { outputWidth } from "../../report/text-layout.js";
 import { loadReportModel, writeReport } from "../../report/write-report.js";
 import { baselineNames } from "../../results/baseline.js";
 
@@ -13,6 +15,10 @@ interface ReportOptions {
   /** A published baseline to show beside the run, or "none". */
   baseline?: string;
   history?: string[];
+  /** Text: the full table, one row per cell, instead of the summary fitted to the terminal. */
+  wide?: boolean;
+  /** Print the summary (verdict and cells) as JSON. */
+  json?: boolean;
 }
 
 /**
@@ -35,6 +41,8 @@ export function registerReportCommand(program: Command): void {
       `published dataset shown beside the run in md, html, json and the charts: ${baselineNames.join(", ")} or none`,
       defaultBaselineName,
     )
+    .option("--wide", "text: the full table, one row per cell and every column (as in report.md)")
+    .option("--json", "print the summary (verdict and cells, bit/s) as JSON, as `run --json` does")
     .option("--history <dirs...>", "sustained and burst rates over these runs (run directories or runs/)")
     .action(async (runDir: string | undefined, options: ReportOptions) => {
       if (options.history) {
@@ -68,8 +76,15 @@ export async function reportCommand(runDir: string, options: ReportOptions): Pro
     return 2;
   }
   const model = await loadReportModel(runDir, baseline === "none" ? null : baseline);
-  if (formats.length === 0) {
-    process.stdout.write(renderTerminal(model));
+  if (options.json) {
+    process.stdout.write(renderSummaryJson(model));
+    return 0;
+  }
+  if (
+    formats.length === 0 ||
+    (options.stdout !== true && formats.length === 1 && formats[0] === "text" && options.wide)
+  ) {
+    process.stdout.write(renderTerminal(model, { width: outputWidth(), wide: options.wide === true }));
     return 0;
   }
   if (options.stdout) {

@@ -4,10 +4,8 @@ import { PlanError } from "../../plan/expand-plan.js";
 import { loadPlan } from "../../plan/load-plan.js";
 import { type Plan, targetName } from "../../plan/plan-schema.js";
 import { presetNames } from "../../plan/presets.js";
-import { compareWithBaseline, renderBaselineText } from "../../report/baseline-comparison.js";
-import type { ReportModel } from "../../report/report-model.js";
 import { writeStreamsSection } from "../../report/streams-section.js";
-import { renderTerminal } from "../../report/terminal-format.js";
+import { outputWidth } from "../../report/text-layout.js";
 import { loadReportModel, writeReport } from "../../report/write-report.js";
 import { readManifest } from "../../results/run-directory.js";
 import { RunPausedError } from "../../runner/platform.js";
@@ -15,7 +13,7 @@ import { estimateAwsCost } from "../../runner/run-estimate.js";
 import { type OpenPlatform, runPlan } from "../../runner/run-plan.js";
 import { labRefusal } from "../lab-preflight.js";
 import { openPlatform as defaultOpenPlatform } from "../open-platform.js";
-import { Progress } from "../progress.js";
+import { Progress, printRunSummary } from "../progress.js";
 import { checkBeforeRun } from "./run-preflight.js";
 
 export interface RunCommandOptions {
@@ -27,6 +25,8 @@ export interface RunCommandOptions {
   resume?: string;
   unshaped?: boolean;
   dryRun?: boolean;
+  /** Print the summary as JSON on stdout (everything else goes to stderr). */
+  json?: boolean;
 }
 
 export interface RunCommandDeps {
@@ -70,6 +70,7 @@ export function registerRunCommand(
       "--dry-run",
       "print the plan, its invocations and cost, and check the AWS account (preflight); invoke and create nothing",
     )
+    .option("--json", "print the summary (verdict and cells) as JSON on stdout; progress stays on stderr")
     .action(async (options: RunCommandOptions) => {
       process.exitCode = await runCommand(options, deps);
     });
@@ -177,11 +178,12 @@ export async function runCommand(options: RunCommandOptions, deps: RunCommandDep
       return 130;
     }
     const model = await loadReportModel(result.dir);
-    process.stdout.write(renderTerminal(model));
-    printBesideBaseline(model);
+    printRunSummary(model, options.json === true);
     const written = await writeReport(model, runReportFormats, result.dir);
-    written.push(...(await printStreamsSection(result.dir)));
-    console.log(`\nRun directory: ${result.dir}\nReport: ${written.join(", ")}`);
+    written.push(...(await printStreamsSection(result.dir, options.json === true)));
+    (options.json ? console.error : console.log)(
+      `\nRun directory: ${result.dir}\nReport: ${written.join(", ")}`,
+    );
     return 0;
   } catch (error) {
     progress?.finish();
@@ -194,20 +196,10 @@ export async function runCommand(options: RunCommandOptions, deps: RunCommandDep
   }
 }
 
-/**
- * The run beside the published study (seed-2026), when a curve matches one of its series: the
- * same table as `compare RUN --baseline seed-2026`, like for like (iperf3 sender side, S3 whole
- * seconds per object).
- */
-function printBesideBaseline(model: ReportModel): void {
-  const beside = compareWithBaseline(model);
-  if (beside && beside.rows.length > 0) process.stdout.write(`\n${renderBaselineText(beside)}`);
-}
-
 /** A streams sweep's per-flow cap fit, after the summary (and in streams.md). */
-async function printStreamsSection(runDir: string): Promise<string[]> {
-  const streams = await writeStreamsSection(runDir);
-  if (streams.text) process.stdout.write(`\n${streams.text}`);
+async function printStreamsSection(runDir: string, json: boolean): Promise<string[]> {
+  const streams = await writeStreamsSection(runDir, outputWidth());
+  if (streams.text) (json ? process.stderr : process.stdout).write(`\n${streams.text}`);
   return streams.written;
 }
 

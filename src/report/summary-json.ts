@@ -1,0 +1,108 @@
+import type { CellStatistics } from "../results/analysis.js";
+import type { Spread } from "../results/statistics.js";
+import { cellMarks, fewRepetitionsWarning, tooFewForSpread } from "./console-summary.js";
+import type { ReportModel } from "./report-model.js";
+import { spreadMinimumRepetitions } from "./statistics-display.js";
+import { measuringCells } from "./summary-rows.js";
+import { buildVerdicts, type Verdict } from "./verdict.js";
+
+/**
+ * What `run --json` and `report RUN_DIR --json` print: the verdict and one entry per measuring
+ * cell, rates in bit/s (raw units, like report.json). Documented field by field in docs/reports.md.
+ */
+export interface SummaryJson {
+  runId: string;
+  /** "emulated", "emulated, unshaped", or null for results measured on AWS. */
+  label: string | null;
+  completed: boolean;
+  invocations: { planned: number; recorded: number; failed: number };
+  verdicts: Verdict[];
+  cells: SummaryJsonCell[];
+  /** The same warnings the console prints (too few repetitions for a spread). */
+  warnings: string[];
+}
+
+export interface SummaryJsonRate {
+  median: number;
+  n: number;
+  /** Only from n >= 3: below that there is no spread to report. */
+  min: number | null;
+  max: number | null;
+}
+
+export interface SummaryJsonCell {
+  cellId: string;
+  target: string;
+  arch: string;
+  probe: string;
+  probeLabel: string;
+  memoryMb: number;
+  plannedRepetitions: number;
+  sustainedBitsPerSecond: SummaryJsonRate | null;
+  /** Why there is no sustained rate (distinct reasons); empty when there is one. */
+  sustainedMissing: string[];
+  burstBitsPerSecond: SummaryJsonRate | null;
+  burstSeconds: number | null;
+  /** The whole transfer's rate, burst included ("avg incl. burst"). */
+  averageBitsPerSecond: SummaryJsonRate | null;
+  quotaPercent: number | null;
+  cpuBound: boolean | null;
+  failures: Record<string, number>;
+  /** The console's marks for this cell ("*" n<3, "c" CPU-bound, "!" incomplete ...). */
+  marks: string[];
+}
+
+function rateOf(spread: Spread | null): SummaryJsonRate | null {
+  if (!spread) return null;
+  const spreadShown = spread.n >= spreadMinimumRepetitions;
+  return {
+    median: spread.median,
+    n: spread.n,
+    min: spreadShown ? spread.min : null,
+    max: spreadShown ? spread.max : null,
+  };
+}
+
+function cellOf(cell: CellStatistics): SummaryJsonCell {
+  return {
+    cellId: cell.cellId,
+    target: cell.target,
+    arch: cell.arch,
+    probe: cell.probe,
+    probeLabel: cell.probeLabel,
+    memoryMb: cell.memoryMb,
+    plannedRepetitions: cell.plannedRepetitions,
+    sustainedBitsPerSecond: rateOf(cell.sustained),
+    sustainedMissing: cell.sustainedNullReasons,
+    burstBitsPerSecond: rateOf(cell.burst),
+    burstSeconds: cell.burstSeconds?.median ?? null,
+    averageBitsPerSecond: rateOf(cell.effective),
+    quotaPercent: cell.quotaPercent,
+    cpuBound: cell.cpuBound,
+    failures: cell.failures,
+    marks: cellMarks.filter((m) => m.applies(cell)).map((m) => m.mark),
+  };
+}
+
+export function buildSummaryJson(model: ReportModel): SummaryJson {
+  const cells = measuringCells(model);
+  const few = tooFewForSpread(cells);
+  const a = model.analysis;
+  return {
+    runId: model.runId,
+    label: model.label,
+    completed: model.completed,
+    invocations: {
+      planned: a.plannedInvocations,
+      recorded: a.recordedInvocations,
+      failed: a.failedInvocations,
+    },
+    verdicts: buildVerdicts(model),
+    cells: cells.map(cellOf),
+    warnings: few.length > 0 ? [fewRepetitionsWarning(model, cells, few)] : [],
+  };
+}
+
+export function renderSummaryJson(model: ReportModel): string {
+  return `${JSON.stringify(buildSummaryJson(model), null, 2)}\n`;
+}
