@@ -1,39 +1,55 @@
 import type { TopLevelSpec } from "vega-lite";
+import type { CellStatistics } from "../../results/analysis.js";
 import type { BaselineOverlay, ReportModel } from "../report-model.js";
+import { formatMbps } from "../units.js";
+import { answerChart } from "./answer-chart.js";
+import { chartSubtitle, memoryAxis, memorySizes, schema, slug } from "./chart-parts.js";
 import type { ChartSpec } from "./chart-spec.js";
 import { fleetCharts } from "./fleet-chart.js";
+import { type ProbeColours, probeColours } from "./probe-colours.js";
 
 const width = 560;
-const height = 300;
+const height = 280;
 
-/** Every chart of a report, built from the model alone. Pure. */
+/** Every chart of a report, built from the model alone: the answer first, then per target. Pure. */
 export function buildCharts(model: ReportModel): ChartSpec[] {
+  const colours = probeColours(model);
   const charts: ChartSpec[] = [];
-  const shared = sharedThroughputChart(model);
-  if (shared) charts.push(shared);
+  const answer = answerChart(model);
+  if (answer) charts.push(answer);
   for (const target of model.targets) {
-    const through = throughputVsMemory(model, target.key);
-    if (through) charts.push(through);
-    const series = timeSeries(model, target.key);
+    const cells = model.analysis.cells.filter(
+      (c) => c.targetKey === target.key && c.probe !== "info" && c.effective !== null,
+    );
+    if (cells.length === 0) continue;
+    const context = { model, colours, target, cells };
+    charts.push(ratesVsMemory(context));
+    const series = timeSeries(context);
     if (series) charts.push(series);
-    const cpu = cpuVsThroughput(model, target.key);
+    const cpu = cpuVsMemory(context);
     if (cpu) charts.push(cpu);
-    const cost = costPerGigabyte(model, target.key);
+    const cost = costPerGigabyte(context);
     if (cost) charts.push(cost);
   }
-  charts.push(...fleetCharts(model));
+  charts.push(...fleetCharts(model, colours));
   return charts;
 }
 
-function subtitle(model: ReportModel, extra: string): string[] {
-  return [model.label ? `${model.label.toUpperCase()} results (local lab) — ${extra}` : extra];
+interface TargetCharts {
+  model: ReportModel;
+  colours: ProbeColours;
+  target: ReportModel["targets"][number];
+  /** The target's measuring cells with at least one successful invocation. */
+  cells: CellStatistics[];
 }
 
-function slug(text: string): string {
-  return text
-    .replace(/[^A-Za-z0-9]+/g, "-")
-    .replace(/^-|-$/g, "")
-    .toLowerCase();
+/** Colour = probe (fixed for the page) and probes side by side within a memory size. */
+function probeEncoding({ colours, cells }: TargetCharts, legend: object = {}) {
+  const scale = colours.scale(cells.map((c) => colours.name(c.probeLabel, c.arch)));
+  return {
+    color: { field: "probe", type: "nominal", title: "Probe", scale, legend: { labelLimit: 0, ...legend } },
+    xOffset: { field: "probe", type: "nominal", scale: { domain: scale.domain, paddingInner: 0.15 } },
+  } as const;
 }
 
 /** Legend text of a baseline overlay: the study, the region and what it measured. */
@@ -46,409 +62,370 @@ function baselineLabel(model: ReportModel, overlay: BaselineOverlay): string {
   return `${model.baseline?.name}: ${overlay.series.regionName} (${overlay.series.region}) ${what}`;
 }
 
-/** Points of the published study for the chart (stated, "about" or derived from seconds per object). */
-function baselineValues(model: ReportModel, overlays: BaselineOverlay[]) {
+/** The published study's points at the sizes this target measured (stated, "about" or derived). */
+function baselineValues({ model, target, cells }: TargetCharts) {
+  const sizes = new Set(cells.map((c) => c.memoryMb));
+  const overlays = (model.baseline?.overlays ?? []).filter((o) => o.targetKey === target.key);
   return overlays.flatMap((overlay) =>
-    overlay.points.map((point) => ({
-      memoryMb: point.memoryMb,
-      mbps: point.megabitsPerSecond,
-      series: baselineLabel(model, overlay),
-      basis: point.basis,
-      statement: point.statement,
-    })),
+    overlay.points
+      .filter((point) => sizes.has(point.memoryMb))
+      .map((point) => ({
+        memoryMb: point.memoryMb,
+        rateMbps: point.megabitsPerSecond,
+        series: baselineLabel(model, overlay),
+      })),
   );
 }
 
-function baselineLayer(values: ReturnType<typeof baselineValues>) {
-  return {
-    data: { values },
-    mark: { type: "point", shape: "diamond", filled: false, size: 140, strokeWidth: 2, color: "#111" },
-    encoding: {
-      x: { field: "memoryMb", type: "quantitative" },
-      y: { field: "mbps", type: "quantitative" },
-      shape: {
-        field: "series",
-        type: "nominal",
-        title: "Published baseline",
-        scale: { range: ["diamond", "square", "triangle-up", "cross"] },
-      },
-      tooltip: [
-        { field: "series", title: "Baseline" },
-        { field: "memoryMb", title: "Memory (MB)" },
-        { field: "mbps", title: "Mbit/s", format: ",.0f" },
-        { field: "basis", title: "Basis" },
-        { field: "statement", title: "The study says" },
-      ],
+/** The quota as a dashed grey line with its value written at the left end. */
+function quotaLayers(quotaBitsPerSecond: number | null): object[] {
+  if (!quotaBitsPerSecond) return [];
+  const quota = quotaBitsPerSecond / 1e6;
+  return [
+    {
+      data: { values: [{}] },
+      mark: { type: "rule", strokeDash: [6, 4], color: "#555", strokeWidth: 1.5 },
+      encoding: { y: { datum: quota } },
     },
-  };
+    {
+      data: { values: [{}] },
+      mark: { type: "text", align: "left", baseline: "bottom", dx: 3, dy: -3, color: "#333", fontSize: 11 },
+      encoding: {
+        y: { datum: quota },
+        x: { value: 0 },
+        text: { value: `quota ${formatMbps(quotaBitsPerSecond)} Mbit/s` },
+      },
+    },
+  ];
 }
+
+const sustainedShape = "sustained: median, bar min–max";
+const effectiveShape = "effective: whole transfer, burst included";
 
 /**
- * Throughput vs memory for one target: per probe, the median sustained rate (solid, min-max
- * whiskers) and the median effective whole-transfer rate (dotted); the quota dashed; the published
- * baseline's points as open diamonds.
+ * Per target: each probe's median sustained rate (min-max bar) beside its effective whole-transfer
+ * rate, the quota, and the published study's points (black diamonds), on the measured sizes.
  */
-function throughputVsMemory(model: ReportModel, targetKey: string): ChartSpec | null {
-  const target = model.targets.find((t) => t.key === targetKey);
-  const cells = model.analysis.cells.filter(
-    (c) => c.targetKey === targetKey && c.effective !== null && c.probe !== "info",
-  );
-  if (!target || cells.length === 0) return null;
-  const multiArch = model.analysis.cells.some((o) => o.arch !== cells[0]?.arch);
+function ratesVsMemory(context: TargetCharts): ChartSpec {
+  const { model, target, cells } = context;
   const values = cells.flatMap((c) => {
-    const probe = `${c.probeLabel}${multiArch ? ` (${c.arch})` : ""}`;
-    const rows = [];
+    const probe = context.colours.name(c.probeLabel, c.arch);
+    const rows: object[] = [];
     if (c.sustained)
       rows.push({
         memoryMb: c.memoryMb,
         probe,
-        rate: "sustained",
-        medianMbps: c.sustained.median / 1e6,
+        rate: sustainedShape,
+        rateMbps: c.sustained.median / 1e6,
         minMbps: c.sustained.min / 1e6,
         maxMbps: c.sustained.max / 1e6,
-        n: c.sustained.n,
       });
     if (c.effective)
-      rows.push({
-        memoryMb: c.memoryMb,
-        probe,
-        rate: "effective",
-        medianMbps: c.effective.median / 1e6,
-        minMbps: c.effective.min / 1e6,
-        maxMbps: c.effective.max / 1e6,
-        n: c.effective.n,
-      });
+      rows.push({ memoryMb: c.memoryMb, probe, rate: effectiveShape, rateMbps: c.effective.median / 1e6 });
     return rows;
   });
-  const overlays = (model.baseline?.overlays ?? []).filter((o) => o.targetKey === targetKey);
-  const baseline = baselineValues(model, overlays);
-  const title = `${target.name}: throughput vs memory`;
-  // head room above the highest whisker and the quota line, so neither sits on the frame
-  const yMax =
-    Math.max(
-      ...values.map((v) => v.maxMbps),
-      ...baseline.map((b) => b.mbps),
-      (target.quotaBitsPerSecond ?? 0) / 1e6,
-    ) * 1.1;
-  const x = {
-    field: "memoryMb",
-    type: "quantitative",
-    title: "Memory (MB)",
-    scale: { zero: false },
-  } as const;
-  const color = { field: "probe", type: "nominal", title: "Probe" } as const;
-  const strokeDash = {
-    field: "rate",
-    type: "nominal",
-    title: "Rate",
-    scale: {
-      domain: ["sustained", "effective"],
-      range: [
-        [1, 0],
-        [2, 3],
-      ],
-    },
-  } as const;
+  const baseline = baselineValues(context);
+  const highest = Math.max(
+    ...values.map((v) => (v as { maxMbps?: number; rateMbps: number }).maxMbps ?? 0),
+    ...values.map((v) => (v as { rateMbps: number }).rateMbps),
+    ...baseline.map((b) => b.rateMbps),
+    (target.quotaBitsPerSecond ?? 0) / 1e6,
+  );
+  const x = memoryAxis(memorySizes(cells));
+  const { color, xOffset } = probeEncoding(context);
   const layers: object[] = [
+    ...quotaLayers(target.quotaBitsPerSecond),
     {
-      transform: [{ filter: "datum.rate === 'sustained'" }],
-      mark: { type: "rule", strokeWidth: 1.5 },
-      encoding: { x, y: { field: "minMbps", type: "quantitative" }, y2: { field: "maxMbps" }, color },
-    },
-    {
-      mark: { type: "line", point: { filled: true, size: 50 } },
+      transform: [{ filter: `datum.rate === '${sustainedShape}'` }],
+      mark: { type: "rule", strokeWidth: 2 },
       encoding: {
         x,
+        xOffset,
+        y: { field: "minMbps", type: "quantitative" },
+        y2: { field: "maxMbps" },
+        color,
+      },
+    },
+    {
+      mark: { type: "point", filled: true, size: 60 },
+      encoding: {
+        x,
+        xOffset,
         y: {
-          field: "medianMbps",
+          field: "rateMbps",
           type: "quantitative",
-          title: "Throughput (Mbit/s)",
-          scale: { domain: [0, yMax], nice: true },
+          title: "Rate (Mbit/s)",
+          scale: { domain: [0, highest * 1.1], nice: true },
         },
         color,
-        strokeDash,
-        detail: { field: "rate" },
-        tooltip: [
-          { field: "probe" },
-          { field: "rate" },
-          { field: "memoryMb", title: "Memory (MB)" },
-          { field: "medianMbps", title: "Median (Mbit/s)", format: ",.0f" },
-          { field: "n" },
-        ],
+        shape: {
+          field: "rate",
+          type: "nominal",
+          title: "Rate",
+          scale: { domain: [sustainedShape, effectiveShape], range: ["circle", "square"] },
+          legend: { symbolFillColor: "#555", symbolStrokeColor: "#555" },
+        },
       },
     },
   ];
-  if (baseline.length > 0) layers.push(baselineLayer(baseline));
-  if (target.quotaBitsPerSecond) {
-    const quota = target.quotaBitsPerSecond / 1e6;
-    layers.push(
-      {
-        data: { values: [{}] },
-        mark: { type: "rule", strokeDash: [6, 4], color: "#b00" },
-        encoding: { y: { datum: quota } },
-      },
-      {
-        data: { values: [{}] },
-        mark: { type: "text", align: "left", dx: 4, dy: -6, color: "#b00", fontSize: 11 },
-        encoding: {
-          y: { datum: quota },
-          x: { value: 0 },
-          text: { value: `quota ${quota.toLocaleString("en-US")} Mbit/s` },
+  if (baseline.length > 0)
+    layers.push({
+      data: { values: baseline },
+      mark: { type: "point", shape: "diamond", filled: false, size: 150, strokeWidth: 2, color: "#111" },
+      encoding: {
+        x,
+        y: { field: "rateMbps", type: "quantitative" },
+        stroke: {
+          field: "series",
+          type: "nominal",
+          title: "Published study",
+          scale: { range: ["#111"] },
+          legend: { symbolType: "diamond", symbolFillColor: "transparent", labelLimit: 0 },
         },
       },
-    );
-  }
+    });
+  const title = `${target.name}: sustained and effective rate by memory size`;
   return {
     name: `throughput-vs-memory-${slug(target.name)}`,
     title,
     spec: {
-      $schema: "https://vega.github.io/schema/vega-lite/v6.json",
+      $schema: schema,
       title: {
         text: title,
-        subtitle: subtitle(
+        subtitle: chartSubtitle(
           model,
-          `solid: median sustained (whiskers min-max); dotted: effective whole transfer; dashed: quota${baseline.length > 0 ? "; diamonds: published study" : ""}`,
+          "the effective rate counts the burst, so it reads high on short tests",
         ),
+        anchor: "start",
       },
       width,
       height,
-      // probe, rate and baseline legends stacked beside the plot, not in one very wide row below it
-      config: { legend: { orient: "right", direction: "vertical", labelLimit: 0 } },
+      config: { legend: { orient: "bottom", direction: "vertical", labelLimit: 0 } },
       data: { values },
       layer: layers,
-    } as TopLevelSpec,
+    } as unknown as TopLevelSpec,
   };
 }
 
 /**
- * Every target on one chart for the plan's first probe (its headline): median sustained rate
- * per memory size, one colour per target, with the published baseline's points. Only when the
- * run has two or more targets (two regions, two profiles, or both).
+ * One median invocation per memory size (one small panel each, the probe's colour), per-interval
+ * rates over time with the detected burst shaded: what the burst and the sustained rate look like.
  */
-function sharedThroughputChart(model: ReportModel): ChartSpec | null {
-  if (model.targets.length < 2) return null;
-  const first = model.analysis.cells.find((c) => c.probe !== "info");
+function timeSeries(context: TargetCharts): ChartSpec | null {
+  const { model, target } = context;
+  const picks = model.series
+    .filter((s) => s.targetKey === target.key && s.points.length > 0)
+    .sort((a, b) => a.memoryMb - b.memoryMb);
+  const first = picks[0];
   if (!first) return null;
-  const cells = model.analysis.cells.filter(
-    (c) => c.probeKey === first.probeKey && c.arch === first.arch && c.sustained !== null,
-  );
-  if (new Set(cells.map((c) => c.targetKey)).size < 2) return null;
-  const values = cells.map((c) => ({
-    memoryMb: c.memoryMb,
-    target: c.target,
-    medianMbps: (c.sustained?.median ?? 0) / 1e6,
-    minMbps: (c.sustained?.min ?? 0) / 1e6,
-    maxMbps: (c.sustained?.max ?? 0) / 1e6,
-    n: c.sustained?.n ?? 0,
-  }));
-  const overlays = (model.baseline?.overlays ?? []).filter(
-    (o) => o.probeKey === first.probeKey && o.arch === first.arch,
-  );
-  const baseline = baselineValues(model, overlays);
-  const x = {
-    field: "memoryMb",
-    type: "quantitative",
-    title: "Memory (MB)",
-    scale: { zero: false },
-  } as const;
-  const color = { field: "target", type: "nominal", title: "Target" } as const;
-  const layers: object[] = [
-    {
-      mark: { type: "rule", strokeWidth: 1.5 },
-      encoding: { x, y: { field: "minMbps", type: "quantitative" }, y2: { field: "maxMbps" }, color },
-    },
-    {
-      mark: { type: "line", point: { filled: true, size: 50 } },
-      encoding: {
-        x,
-        y: { field: "medianMbps", type: "quantitative", title: "Sustained throughput (Mbit/s)" },
-        color,
-        tooltip: [
-          { field: "target" },
-          { field: "memoryMb", title: "Memory (MB)" },
-          { field: "medianMbps", title: "Median sustained (Mbit/s)", format: ",.0f" },
-          { field: "n" },
-        ],
-      },
-    },
-  ];
-  if (baseline.length > 0) layers.push(baselineLayer(baseline));
-  const title = `All targets: sustained throughput vs memory (${first.probeLabel})`;
-  return {
-    name: `throughput-vs-memory-all-targets`,
-    title,
-    spec: {
-      $schema: "https://vega.github.io/schema/vega-lite/v6.json",
-      title: {
-        text: title,
-        subtitle: subtitle(
-          model,
-          `median sustained per size, whiskers min-max${baseline.length > 0 ? "; diamonds: published study" : ""}`,
-        ),
-      },
-      width,
-      height,
-      config: { legend: { orient: "bottom", direction: "vertical", labelLimit: 0, columns: 2 } },
-      data: { values },
-      layer: layers,
-    } as TopLevelSpec,
-  };
-}
-
-function timeSeries(model: ReportModel, targetKey: string): ChartSpec | null {
-  const picks = model.series.filter((s) => s.targetKey === targetKey && s.points.length > 0);
-  const target = model.targets.find((t) => t.key === targetKey);
-  if (!target || picks.length === 0) return null;
-  const values = picks.flatMap((pick) =>
-    pick.points.map((p) => ({
+  // the series are the target's first curve, so its arch names the probe's colour
+  const arch =
+    model.analysis.curves.find((c) => c.targetKey === target.key && c.points.length > 0)?.arch ?? "";
+  const colour = context.colours.colourOf(context.colours.name(first.probeLabel, arch));
+  const panel = (memoryMb: number) => `${memoryMb.toLocaleString("en-US")} MB`;
+  const values = picks.flatMap((pick) => [
+    ...pick.points.map((p) => ({
+      kind: "rate",
+      memory: panel(pick.memoryMb),
       seconds: p.startSeconds,
-      mbps: p.bitsPerSecond / 1e6,
-      memory: `${pick.memoryMb} MB`,
+      rateMbps: p.bitsPerSecond / 1e6,
     })),
-  );
-  const bursts = picks
-    .filter((p) => p.burstSeconds !== null)
-    .map((p) => ({ from: 0, to: p.burstSeconds as number }));
-  const memoryOrder = [
-    ...new Set(picks.sort((a, b) => a.memoryMb - b.memoryMb).map((p) => `${p.memoryMb} MB`)),
-  ];
-  const title = `${target.name}: throughput over time (${picks[0]?.probeLabel})`;
+    ...(pick.burstSeconds === null
+      ? []
+      : [{ kind: "burst", memory: panel(pick.memoryMb), from: 0, to: pick.burstSeconds }]),
+  ]);
+  const title = `${target.name}: rate over time, ${first.probeLabel}`;
+  const columns = Math.min(picks.length, 3);
   return {
     name: `time-series-${slug(target.name)}`,
     title,
     spec: {
-      $schema: "https://vega.github.io/schema/vega-lite/v6.json",
+      $schema: schema,
       title: {
         text: title,
-        subtitle: subtitle(
+        subtitle: chartSubtitle(
           model,
-          "shaded: the burst detected in each invocation; one median invocation per size",
+          "one median invocation per memory size; shaded: the burst detected in it",
         ),
+        anchor: "start",
+      },
+      data: { values },
+      facet: {
+        field: "memory",
+        type: "ordinal",
+        sort: picks.map((p) => panel(p.memoryMb)),
+        title: null,
+        header: { labelFontWeight: "bold", labelAnchor: "start" },
+      },
+      columns,
+      spec: {
+        width: Math.floor(540 / columns) - 20,
+        height: 110,
+        layer: [
+          {
+            transform: [{ filter: "datum.kind === 'burst'" }],
+            mark: { type: "rect", color: "#f2c14e", opacity: 0.35 },
+            encoding: {
+              x: { field: "from", type: "quantitative" },
+              x2: { field: "to" },
+              y: { datum: 0 },
+              y2: { value: 0 },
+            },
+          },
+          {
+            transform: [{ filter: "datum.kind === 'rate'" }],
+            mark: { type: "line", interpolate: "step-after", color: colour, strokeWidth: 1.5 },
+            encoding: {
+              x: { field: "seconds", type: "quantitative", title: "Seconds since the start" },
+              y: { field: "rateMbps", type: "quantitative", title: "Rate (Mbit/s)" },
+            },
+          },
+        ],
+      },
+    } as unknown as TopLevelSpec,
+  };
+}
+
+const usedShape = "client CPU used: median, bar min–max";
+const shareShape = "CPU share of the environment";
+
+/** Client CPU per cell against the environment's CPU share: a dot at its share is CPU-bound. */
+function cpuVsMemory(context: TargetCharts): ChartSpec | null {
+  const { model, target } = context;
+  const cells = context.cells.filter((c) => c.cpuCores !== null);
+  if (cells.length === 0) return null;
+  const values = cells.map((c) => ({
+    memoryMb: c.memoryMb,
+    probe: context.colours.name(c.probeLabel, c.arch),
+    mark: usedShape,
+    cores: c.cpuCores?.median ?? 0,
+    minCores: c.cpuCores?.min ?? 0,
+    maxCores: c.cpuCores?.max ?? 0,
+  }));
+  const shares = memorySizes(cells).map((memoryMb) => ({
+    memoryMb,
+    mark: shareShape,
+    cores: cells.find((c) => c.memoryMb === memoryMb)?.cpuShareCores ?? 0,
+  }));
+  const x = memoryAxis(memorySizes(cells));
+  const { color, xOffset } = probeEncoding(context);
+  const shape = {
+    field: "mark",
+    type: "nominal",
+    title: "Mark",
+    scale: { domain: [usedShape, shareShape], range: ["circle", "stroke"] },
+    legend: { symbolFillColor: "#555", symbolStrokeColor: "#222", symbolStrokeWidth: 2 },
+  };
+  const y = { field: "cores", type: "quantitative", title: "Client CPU (cores = CPU s per s)" };
+  const title = `${target.name}: client CPU by memory size`;
+  return {
+    name: `cpu-vs-memory-${slug(target.name)}`,
+    title,
+    spec: {
+      $schema: schema,
+      title: {
+        text: title,
+        subtitle: chartSubtitle(model, "a dot at its share's line is CPU-bound: the client may set the rate"),
+        anchor: "start",
       },
       width,
-      height,
-      config: { legend: { orient: "bottom", direction: "vertical", labelLimit: 0, columns: 2 } },
+      height: 220,
+      config: { legend: { orient: "bottom", direction: "vertical", labelLimit: 0 } },
       layer: [
         {
-          data: { values: bursts.length > 0 ? bursts : [{ from: 0, to: 0 }] },
-          mark: { type: "rect", color: "#f2c14e", opacity: 0.25 },
-          encoding: { x: { field: "from", type: "quantitative" }, x2: { field: "to" } },
+          data: { values: shares },
+          mark: { type: "point", size: 900, strokeWidth: 2, color: "#222" },
+          encoding: { x, y, shape },
         },
         {
           data: { values },
-          mark: { type: "line", interpolate: "step-after" },
+          mark: { type: "rule", strokeWidth: 2 },
           encoding: {
-            x: { field: "seconds", type: "quantitative", title: "Time since start of the test (s)" },
-            y: { field: "mbps", type: "quantitative", title: "Throughput (Mbit/s)" },
-            color: { field: "memory", type: "ordinal", title: "Memory", sort: memoryOrder },
+            x,
+            xOffset,
+            y: { field: "minCores", type: "quantitative" },
+            y2: { field: "maxCores" },
+            color,
           },
         },
+        {
+          data: { values },
+          mark: { type: "point", filled: true, size: 60 },
+          encoding: { x, xOffset, y, color, shape },
+        },
       ],
-    } as TopLevelSpec,
+    } as unknown as TopLevelSpec,
   };
 }
 
-function cpuVsThroughput(model: ReportModel, targetKey: string): ChartSpec | null {
-  const points = model.cpuPoints.filter((p) => p.targetKey === targetKey);
-  const target = model.targets.find((t) => t.key === targetKey);
-  if (!target || points.length === 0) return null;
-  const values = points.map((p) => ({
-    mbps: p.bitsPerSecond / 1e6,
-    cpuCores: p.cpuCores,
-    memoryMb: p.memoryMb,
-    probe: p.probeLabel,
-    share: p.cpuShareCores,
-  }));
-  const title = `${target.name}: client CPU vs throughput`;
-  return {
-    name: `cpu-vs-throughput-${slug(target.name)}`,
-    title,
-    spec: {
-      $schema: "https://vega.github.io/schema/vega-lite/v6.json",
-      title: {
-        text: title,
-        subtitle: subtitle(model, "one point per invocation; near the CPU share = CPU-bound"),
-      },
-      width,
-      height,
-      config: { legend: { orient: "bottom", direction: "vertical", labelLimit: 0, columns: 2 } },
-      data: { values },
-      mark: { type: "point", filled: true, size: 60, opacity: 0.8 },
-      encoding: {
-        x: { field: "mbps", type: "quantitative", title: "Throughput (Mbit/s, whole test)" },
-        y: { field: "cpuCores", type: "quantitative", title: "Client CPU (cores = CPU s per s)" },
-        color: { field: "memoryMb", type: "ordinal", title: "Memory (MB)" },
-        shape: { field: "probe", type: "nominal", title: "Probe" },
-        tooltip: [
-          { field: "probe" },
-          { field: "memoryMb" },
-          { field: "mbps", format: ",.0f" },
-          { field: "cpuCores", format: ".2f" },
-          { field: "share", format: ".2f" },
-        ],
-      },
-    } as TopLevelSpec,
-  };
-}
+const recommendedShape = "recommended: cheapest size within 95% of the plateau";
 
-function costPerGigabyte(model: ReportModel, targetKey: string): ChartSpec | null {
-  const cells = model.analysis.cells.filter(
-    (c) =>
-      c.targetKey === targetKey && c.costPerGigabyteUsd !== null && Number.isFinite(c.costPerGigabyteUsd),
+/** Cost per GB moved at the median sustained rate, per probe and size, the recommended size ringed. */
+function costPerGigabyte(context: TargetCharts): ChartSpec | null {
+  const { model, target } = context;
+  const cells = context.cells.filter(
+    (c) => c.costPerGigabyteUsd !== null && Number.isFinite(c.costPerGigabyteUsd),
   );
-  const target = model.targets.find((t) => t.key === targetKey);
-  if (!target || cells.length === 0) return null;
+  if (cells.length === 0) return null;
   const recommended = new Set(
     model.analysis.curves
-      .filter((c) => c.targetKey === targetKey)
-      .map((c) => `${c.probeLabel}|${c.arch}|${c.recommendedMemoryMb}`),
+      .filter((c) => c.targetKey === target.key)
+      .map((c) => `${context.colours.name(c.probeLabel, c.arch)}|${c.recommendedMemoryMb}`),
   );
-  const values = cells.map((c) => ({
-    memoryMb: c.memoryMb,
-    probe: c.probeLabel,
-    usdPerGb: c.costPerGigabyteUsd,
-    recommended: recommended.has(`${c.probeLabel}|${c.arch}|${c.memoryMb}`) ? "recommended" : "other",
-  }));
+  const values = cells.map((c) => {
+    const probe = context.colours.name(c.probeLabel, c.arch);
+    return {
+      memoryMb: c.memoryMb,
+      probe,
+      usdPerGb: c.costPerGigabyteUsd,
+      recommended: recommended.has(`${probe}|${c.memoryMb}`) ? recommendedShape : null,
+    };
+  });
+  const x = memoryAxis(memorySizes(cells));
+  const { color, xOffset } = probeEncoding(context);
+  const y = {
+    field: "usdPerGb",
+    type: "quantitative",
+    title: "Cost (USD per GB moved)",
+    axis: { format: "$.5f" },
+  };
   const title = `${target.name}: cost per GB moved`;
   return {
     name: `cost-per-gb-${slug(target.name)}`,
     title,
     spec: {
-      $schema: "https://vega.github.io/schema/vega-lite/v6.json",
+      $schema: schema,
       title: {
         text: title,
-        subtitle: subtitle(
+        subtitle: chartSubtitle(
           model,
-          `list price of ${model.analysis.prices.retrievedOn}; ring: recommended size`,
+          `at the median sustained rate; list prices of ${model.analysis.prices.retrievedOn}`,
         ),
+        anchor: "start",
       },
       width,
-      height,
-      config: { legend: { orient: "bottom", direction: "vertical", labelLimit: 0, columns: 2 } },
+      height: 220,
+      config: { legend: { orient: "bottom", direction: "vertical", labelLimit: 0 } },
       data: { values },
       layer: [
+        { mark: { type: "point", filled: true, size: 60 }, encoding: { x, xOffset, y, color } },
         {
-          mark: { type: "line", point: true },
+          transform: [{ filter: "datum.recommended !== null" }],
+          mark: { type: "point", filled: false, size: 320, strokeWidth: 2, color: "#111" },
           encoding: {
-            x: { field: "memoryMb", type: "quantitative", title: "Memory (MB)" },
-            y: {
-              field: "usdPerGb",
-              type: "quantitative",
-              title: "Cost (USD per GB moved)",
-              axis: { format: "$.5f" },
+            x,
+            xOffset,
+            y,
+            shape: {
+              field: "recommended",
+              type: "nominal",
+              title: "Ring",
+              scale: { range: ["circle"] },
+              legend: { symbolFillColor: "transparent", symbolStrokeColor: "#111", symbolStrokeWidth: 2 },
             },
-            color: { field: "probe", type: "nominal", title: "Probe" },
-          },
-        },
-        {
-          transform: [{ filter: "datum.recommended === 'recommended'" }],
-          mark: { type: "point", size: 300, strokeWidth: 2.5, color: "#111" },
-          encoding: {
-            x: { field: "memoryMb", type: "quantitative" },
-            y: { field: "usdPerGb", type: "quantitative" },
           },
         },
       ],
-    } as TopLevelSpec,
+    } as unknown as TopLevelSpec,
   };
 }

@@ -1,0 +1,182 @@
+import type { TopLevelSpec } from "vega-lite";
+import type { CellStatistics } from "../../results/analysis.js";
+import type { ReportModel } from "../report-model.js";
+import { formatMbps, formatNumber } from "../units.js";
+import { chartSubtitle, memoryAxis, memorySizes, schema } from "./chart-parts.js";
+import type { ChartSpec } from "./chart-spec.js";
+import { probeColours } from "./probe-colours.js";
+
+/** The two marks of the answer chart, named as the legend shows them. */
+export const sustainedMark = "sustained: median, bar min–max";
+export const burstMark = "burst: median rate at the start";
+
+/** Page widths the answer chart is laid out for: a desktop window and a phone. */
+export type AnswerLayout = "wide" | "narrow";
+
+/**
+ * The chart the report leads with: per target (one panel each, same scale), the median sustained
+ * rate of every probe at each memory size measured (a categorical axis: only those sizes, no line
+ * suggesting a curve between them), its min-max bar, the burst as a second mark, and the quota as a
+ * labelled dashed line. Probes sit side by side within a size, so no mark hides another. Pure.
+ */
+export function answerChart(model: ReportModel, layout: AnswerLayout = "wide"): ChartSpec | null {
+  const colours = probeColours(model);
+  const cells = model.analysis.cells.filter((c) => c.probe !== "info" && c.effective !== null);
+  if (cells.length === 0) return null;
+  const targets = model.targets.filter((t) => cells.some((c) => c.targetKey === t.key));
+  const facetName = (targetKey: string) => {
+    const target = targets.find((t) => t.key === targetKey);
+    return target ? target.name : targetKey;
+  };
+  const values: object[] = cells.flatMap((cell) => cellRows(cell, facetName(cell.targetKey), colours.name));
+  for (const target of targets)
+    if (target.quotaBitsPerSecond)
+      values.push({
+        kind: "quota",
+        target: target.name,
+        rateMbps: target.quotaBitsPerSecond / 1e6,
+        text: `quota ${formatMbps(target.quotaBitsPerSecond)} Mbit/s`,
+      });
+  const probes = colours.scale(cells.map((c) => colours.name(c.probeLabel, c.arch)));
+  const highest = Math.max(
+    ...values.map((v) => {
+      const row = v as { maxMbps?: number; rateMbps?: number };
+      return row.maxMbps ?? row.rateMbps ?? 0;
+    }),
+  );
+  const columns = layout === "narrow" ? 1 : Math.min(targets.length, 3);
+  const rows = Math.ceil(targets.length / columns);
+  // the wide layout fills a 1,280 px window beside the y axis; the narrow one a 390 px phone
+  const width = layout === "narrow" ? 290 : Math.floor(1120 / columns) - 20;
+  const height = layout === "narrow" ? 220 : rows > 1 ? 190 : 300;
+  const x = memoryAxis(memorySizes(cells), layout === "narrow" ? -45 : 0);
+  const xOffset = { field: "probe", type: "nominal", scale: { domain: probes.domain, paddingInner: 0.15 } };
+  const color = {
+    field: "probe",
+    type: "nominal",
+    title: "Probe",
+    scale: probes,
+    legend: { orient: "top", direction: "vertical", labelLimit: layout === "narrow" ? 260 : 0 },
+  };
+  const quota = "datum.kind === 'quota'";
+  const title = "Sustained rate by memory size";
+  return {
+    name: layout === "narrow" ? "sustained-by-memory-narrow" : "sustained-by-memory",
+    title,
+    spec: {
+      $schema: schema,
+      title: {
+        text: title,
+        subtitle: chartSubtitle(model, "one panel per target, same scale"),
+        anchor: "start",
+      },
+      data: { values },
+      facet: {
+        field: "target",
+        type: "nominal",
+        sort: targets.map((t) => t.name),
+        title: null,
+        header: { labelFontSize: 13, labelFontWeight: "bold", labelAnchor: "start" },
+      },
+      columns,
+      spec: {
+        width,
+        height,
+        layer: [
+          {
+            transform: [{ filter: quota }],
+            mark: { type: "rule", strokeDash: [6, 4], color: "#555", strokeWidth: 1.5 },
+            encoding: { y: { field: "rateMbps", type: "quantitative" } },
+          },
+          {
+            transform: [{ filter: quota }],
+            mark: {
+              type: "text",
+              align: "left",
+              baseline: "bottom",
+              dx: 3,
+              dy: -3,
+              color: "#333",
+              fontSize: 11,
+            },
+            encoding: {
+              y: { field: "rateMbps", type: "quantitative" },
+              x: { value: 0 },
+              text: { field: "text" },
+            },
+          },
+          {
+            transform: [{ filter: "datum.kind === 'sustained'" }],
+            mark: { type: "rule", strokeWidth: 2 },
+            encoding: {
+              x,
+              xOffset,
+              y: { field: "minMbps", type: "quantitative" },
+              y2: { field: "maxMbps" },
+              color,
+            },
+          },
+          {
+            transform: [{ filter: "datum.kind === 'sustained' || datum.kind === 'burst'" }],
+            mark: { type: "point", filled: true, size: layout === "narrow" ? 45 : 70, opacity: 1 },
+            encoding: {
+              x,
+              xOffset,
+              y: {
+                field: "rateMbps",
+                type: "quantitative",
+                title: "Rate (Mbit/s)",
+                scale: { domain: [0, highest * 1.08], nice: true },
+              },
+              color,
+              shape: {
+                field: "mark",
+                type: "nominal",
+                title: "Mark",
+                scale: { domain: [sustainedMark, burstMark], range: ["circle", "triangle-up"] },
+                legend: {
+                  orient: "top",
+                  direction: "vertical",
+                  symbolFillColor: "#555",
+                  symbolStrokeColor: "#555",
+                },
+              },
+            },
+          },
+          {
+            transform: [{ filter: "datum.kind === 'missing'" }],
+            mark: { type: "text", angle: -90, align: "left", baseline: "middle", dx: 4, fontSize: 10 },
+            encoding: { x, xOffset, y: { datum: 0 }, text: { field: "text" }, color },
+          },
+        ],
+      },
+      config: { legend: { labelFontSize: 11, titleFontSize: 11 }, axis: { labelFontSize: 11 } },
+    } as unknown as TopLevelSpec,
+  };
+}
+
+/** A cell's marks: its sustained rate (or why there is none) and its burst when one was detected. */
+function cellRows(cell: CellStatistics, target: string, name: (label: string, arch: string) => string) {
+  const base = { target, memoryMb: cell.memoryMb, probe: name(cell.probeLabel, cell.arch) };
+  const rows: object[] = [];
+  if (cell.sustained)
+    rows.push({
+      ...base,
+      kind: "sustained",
+      mark: sustainedMark,
+      rateMbps: cell.sustained.median / 1e6,
+      minMbps: cell.sustained.min / 1e6,
+      maxMbps: cell.sustained.max / 1e6,
+      n: cell.sustained.n,
+    });
+  else rows.push({ ...base, kind: "missing", text: "no sustained rate" });
+  if (cell.burst)
+    rows.push({
+      ...base,
+      kind: "burst",
+      mark: burstMark,
+      rateMbps: cell.burst.median / 1e6,
+      seconds: formatNumber(cell.burstSeconds?.median, 1),
+    });
+  return rows;
+}

@@ -1,0 +1,36 @@
+import type { CellStatistics } from "../../results/analysis.js";
+import type { ReportModel } from "../report-model.js";
+
+/** Pieces every chart of the report shares, so they read alike. */
+export const schema = "https://vega.github.io/schema/vega-lite/v6.json";
+
+/** A chart subtitle, with the EMULATED label on lab results. */
+export function chartSubtitle(model: ReportModel, extra: string): string[] {
+  return [model.label ? `${model.label.toUpperCase()} results (local lab) — ${extra}` : extra];
+}
+
+export function slug(text: string): string {
+  return text
+    .replace(/[^A-Za-z0-9]+/g, "-")
+    .replace(/^-|-$/g, "")
+    .toLowerCase();
+}
+
+/** The memory sizes the cells measured, ascending. */
+export function memorySizes(cells: Array<Pick<CellStatistics, "memoryMb">>): number[] {
+  return [...new Set(cells.map((c) => c.memoryMb))].sort((a, b) => a - b);
+}
+
+/**
+ * A categorical memory axis at exactly the sizes measured (as AWS Lambda Power Tuning draws it):
+ * a linear axis would put ticks at sizes nobody ran and invite reading a curve between them.
+ */
+export function memoryAxis(sizes: number[], labelAngle = 0) {
+  return {
+    field: "memoryMb",
+    type: "ordinal",
+    title: "Memory (MB)",
+    scale: { domain: sizes },
+    axis: { labelAngle, labelExpr: "format(datum.value, ',')" },
+  } as const;
+}

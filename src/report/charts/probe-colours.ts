@@ -1,0 +1,59 @@
+import type { ReportModel } from "../report-model.js";
+
+/**
+ * Colour-blind-safe (Okabe-Ito, then darker tones), none of them the grey of the quota line or
+ * the yellow of the burst shading, so a colour on the page always means a probe.
+ */
+const palette = [
+  "#0072B2",
+  "#E69F00",
+  "#009E73",
+  "#CC79A7",
+  "#56B4E9",
+  "#D55E00",
+  "#6A3D9A",
+  "#8C564B",
+  "#1B7837",
+  "#B2182B",
+];
+
+/** What a chart's colour legend names a probe by: its label, with the arch when the run has two. */
+export type ProbeSeriesName = (probeLabel: string, arch: string) => string;
+
+/**
+ * One colour per probe for the whole report: every chart asks this mapping, so a probe keeps its
+ * colour from chart to chart (Vega-Lite would otherwise colour each chart's legend in its own order).
+ */
+export interface ProbeColours {
+  name: ProbeSeriesName;
+  /** A Vega-Lite colour scale for the probes a chart shows, in the plan's order, fixed colours. */
+  scale(names: Iterable<string>): { domain: string[]; range: string[] };
+  colourOf(name: string): string;
+}
+
+export function probeColours(model: ReportModel): ProbeColours {
+  const measuring = model.analysis.cells.filter((c) => c.probe !== "info");
+  const multiArch = new Set(measuring.map((c) => c.arch)).size > 1;
+  const name: ProbeSeriesName = (probeLabel, arch) => (multiArch ? `${probeLabel} (${arch})` : probeLabel);
+  // the plan's order, so the first probe is always blue; fleets chart their probes without the
+  // "xN envs" suffix of their cells, so those names join the list too
+  const order = [
+    ...new Set([
+      ...measuring.map((c) => name(c.probeLabel, c.arch)),
+      ...model.fleets.map((p) => name(p.probeLabel, p.arch)),
+    ]),
+  ];
+  const colourOf = (series: string) => {
+    const index = order.indexOf(series);
+    return palette[(index < 0 ? order.length : index) % palette.length] as string;
+  };
+  return {
+    name,
+    colourOf,
+    scale(names) {
+      const wanted = new Set(names);
+      const domain = order.filter((series) => wanted.has(series));
+      return { domain, range: domain.map(colourOf) };
+    },
+  };
+}
