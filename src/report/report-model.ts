@@ -17,6 +17,7 @@ import type { RunManifest } from "../results/manifest.js";
 import type { PriceTable } from "../results/price-table.js";
 import { intervalSeries, type RecordRates, recordRates } from "../results/record-rates.js";
 import type { ResultRecord } from "../results/result-record.js";
+import { type ProbeNames, probeNames } from "./probe-names.js";
 
 /** A per-interval series of one representative invocation (the one closest to its cell's median). */
 export interface SeriesPick {
@@ -79,6 +80,8 @@ export interface ReportModel {
   } | null;
   /** Environments at once: per environment and aggregate against N (empty without fleets). */
   fleets: FleetPoint[];
+  /** Short names and family of each probe variant, by probeKey (see probe-names.ts). */
+  probeNames: Record<string, ProbeNames>;
 }
 
 /** The reports compare with the published study unless told otherwise. */
@@ -116,6 +119,7 @@ export function buildReportModel(
     series: pickSeries(analysis.cells, analysis.curves, records),
     cpuPoints: cpuPoints(analysis.cells, records),
     fleets: analyzeFleets(records, sustainedRate),
+    probeNames: Object.fromEntries(manifest.cells.map((cell) => [cell.probeKey, probeNames(cell)])),
     baseline: baselineName === null ? null : baselineOverlays(loadBaseline(baselineName), manifest, analysis),
   };
 }

@@ -1,0 +1,255 @@
+import { type CellStatistics, type CurveAnalysis, kneeShare } from "../results/analysis.js";
+import { median } from "../results/statistics.js";
+import type { ReportModel } from "./report-model.js";
+import { formatMbps, formatNumber, formatPercent } from "./units.js";
+
+/** Fewer repetitions than this and a cell has no spread worth printing; the verdict says its n. */
+export const spreadMinimumRepetitions = 3;
+/** Burst rates within this ratio of each other read as one burst ("at every size"). */
+const burstSameRatio = 1.15;
+/** Burst lengths within this many seconds of each other read as one length. */
+const burstSameSeconds = 0.3;
+
+/** One memory size of a verdict: the median sustained rate (bit/s) and how far to trust it. */
+export interface VerdictPoint {
+  memoryMb: number;
+  /** Median sustained rate; null when the size was measured but has none (see missingReason). */
+  sustainedBitsPerSecond: number | null;
+  /** Repetitions behind the median sustained rate (0 when none). */
+  n: number;
+  quotaPercent: number | null;
+  cpuBound: boolean | null;
+  /** Why there is no sustained rate at this size ("too short", "not settled"); null when there is one. */
+  missingReason: string | null;
+}
+
+export interface VerdictBurst {
+  /** Range of the per-size median burst rates, bit/s. */
+  minBitsPerSecond: number;
+  maxBitsPerSecond: number;
+  medianBitsPerSecond: number;
+  /** Range of the per-size median burst lengths, seconds. */
+  minSeconds: number;
+  maxSeconds: number;
+  medianSeconds: number;
+  /** Sizes where a burst was detected. */
+  memoryMb: number[];
+  /** Every size with a measurement had a burst. */
+  atEverySize: boolean;
+}
+
+/**
+ * The answer for one target and probe family, in one line: which memory gives what sustained rate,
+ * and the burst. The fields behind `text` are there for JSON and the HTML page.
+ */
+export interface Verdict {
+  targetKey: string;
+  target: string;
+  arch: string;
+  /** "iperf3 upload", "S3 GET", "S3 GET single stream" ... (probe-names.ts). */
+  probeFamily: string;
+  /** The variant the line is about: the one with the highest sustained plateau in its family. */
+  probeKey: string;
+  probeLabel: string;
+  /**
+   * rising: more memory gives more; flat: every size within 5% of the best; single: one size
+   * with a sustained rate; no-sustained: measured, but no transfer outlasted its burst; no-data: nothing succeeded.
+   */
+  shape: "rising" | "flat" | "single" | "no-sustained" | "no-data";
+  /** The smallest size reaching 95% of the best sustained rate: what the line leads with. */
+  leadMemoryMb: number | null;
+  sustainedByMemoryMb: VerdictPoint[];
+  burst: VerdictBurst | null;
+  /** "detected" somewhere, "none" (samples show no burst), or "undetermined" (too short to tell). */
+  burstSeen: "detected" | "none" | "undetermined";
+  /** Smallest n behind any printed sustained rate (0 when none is printed). */
+  fewestRepetitions: number;
+  /** The sentence: one rate per number, each named. */
+  text: string;
+}
+
+/** One verdict per target x architecture x probe family, in the order of the targets and the plan. Pure. */
+export function buildVerdicts(model: ReportModel): Verdict[] {
+  const multiArch = new Set(model.analysis.curves.map((c) => c.arch)).size > 1;
+  const groups = new Map<string, CurveAnalysis[]>();
+  for (const curve of model.analysis.curves) {
+    const family = familyOf(model, curve);
+    const key = `${curve.targetKey}|${curve.arch}|${family}`;
+    groups.set(key, [...(groups.get(key) ?? []), curve]);
+  }
+  const targetOrder = model.targets.map((t) => t.key);
+  return [...groups.values()]
+    .map((curves) => verdictOf(model, curves, multiArch))
+    .sort((a, b) => targetOrder.indexOf(a.targetKey) - targetOrder.indexOf(b.targetKey));
+}
+
+function familyOf(model: ReportModel, curve: CurveAnalysis): string {
+  const names = model.probeNames?.[curve.probeKey];
+  if (names) return names.family;
+  // a model built without probe names (an older caller): the label is its own family
+  return curve.probeLabel;
+}
+
+function shortOf(model: ReportModel, curve: CurveAnalysis): string {
+  return model.probeNames?.[curve.probeKey]?.short ?? curve.probeLabel;
+}
+
+function verdictOf(model: ReportModel, curves: CurveAnalysis[], multiArch: boolean): Verdict {
+  const lead = curves.reduce((best, c) =>
+    (c.plateauBitsPerSecond ?? -1) > (best.plateauBitsPerSecond ?? -1) ? c : best,
+  );
+  const cells = model.analysis.cells
+    .filter((c) => c.targetKey === lead.targetKey && c.arch === lead.arch && c.probeKey === lead.probeKey)
+    .sort((a, b) => a.memoryMb - b.memoryMb);
+  const points = cells.filter((c) => c.effective !== null).map(pointOf);
+  const family = familyOf(model, lead);
+  const variant = curves.length > 1 ? ` (best variant: ${shortOf(model, lead)})` : "";
+  const name = `${lead.target}${multiArch ? ` ${lead.arch}` : ""} ${family}${variant}`;
+  const burst = burstOf(cells);
+  const burstSeen = burst
+    ? "detected"
+    : cells.some((c) => c.burstFound.none > 0) && cells.every((c) => c.burstFound.undetermined === 0)
+      ? "none"
+      : "undetermined";
+  const withRate = points.filter((p) => p.sustainedBitsPerSecond !== null);
+  const shape = shapeOf(points, withRate, lead);
+  const base = {
+    targetKey: lead.targetKey,
+    target: lead.target,
+    arch: lead.arch,
+    probeFamily: family,
+    probeKey: lead.probeKey,
+    probeLabel: lead.probeLabel,
+    shape,
+    leadMemoryMb: lead.kneeMemoryMb,
+    sustainedByMemoryMb: points,
+    burst,
+    burstSeen,
+    fewestRepetitions: withRate.length > 0 ? Math.min(...withRate.map((p) => p.n)) : 0,
+  } satisfies Omit<Verdict, "text">;
+  return { ...base, text: `${name}: ${sentence(base)}` };
+}
+
+function pointOf(cell: CellStatistics): VerdictPoint {
+  return {
+    memoryMb: cell.memoryMb,
+    sustainedBitsPerSecond: cell.sustained?.median ?? null,
+    n: cell.sustained?.n ?? 0,
+    quotaPercent: cell.quotaPercent,
+    cpuBound: cell.cpuBound,
+    missingReason: cell.sustained ? null : missingReason(cell),
+  };
+}
+
+/** The short reason a measured cell has no sustained rate. */
+export function missingReason(cell: CellStatistics): string {
+  const reason = cell.sustainedNullReasons[0] ?? "";
+  if (reason.startsWith("too short")) return "too short";
+  if (reason.includes("did not settle")) return "not settled";
+  return "no samples";
+}
+
+function shapeOf(points: VerdictPoint[], withRate: VerdictPoint[], lead: CurveAnalysis): Verdict["shape"] {
+  if (points.length === 0) return "no-data";
+  if (withRate.length === 0) return "no-sustained";
+  if (withRate.length === 1) return "single";
+  const plateau = lead.plateauBitsPerSecond as number;
+  return withRate.every((p) => (p.sustainedBitsPerSecond as number) >= kneeShare * plateau)
+    ? "flat"
+    : "rising";
+}
+
+function burstOf(cells: CellStatistics[]): VerdictBurst | null {
+  const measured = cells.filter((c) => c.effective !== null);
+  const bursting = measured.filter((c) => c.burst !== null && c.burstSeconds !== null);
+  if (bursting.length === 0) return null;
+  const rates = bursting.map((c) => c.burst?.median as number);
+  const seconds = bursting.map((c) => c.burstSeconds?.median as number);
+  return {
+    minBitsPerSecond: Math.min(...rates),
+    maxBitsPerSecond: Math.max(...rates),
+    medianBitsPerSecond: median(rates),
+    minSeconds: Math.min(...seconds),
+    maxSeconds: Math.max(...seconds),
+    medianSeconds: median(seconds),
+    memoryMb: bursting.map((c) => c.memoryMb),
+    atEverySize: bursting.length === measured.length,
+  };
+}
+
+const mb = (memoryMb: number) => `${formatNumber(memoryMb)} MB`;
+const rate = (p: VerdictPoint) => formatMbps(p.sustainedBitsPerSecond);
+
+function sentence(v: Omit<Verdict, "text">): string {
+  const points = v.sustainedByMemoryMb;
+  const withRate = points.filter((p) => p.sustainedBitsPerSecond !== null);
+  const without = points.filter((p) => p.sustainedBitsPerSecond === null);
+  if (v.shape === "no-data") return "no successful measurement";
+  if (v.shape === "no-sustained") {
+    const reasons = [...new Set(without.map((p) => p.missingReason))].join(", ");
+    return `no sustained rate at any size (${reasons}): no transfer outlasted the burst, see the summary`;
+  }
+  const parts = [rateClause(v, withRate)];
+  if (without.length > 0)
+    parts.push(
+      `no sustained rate at ${without.map((p) => `${mb(p.memoryMb)} (${p.missingReason})`).join(", ")}`,
+    );
+  const burst = burstClause(v);
+  if (burst) parts.push(burst);
+  return `${parts.join("; ")}${repetitionNote(withRate)}`;
+}
+
+function rateClause(v: Omit<Verdict, "text">, withRate: VerdictPoint[]): string {
+  const cpuBound = withRate.filter((p) => p.cpuBound).map((p) => mb(p.memoryMb));
+  const cpuNote = cpuBound.length > 0 ? `, CPU-bound at ${cpuBound.join(", ")}` : "";
+  if (v.shape === "single") {
+    const only = withRate[0] as VerdictPoint;
+    return `${mb(only.memoryMb)} gives ${rate(only)} Mbit/s sustained${quotaNote(only)}${cpuNote} (the only size with one)`;
+  }
+  if (v.shape === "flat") {
+    const level = median(withRate.map((p) => p.sustainedBitsPerSecond as number));
+    const every =
+      withRate.length === v.sustainedByMemoryMb.length ? "at every size" : "at every size with one";
+    return `~${formatMbps(level)} Mbit/s sustained ${every}${cpuNote}: more memory buys no bandwidth`;
+  }
+  const lead = withRate.find((p) => p.memoryMb === v.leadMemoryMb) ?? (withRate.at(-1) as VerdictPoint);
+  const others = withRate
+    .filter((p) => p !== lead)
+    .sort((a, b) => b.memoryMb - a.memoryMb)
+    .map((p) => `${mb(p.memoryMb)} ${rate(p)}`);
+  const above = withRate.some((p) => p.memoryMb > lead.memoryMb) ? " (more memory adds less than 5%)" : "";
+  return `${mb(lead.memoryMb)} gives ${rate(lead)} Mbit/s sustained${quotaNote(lead)}${above}${others.length > 0 ? `, ${others.join(", ")}` : ""}${cpuNote}`;
+}
+
+function quotaNote(p: VerdictPoint): string {
+  return p.quotaPercent === null ? "" : ` (${formatPercent(p.quotaPercent)} of quota)`;
+}
+
+function burstClause(v: Omit<Verdict, "text">): string | null {
+  if (v.burstSeen === "none") return "no burst";
+  const b = v.burst;
+  if (!b) return null;
+  const rates =
+    b.maxBitsPerSecond <= burstSameRatio * b.minBitsPerSecond
+      ? formatMbps(b.medianBitsPerSecond)
+      : `${formatMbps(b.minBitsPerSecond)}-${formatMbps(b.maxBitsPerSecond)}`;
+  const length =
+    b.maxSeconds - b.minSeconds <= burstSameSeconds
+      ? `${formatNumber(b.medianSeconds, 1)} s`
+      : `${formatNumber(b.minSeconds, 1)}-${formatNumber(b.maxSeconds, 1)} s`;
+  const where = b.atEverySize
+    ? b.memoryMb.length > 1
+      ? " at every size"
+      : ""
+    : ` at ${b.memoryMb.map(mb).join(", ")}`;
+  return `burst ${rates} for ${length}${where}`;
+}
+
+/** A number we print is a promise: say when it rests on fewer repetitions than a spread needs. */
+function repetitionNote(withRate: VerdictPoint[]): string {
+  const ns = withRate.map((p) => p.n);
+  const fewest = Math.min(...ns);
+  if (fewest >= spreadMinimumRepetitions) return "";
+  const most = Math.max(...ns);
+  return ` (n=${fewest === most ? fewest : `${fewest}-${most}`}${most < spreadMinimumRepetitions ? ", no spread" : ""})`;
+}
