@@ -4,7 +4,7 @@ import type { ReportModel } from "../report-model.js";
 import { formatMbps, formatNumber } from "../units.js";
 import { chartSubtitle, memoryAxis, memorySizes, schema } from "./chart-parts.js";
 import type { ChartSpec } from "./chart-spec.js";
-import { probeColours } from "./probe-colours.js";
+import { type ProbeSeriesName, probeColours } from "./probe-colours.js";
 
 /** The two marks of the answer chart, named as the legend shows them. */
 export const sustainedMark = "sustained: median, bar min–max";
@@ -37,7 +37,7 @@ export function answerChart(model: ReportModel, layout: AnswerLayout = "wide"): 
         rateMbps: target.quotaBitsPerSecond / 1e6,
         text: `quota ${formatMbps(target.quotaBitsPerSecond)} Mbit/s`,
       });
-  const probes = colours.scale(cells.map((c) => colours.name(c.probeLabel, c.arch)));
+  const probes = colours.scale(cells.map((c) => colours.name(c)));
   const highest = Math.max(
     ...values.map((v) => {
       const row = v as { maxMbps?: number; rateMbps?: number };
@@ -50,7 +50,7 @@ export function answerChart(model: ReportModel, layout: AnswerLayout = "wide"): 
   const width = layout === "narrow" ? 290 : Math.floor(1120 / columns) - 20;
   const height = layout === "narrow" ? 220 : rows > 1 ? 190 : 300;
   const x = memoryAxis(memorySizes(cells), layout === "narrow" ? -45 : 0);
-  const xOffset = { field: "probe", type: "nominal", scale: { domain: probes.domain, paddingInner: 0.15 } };
+  const xOffset = { field: "probe", type: "nominal", scale: { domain: probes.domain, padding: 0.6 } };
   const color = {
     field: "probe",
     type: "nominal",
@@ -63,6 +63,7 @@ export function answerChart(model: ReportModel, layout: AnswerLayout = "wide"): 
   return {
     name: layout === "narrow" ? "sustained-by-memory-narrow" : "sustained-by-memory",
     title,
+    role: "answer",
     spec: {
       $schema: schema,
       title: {
@@ -137,6 +138,7 @@ export function answerChart(model: ReportModel, layout: AnswerLayout = "wide"): 
                 legend: {
                   orient: "top",
                   direction: "vertical",
+                  labelLimit: 0,
                   symbolFillColor: "#555",
                   symbolStrokeColor: "#555",
                 },
@@ -156,8 +158,8 @@ export function answerChart(model: ReportModel, layout: AnswerLayout = "wide"): 
 }
 
 /** A cell's marks: its sustained rate (or why there is none) and its burst when one was detected. */
-function cellRows(cell: CellStatistics, target: string, name: (label: string, arch: string) => string) {
-  const base = { target, memoryMb: cell.memoryMb, probe: name(cell.probeLabel, cell.arch) };
+function cellRows(cell: CellStatistics, target: string, name: ProbeSeriesName) {
+  const base = { target, memoryMb: cell.memoryMb, probe: name(cell) };
   const rows: object[] = [];
   if (cell.sustained)
     rows.push({

@@ -45,10 +45,10 @@ interface TargetCharts {
 
 /** Colour = probe (fixed for the page) and probes side by side within a memory size. */
 function probeEncoding({ colours, cells }: TargetCharts, legend: object = {}) {
-  const scale = colours.scale(cells.map((c) => colours.name(c.probeLabel, c.arch)));
+  const scale = colours.scale(cells.map((c) => colours.name(c)));
   return {
     color: { field: "probe", type: "nominal", title: "Probe", scale, legend: { labelLimit: 0, ...legend } },
-    xOffset: { field: "probe", type: "nominal", scale: { domain: scale.domain, paddingInner: 0.15 } },
+    xOffset: { field: "probe", type: "nominal", scale: { domain: scale.domain, padding: 0.6 } },
   } as const;
 }
 
@@ -109,7 +109,7 @@ const effectiveShape = "effective: whole transfer, burst included";
 function ratesVsMemory(context: TargetCharts): ChartSpec {
   const { model, target, cells } = context;
   const values = cells.flatMap((c) => {
-    const probe = context.colours.name(c.probeLabel, c.arch);
+    const probe = context.colours.name(c);
     const rows: object[] = [];
     if (c.sustained)
       rows.push({
@@ -147,7 +147,7 @@ function ratesVsMemory(context: TargetCharts): ChartSpec {
       },
     },
     {
-      mark: { type: "point", filled: true, size: 60 },
+      mark: { type: "point", filled: true, size: 60, opacity: 1 },
       encoding: {
         x,
         xOffset,
@@ -187,6 +187,8 @@ function ratesVsMemory(context: TargetCharts): ChartSpec {
   const title = `${target.name}: sustained and effective rate by memory size`;
   return {
     name: `throughput-vs-memory-${slug(target.name)}`,
+    targetKey: target.key,
+    role: "target",
     title,
     spec: {
       $schema: schema,
@@ -218,10 +220,11 @@ function timeSeries(context: TargetCharts): ChartSpec | null {
     .sort((a, b) => a.memoryMb - b.memoryMb);
   const first = picks[0];
   if (!first) return null;
-  // the series are the target's first curve, so its arch names the probe's colour
-  const arch =
-    model.analysis.curves.find((c) => c.targetKey === target.key && c.points.length > 0)?.arch ?? "";
-  const colour = context.colours.colourOf(context.colours.name(first.probeLabel, arch));
+  // the series are the target's first curve with points: it names the probe's colour
+  const curve = model.analysis.curves.find((c) => c.targetKey === target.key && c.points.length > 0);
+  const colour = context.colours.colourOf(
+    context.colours.name(curve ?? { probeKey: "", probeLabel: first.probeLabel, arch: "" }),
+  );
   const panel = (memoryMb: number) => `${memoryMb.toLocaleString("en-US")} MB`;
   const values = picks.flatMap((pick) => [
     ...pick.points.map((p) => ({
@@ -238,6 +241,8 @@ function timeSeries(context: TargetCharts): ChartSpec | null {
   const columns = Math.min(picks.length, 3);
   return {
     name: `time-series-${slug(target.name)}`,
+    targetKey: target.key,
+    role: "target",
     title,
     spec: {
       $schema: schema,
@@ -296,7 +301,7 @@ function cpuVsMemory(context: TargetCharts): ChartSpec | null {
   if (cells.length === 0) return null;
   const values = cells.map((c) => ({
     memoryMb: c.memoryMb,
-    probe: context.colours.name(c.probeLabel, c.arch),
+    probe: context.colours.name(c),
     mark: usedShape,
     cores: c.cpuCores?.median ?? 0,
     minCores: c.cpuCores?.min ?? 0,
@@ -320,6 +325,8 @@ function cpuVsMemory(context: TargetCharts): ChartSpec | null {
   const title = `${target.name}: client CPU by memory size`;
   return {
     name: `cpu-vs-memory-${slug(target.name)}`,
+    targetKey: target.key,
+    role: "target",
     title,
     spec: {
       $schema: schema,
@@ -333,11 +340,6 @@ function cpuVsMemory(context: TargetCharts): ChartSpec | null {
       config: { legend: { orient: "bottom", direction: "vertical", labelLimit: 0 } },
       layer: [
         {
-          data: { values: shares },
-          mark: { type: "point", size: 900, strokeWidth: 2, color: "#222" },
-          encoding: { x, y, shape },
-        },
-        {
           data: { values },
           mark: { type: "rule", strokeWidth: 2 },
           encoding: {
@@ -350,8 +352,13 @@ function cpuVsMemory(context: TargetCharts): ChartSpec | null {
         },
         {
           data: { values },
-          mark: { type: "point", filled: true, size: 60 },
+          mark: { type: "point", filled: true, size: 60, opacity: 1 },
           encoding: { x, xOffset, y, color, shape },
+        },
+        {
+          data: { values: shares },
+          mark: { type: "point", filled: false, size: 900, strokeWidth: 2, color: "#222" },
+          encoding: { x, y, shape },
         },
       ],
     } as unknown as TopLevelSpec,
@@ -370,10 +377,10 @@ function costPerGigabyte(context: TargetCharts): ChartSpec | null {
   const recommended = new Set(
     model.analysis.curves
       .filter((c) => c.targetKey === target.key)
-      .map((c) => `${context.colours.name(c.probeLabel, c.arch)}|${c.recommendedMemoryMb}`),
+      .map((c) => `${context.colours.name(c)}|${c.recommendedMemoryMb}`),
   );
   const values = cells.map((c) => {
-    const probe = context.colours.name(c.probeLabel, c.arch);
+    const probe = context.colours.name(c);
     return {
       memoryMb: c.memoryMb,
       probe,
@@ -392,6 +399,8 @@ function costPerGigabyte(context: TargetCharts): ChartSpec | null {
   const title = `${target.name}: cost per GB moved`;
   return {
     name: `cost-per-gb-${slug(target.name)}`,
+    targetKey: target.key,
+    role: "target",
     title,
     spec: {
       $schema: schema,
@@ -408,7 +417,7 @@ function costPerGigabyte(context: TargetCharts): ChartSpec | null {
       config: { legend: { orient: "bottom", direction: "vertical", labelLimit: 0 } },
       data: { values },
       layer: [
-        { mark: { type: "point", filled: true, size: 60 }, encoding: { x, xOffset, y, color } },
+        { mark: { type: "point", filled: true, size: 60, opacity: 1 }, encoding: { x, xOffset, y, color } },
         {
           transform: [{ filter: "datum.recommended !== null" }],
           mark: { type: "point", filled: false, size: 320, strokeWidth: 2, color: "#111" },

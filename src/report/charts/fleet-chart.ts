@@ -19,7 +19,7 @@ export function fleetCharts(model: ReportModel, colours: ProbeColours): ChartSpe
     const values = points.flatMap((p) => {
       const base = {
         environments: p.environments,
-        probe: colours.name(p.probeLabel, p.arch),
+        probe: colours.name({ probeKey: "", probeLabel: p.probeLabel, arch: p.arch }),
         memory: `${p.memoryMb.toLocaleString("en-US")} MB`,
       };
       return [
@@ -42,6 +42,8 @@ export function fleetCharts(model: ReportModel, colours: ProbeColours): ChartSpe
     charts.push({
       name: `fleet-${slug(target.name)}`,
       title,
+      targetKey: target.key,
+      role: "fleet",
       spec: {
         $schema: schema,
         title: {

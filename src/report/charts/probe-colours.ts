@@ -17,8 +17,19 @@ const palette = [
   "#B2182B",
 ];
 
-/** What a chart's colour legend names a probe by: its label, with the arch when the run has two. */
-export type ProbeSeriesName = (probeLabel: string, arch: string) => string;
+/** A probe variant as the charts see it (a cell, a curve, a verdict). */
+export interface ProbeVariant {
+  /** Empty when unknown (a fleet point): the label then names it. */
+  probeKey: string;
+  probeLabel: string;
+  arch: string;
+}
+
+/**
+ * What a chart's legend names a probe by: its short name ("iperf3 up -P4") when no two variants
+ * of the run share it, else its full label; with the arch when the run has two.
+ */
+export type ProbeSeriesName = (probe: ProbeVariant) => string;
 
 /**
  * One colour per probe for the whole report: every chart asks this mapping, so a probe keeps its
@@ -34,13 +45,19 @@ export interface ProbeColours {
 export function probeColours(model: ReportModel): ProbeColours {
   const measuring = model.analysis.cells.filter((c) => c.probe !== "info");
   const multiArch = new Set(measuring.map((c) => c.arch)).size > 1;
-  const name: ProbeSeriesName = (probeLabel, arch) => (multiArch ? `${probeLabel} (${arch})` : probeLabel);
+  const shorts = Object.values(model.probeNames ?? {}).map((n) => n.short);
+  const shortsUnique = new Set(shorts).size === shorts.length;
+  const name: ProbeSeriesName = ({ probeKey, probeLabel, arch }) => {
+    const short = shortsUnique ? model.probeNames?.[probeKey]?.short : undefined;
+    const label = short ?? probeLabel;
+    return multiArch ? `${label} (${arch})` : label;
+  };
   // the plan's order, so the first probe is always blue; fleets chart their probes without the
   // "xN envs" suffix of their cells, so those names join the list too
   const order = [
     ...new Set([
-      ...measuring.map((c) => name(c.probeLabel, c.arch)),
-      ...model.fleets.map((p) => name(p.probeLabel, p.arch)),
+      ...measuring.map(name),
+      ...model.fleets.map((p) => name({ probeKey: "", probeLabel: p.probeLabel, arch: p.arch })),
     ]),
   ];
   const colourOf = (series: string) => {
