@@ -5,8 +5,7 @@ import {
   baselineRowCells,
   compareWithBaseline,
 } from "./baseline-comparison.js";
-import { answerChart } from "./charts/answer-chart.js";
-import type { ChartSpec } from "./charts/chart-spec.js";
+import type { ChartLayout, ChartSpec } from "./charts/chart-spec.js";
 import { buildCharts } from "./charts/chart-specs.js";
 import { type ProbeColours, probeColours } from "./charts/probe-colours.js";
 import { renderSvg } from "./charts/render-chart.js";
@@ -48,16 +47,15 @@ th{background:#f6f6f6;white-space:normal;vertical-align:bottom}.r{text-align:rig
 .cpu{color:#b00;font-weight:700}details{margin:.4rem 0}summary{cursor:pointer;color:#0b5394}
 nav{font-size:.85rem;color:#555}nav a{color:#0b5394;margin-right:.8rem}
 @media (max-width:${narrowPx}px){
-body{padding:.5rem .6rem 2rem}.chart-wide{display:none}.chart-narrow{display:block}
+td.r{text-align:left}body{padding:.5rem .6rem 2rem}.chart-wide{display:none}.chart-narrow{display:block}
 table,thead,tbody,tr,th,td{display:block}thead{display:none}tr{border:1px solid #ddd;border-radius:6px;margin:.5rem 0;padding:.3rem .5rem}
 td{border:0;padding:.1rem 0;white-space:normal;text-align:left}td::before{content:attr(data-label) ": ";color:#555}td.wrap{min-width:0}
 }
 `;
 
-/** One figure per chart; `className` picks the layout a screen width shows. */
-function figure(chart: ChartSpec, svg: string, className = ""): string {
-  const cls = className ? ` class="${className}"` : "";
-  return `<figure data-chart="${escapeHtml(chart.name)}"${cls} aria-label="${escapeHtml(chart.title)}">${svg}</figure>`;
+/** A chart in one of its layouts; the page's CSS shows the one that fits the screen. */
+function figure(chart: ChartSpec, svg: string, layout: ChartLayout): string {
+  return `<figure data-chart="${escapeHtml(chart.name)}" data-layout="${layout}" class="chart-${layout}" aria-label="${escapeHtml(chart.title)}">${svg}</figure>`;
 }
 
 function swatch(colour: string): string {
@@ -71,13 +69,20 @@ function swatch(colour: string): string {
  */
 export async function renderHtml(model: ReportModel): Promise<string> {
   const colours = probeColours(model);
-  const charts = buildCharts(model);
-  const narrow = answerChart(model, "narrow");
-  const [svgs, narrowSvg] = await Promise.all([
+  // every chart twice: laid out for a desktop window and for a phone; CSS shows one of them
+  const charts = buildCharts(model, "wide");
+  const narrow = buildCharts(model, "narrow");
+  const [svgs, narrowSvgs] = await Promise.all([
     Promise.all(charts.map((chart) => renderSvg(chart))),
-    narrow ? renderSvg(narrow) : Promise.resolve(""),
+    Promise.all(narrow.map((chart) => renderSvg(chart))),
   ]);
-  const svgOf = (chart: ChartSpec) => svgs[charts.indexOf(chart)] as string;
+  const figures = (chart: ChartSpec) => {
+    const index = charts.indexOf(chart);
+    return [
+      figure(chart, svgs[index] as string, "wide"),
+      figure(narrow[index] as ChartSpec, narrowSvgs[index] as string, "narrow"),
+    ].join("\n");
+  };
   const label = model.label ? `<span class="label">${escapeHtml(model.label.toUpperCase())}</span>` : "";
   const a = model.analysis;
   const parts: string[] = [
@@ -92,18 +97,17 @@ export async function renderHtml(model: ReportModel): Promise<string> {
     verdictList(model, colours),
   ];
   const answer = charts.find((c) => c.role === "answer");
-  if (answer) parts.push(figure(answer, svgOf(answer), "chart-wide"));
-  if (narrow) parts.push(figure(narrow, narrowSvg, "chart-narrow"));
+  if (answer) parts.push(figures(answer));
   parts.push("</section>");
   if (model.label)
     parts.push(
       `<p class="banner"><strong>${escapeHtml(model.label.toUpperCase())}</strong>: these numbers come from the local lab, which emulates Lambda's limits${a.unshaped ? " — and without shaping, so they show this machine's loopback" : ""}. They are not AWS measurements.</p>`,
     );
   parts.push(contents(model));
-  parts.push(...targetSections(model, charts, svgOf));
+  parts.push(...targetSections(model, charts, figures));
   parts.push(...summarySections(model, colours));
   parts.push(...baselineSection(model));
-  parts.push(...fleetSection(model, charts, svgOf));
+  parts.push(...fleetSection(model, charts, figures));
   parts.push('<h2 id="method">How these numbers were measured</h2><ul>');
   for (const note of methodNotes(model)) parts.push(`<li>${escapeHtml(note)}</li>`);
   parts.push("</ul></body></html>");
@@ -142,7 +146,11 @@ function quotaText(quotaBitsPerSecond: number | null): string {
 }
 
 /** Per target: its recommendation and its four charts (rates, time series, CPU, cost). */
-function targetSections(model: ReportModel, charts: ChartSpec[], svgOf: (c: ChartSpec) => string): string[] {
+function targetSections(
+  model: ReportModel,
+  charts: ChartSpec[],
+  figures: (c: ChartSpec) => string,
+): string[] {
   const label = model.label ? `<span class="label">${escapeHtml(model.label.toUpperCase())}</span>` : "";
   const parts = [`<h2 id="targets">Charts per target${label}</h2>`];
   for (const target of model.targets) {
@@ -157,7 +165,7 @@ function targetSections(model: ReportModel, charts: ChartSpec[], svgOf: (c: Char
         parts.push(`<li>${escapeHtml(curveSentence(curve, model.analysis.moveGigabytes))}</li>`);
       parts.push("</ul>");
     }
-    parts.push('<div class="charts">', ...own.map((c) => figure(c, svgOf(c))), "</div>");
+    parts.push('<div class="charts">', ...own.map(figures), "</div>");
   }
   return parts;
 }
@@ -228,7 +236,7 @@ function baselineSection(model: ReportModel): string[] {
   return parts;
 }
 
-function fleetSection(model: ReportModel, charts: ChartSpec[], svgOf: (c: ChartSpec) => string): string[] {
+function fleetSection(model: ReportModel, charts: ChartSpec[], figures: (c: ChartSpec) => string): string[] {
   if (model.fleets.length === 0) return [];
   const label = model.label ? `<span class="label">${escapeHtml(model.label.toUpperCase())}</span>` : "";
   const columns: HtmlColumn[] = fleetColumns.map((c) => ({
@@ -240,7 +248,7 @@ function fleetSection(model: ReportModel, charts: ChartSpec[], svgOf: (c: ChartS
   return [
     `<h2 id="fleets">Environments at once${label}</h2>`,
     '<div class="charts">',
-    ...fleetCharts.map((c) => figure(c, svgOf(c))),
+    ...fleetCharts.map(figures),
     "</div>",
     htmlTable(columns, model.fleets.length, "fleet"),
     `<p class="meta">${escapeHtml(fleetNote)}</p>`,

@@ -3,15 +3,12 @@ import type { CellStatistics } from "../../results/analysis.js";
 import type { ReportModel } from "../report-model.js";
 import { formatMbps, formatNumber } from "../units.js";
 import { chartSubtitle, memoryAxis, memorySizes, schema } from "./chart-parts.js";
-import type { ChartSpec } from "./chart-spec.js";
+import type { ChartLayout, ChartSpec } from "./chart-spec.js";
 import { type ProbeSeriesName, probeColours } from "./probe-colours.js";
 
 /** The two marks of the answer chart, named as the legend shows them. */
 export const sustainedMark = "sustained: median, bar min–max";
 export const burstMark = "burst: median rate at the start";
-
-/** Page widths the answer chart is laid out for: a desktop window and a phone. */
-export type AnswerLayout = "wide" | "narrow";
 
 /**
  * The chart the report leads with: per target (one panel each, same scale), the median sustained
@@ -19,7 +16,7 @@ export type AnswerLayout = "wide" | "narrow";
  * suggesting a curve between them), its min-max bar, the burst as a second mark, and the quota as a
  * labelled dashed line. Probes sit side by side within a size, so no mark hides another. Pure.
  */
-export function answerChart(model: ReportModel, layout: AnswerLayout = "wide"): ChartSpec | null {
+export function answerChart(model: ReportModel, layout: ChartLayout = "wide"): ChartSpec | null {
   const colours = probeColours(model);
   const cells = model.analysis.cells.filter((c) => c.probe !== "info" && c.effective !== null);
   if (cells.length === 0) return null;
@@ -61,7 +58,7 @@ export function answerChart(model: ReportModel, layout: AnswerLayout = "wide"): 
   const quota = "datum.kind === 'quota'";
   const title = "Sustained rate by memory size";
   return {
-    name: layout === "narrow" ? "sustained-by-memory-narrow" : "sustained-by-memory",
+    name: "sustained-by-memory",
     title,
     role: "answer",
     spec: {

@@ -4,9 +4,13 @@ import type { ReportModel } from "../report-model.js";
 /** Pieces every chart of the report shares, so they read alike. */
 export const schema = "https://vega.github.io/schema/vega-lite/v6.json";
 
-/** A chart subtitle, with the EMULATED label on lab results. */
+/**
+ * A chart subtitle, one clause a line (so a phone-width chart stays narrow), after the EMULATED
+ * label on lab results.
+ */
 export function chartSubtitle(model: ReportModel, extra: string): string[] {
-  return [model.label ? `${model.label.toUpperCase()} results (local lab) — ${extra}` : extra];
+  const lines = extra.split("; ");
+  return model.label ? [`${model.label.toUpperCase()} results (local lab)`, ...lines] : lines;
 }
 
 export function slug(text: string): string {

@@ -11,3 +11,6 @@ export interface ChartSpec {
   role?: "answer" | "target" | "fleet";
   spec: TopLevelSpec;
 }
+
+/** Page widths a chart is laid out for: a desktop window (and the chart files) or a phone. */
+export type ChartLayout = "wide" | "narrow";

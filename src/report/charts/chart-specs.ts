@@ -4,25 +4,31 @@ import type { BaselineOverlay, ReportModel } from "../report-model.js";
 import { formatMbps } from "../units.js";
 import { answerChart } from "./answer-chart.js";
 import { chartSubtitle, memoryAxis, memorySizes, schema, slug } from "./chart-parts.js";
-import type { ChartSpec } from "./chart-spec.js";
+import type { ChartLayout, ChartSpec } from "./chart-spec.js";
 import { fleetCharts } from "./fleet-chart.js";
 import { type ProbeColours, probeColours } from "./probe-colours.js";
 
-const width = 560;
-const height = 280;
+/** Plot sizes of the per-target charts for a desktop window and for a phone. */
+const plotSizes: Record<ChartLayout, { width: number; height: number; timeColumns: number }> = {
+  wide: { width: 500, height: 260, timeColumns: 3 },
+  narrow: { width: 285, height: 200, timeColumns: 2 },
+};
 
-/** Every chart of a report, built from the model alone: the answer first, then per target. Pure. */
-export function buildCharts(model: ReportModel): ChartSpec[] {
+/**
+ * Every chart of a report, built from the model alone: the answer first, then per target; laid
+ * out for a desktop window (the files) or a phone (the HTML page's narrow variant). Pure.
+ */
+export function buildCharts(model: ReportModel, layout: ChartLayout = "wide"): ChartSpec[] {
   const colours = probeColours(model);
   const charts: ChartSpec[] = [];
-  const answer = answerChart(model);
+  const answer = answerChart(model, layout);
   if (answer) charts.push(answer);
   for (const target of model.targets) {
     const cells = model.analysis.cells.filter(
       (c) => c.targetKey === target.key && c.probe !== "info" && c.effective !== null,
     );
     if (cells.length === 0) continue;
-    const context = { model, colours, target, cells };
+    const context = { model, colours, target, cells, size: plotSizes[layout] };
     charts.push(ratesVsMemory(context));
     const series = timeSeries(context);
     if (series) charts.push(series);
@@ -31,7 +37,7 @@ export function buildCharts(model: ReportModel): ChartSpec[] {
     const cost = costPerGigabyte(context);
     if (cost) charts.push(cost);
   }
-  charts.push(...fleetCharts(model, colours));
+  charts.push(...fleetCharts(model, colours, plotSizes[layout].width));
   return charts;
 }
 
@@ -41,6 +47,7 @@ interface TargetCharts {
   target: ReportModel["targets"][number];
   /** The target's measuring cells with at least one successful invocation. */
   cells: CellStatistics[];
+  size: (typeof plotSizes)[ChartLayout];
 }
 
 /** Colour = probe (fixed for the page) and probes side by side within a memory size. */
@@ -59,7 +66,7 @@ function baselineLabel(model: ReportModel, overlay: BaselineOverlay): string {
     probe.kind === "iperf3"
       ? `iperf3 ${probe.direction} -P ${probe.parallel} -t ${probe.timeSeconds}s, sum_sent`
       : `s3-get 1 GiB conc ${probe.concurrency}, whole download`;
-  return `${model.baseline?.name}: ${overlay.series.regionName} (${overlay.series.region}) ${what}`;
+  return `${model.baseline?.name} ${overlay.series.regionName} (${overlay.series.region}): ${what}`;
 }
 
 /** The published study's points at the sizes this target measured (stated, "about" or derived). */
@@ -73,6 +80,7 @@ function baselineValues({ model, target, cells }: TargetCharts) {
         memoryMb: point.memoryMb,
         rateMbps: point.megabitsPerSecond,
         series: baselineLabel(model, overlay),
+        slot: "study",
       })),
   );
 }
@@ -100,7 +108,7 @@ function quotaLayers(quotaBitsPerSecond: number | null): object[] {
 }
 
 const sustainedShape = "sustained: median, bar min–max";
-const effectiveShape = "effective: whole transfer, burst included";
+const effectiveShape = "effective: whole transfer incl. burst";
 
 /**
  * Per target: each probe's median sustained rate (min-max bar) beside its effective whole-transfer
@@ -115,13 +123,20 @@ function ratesVsMemory(context: TargetCharts): ChartSpec {
       rows.push({
         memoryMb: c.memoryMb,
         probe,
+        slot: `${probe} sustained`,
         rate: sustainedShape,
         rateMbps: c.sustained.median / 1e6,
         minMbps: c.sustained.min / 1e6,
         maxMbps: c.sustained.max / 1e6,
       });
     if (c.effective)
-      rows.push({ memoryMb: c.memoryMb, probe, rate: effectiveShape, rateMbps: c.effective.median / 1e6 });
+      rows.push({
+        memoryMb: c.memoryMb,
+        probe,
+        slot: `${probe} effective`,
+        rate: effectiveShape,
+        rateMbps: c.effective.median / 1e6,
+      });
     return rows;
   });
   const baseline = baselineValues(context);
@@ -132,7 +147,14 @@ function ratesVsMemory(context: TargetCharts): ChartSpec {
     (target.quotaBitsPerSecond ?? 0) / 1e6,
   );
   const x = memoryAxis(memorySizes(cells));
-  const { color, xOffset } = probeEncoding(context);
+  const { color, xOffset: byProbe } = probeEncoding(context);
+  // a slot per probe and rate (and one for the study) within each size: where sustained and
+  // effective agree (no burst) the two marks still sit side by side instead of on top of each other
+  const slots = [
+    ...byProbe.scale.domain.flatMap((probe) => [`${probe} sustained`, `${probe} effective`]),
+    ...(baseline.length > 0 ? ["study"] : []),
+  ];
+  const xOffset = { field: "slot", type: "nominal", scale: { domain: slots, padding: 0.6 } };
   const layers: object[] = [
     ...quotaLayers(target.quotaBitsPerSecond),
     {
@@ -174,13 +196,15 @@ function ratesVsMemory(context: TargetCharts): ChartSpec {
       mark: { type: "point", shape: "diamond", filled: false, size: 150, strokeWidth: 2, color: "#111" },
       encoding: {
         x,
+        xOffset,
         y: { field: "rateMbps", type: "quantitative" },
         stroke: {
           field: "series",
           type: "nominal",
           title: "Published study",
           scale: { range: ["#111"] },
-          legend: { symbolType: "diamond", symbolFillColor: "transparent", labelLimit: 0 },
+          // its own row above the plot: beside the other two it would make the chart too wide
+          legend: { orient: "top", symbolType: "diamond", symbolFillColor: "transparent", labelLimit: 0 },
         },
       },
     });
@@ -196,12 +220,12 @@ function ratesVsMemory(context: TargetCharts): ChartSpec {
         text: title,
         subtitle: chartSubtitle(
           model,
-          "the effective rate counts the burst, so it reads high on short tests",
+          "the effective rate counts the burst; so it reads high on short tests",
         ),
         anchor: "start",
       },
-      width,
-      height,
+      width: context.size.width,
+      height: context.size.height,
       config: { legend: { orient: "bottom", direction: "vertical", labelLimit: 0 } },
       data: { values },
       layer: layers,
@@ -238,7 +262,9 @@ function timeSeries(context: TargetCharts): ChartSpec | null {
       : [{ kind: "burst", memory: panel(pick.memoryMb), from: 0, to: pick.burstSeconds }]),
   ]);
   const title = `${target.name}: rate over time, ${first.probeLabel}`;
-  const columns = Math.min(picks.length, 3);
+  const columns = Math.min(picks.length, context.size.timeColumns);
+  // small panels of a phone share one short axis title each
+  const timeTitle = columns > 2 ? "Time since the start (s)" : "Time (s)";
   return {
     name: `time-series-${slug(target.name)}`,
     targetKey: target.key,
@@ -264,7 +290,7 @@ function timeSeries(context: TargetCharts): ChartSpec | null {
       },
       columns,
       spec: {
-        width: Math.floor(540 / columns) - 20,
+        width: Math.floor((context.size.width - 20) / columns) - 20,
         height: 110,
         layer: [
           {
@@ -281,7 +307,7 @@ function timeSeries(context: TargetCharts): ChartSpec | null {
             transform: [{ filter: "datum.kind === 'rate'" }],
             mark: { type: "line", interpolate: "step-after", color: colour, strokeWidth: 1.5 },
             encoding: {
-              x: { field: "seconds", type: "quantitative", title: "Seconds since the start" },
+              x: { field: "seconds", type: "quantitative", title: timeTitle },
               y: { field: "rateMbps", type: "quantitative", title: "Rate (Mbit/s)" },
             },
           },
@@ -291,7 +317,7 @@ function timeSeries(context: TargetCharts): ChartSpec | null {
   };
 }
 
-const usedShape = "client CPU used: median, bar min–max";
+const usedShape = "CPU used: median, bar min–max";
 const shareShape = "CPU share of the environment";
 
 /** Client CPU per cell against the environment's CPU share: a dot at its share is CPU-bound. */
@@ -332,11 +358,14 @@ function cpuVsMemory(context: TargetCharts): ChartSpec | null {
       $schema: schema,
       title: {
         text: title,
-        subtitle: chartSubtitle(model, "a dot at its share's line is CPU-bound: the client may set the rate"),
+        subtitle: chartSubtitle(
+          model,
+          "a dot at its share's line is CPU-bound; the client may then set the rate",
+        ),
         anchor: "start",
       },
-      width,
-      height: 220,
+      width: context.size.width,
+      height: Math.round(context.size.height * 0.8),
       config: { legend: { orient: "bottom", direction: "vertical", labelLimit: 0 } },
       layer: [
         {
@@ -365,7 +394,7 @@ function cpuVsMemory(context: TargetCharts): ChartSpec | null {
   };
 }
 
-const recommendedShape = "recommended: cheapest size within 95% of the plateau";
+const recommendedShape = "recommended size";
 
 /** Cost per GB moved at the median sustained rate, per probe and size, the recommended size ringed. */
 function costPerGigabyte(context: TargetCharts): ChartSpec | null {
@@ -408,12 +437,12 @@ function costPerGigabyte(context: TargetCharts): ChartSpec | null {
         text: title,
         subtitle: chartSubtitle(
           model,
-          `at the median sustained rate; list prices of ${model.analysis.prices.retrievedOn}`,
+          `at the median sustained rate; list prices of ${model.analysis.prices.retrievedOn}; ring: cheapest size within 95% of the plateau`,
         ),
         anchor: "start",
       },
-      width,
-      height: 220,
+      width: context.size.width,
+      height: Math.round(context.size.height * 0.8),
       config: { legend: { orient: "bottom", direction: "vertical", labelLimit: 0 } },
       data: { values },
       layer: [

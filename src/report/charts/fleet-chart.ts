@@ -11,7 +11,7 @@ const aggregate = "aggregate of the group: median";
  * Per target: the rate of one environment and the group's aggregate against N environments at
  * once, one panel per memory size, the probe's colour, the two views told apart by mark and dash. Pure.
  */
-export function fleetCharts(model: ReportModel, colours: ProbeColours): ChartSpec[] {
+export function fleetCharts(model: ReportModel, colours: ProbeColours, plotWidth = 540): ChartSpec[] {
   const charts: ChartSpec[] = [];
   for (const target of model.targets) {
     const points = model.fleets.filter((p) => `${p.platform}:${p.target}` === target.key);
@@ -61,7 +61,7 @@ export function fleetCharts(model: ReportModel, colours: ProbeColours): ChartSpe
         },
         columns: Math.min(memories.length, 3),
         spec: {
-          width: Math.floor(540 / Math.min(memories.length, 3)) - 20,
+          width: Math.floor(plotWidth / Math.min(memories.length, 3)) - 20,
           height: 220,
           mark: { type: "line", point: { filled: true, size: 50 } },
           encoding: {
