@@ -44,9 +44,11 @@ export function answerChart(model: ReportModel, layout: ChartLayout = "wide"): C
   const columns = layout === "narrow" ? 1 : Math.min(targets.length, 3);
   const rows = Math.ceil(targets.length / columns);
   // the wide layout fills a 1,280 px window beside the y axis; the narrow one a 390 px phone
-  const width = layout === "narrow" ? 290 : Math.floor(1120 / columns) - 20;
+  const width = layout === "narrow" ? 290 : Math.min(Math.floor(1120 / columns) - 20, 900);
   const height = layout === "narrow" ? 220 : rows > 1 ? 190 : 300;
-  const x = memoryAxis(memorySizes(cells), layout === "narrow" ? -45 : 0);
+  const sizes = memorySizes(cells);
+  // a phone's panel has room for about four memory labels side by side
+  const x = memoryAxis(sizes, layout === "narrow" && sizes.length > 4 ? -45 : 0);
   const xOffset = { field: "probe", type: "nominal", scale: { domain: probes.domain, padding: 0.6 } };
   const color = {
     field: "probe",
@@ -133,7 +135,8 @@ export function answerChart(model: ReportModel, layout: ChartLayout = "wide"): C
                 title: "Mark",
                 scale: { domain: [sustainedMark, burstMark], range: ["circle", "triangle-up"] },
                 legend: {
-                  orient: "top",
+                  // beside the probe legend on a desktop; below the plot on a phone, or it widens the chart
+                  orient: layout === "narrow" ? "bottom" : "top",
                   direction: "vertical",
                   labelLimit: 0,
                   symbolFillColor: "#555",

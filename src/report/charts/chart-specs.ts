@@ -9,10 +9,32 @@ import { fleetCharts } from "./fleet-chart.js";
 import { type ProbeColours, probeColours } from "./probe-colours.js";
 
 /** Plot sizes of the per-target charts for a desktop window and for a phone. */
-const plotSizes: Record<ChartLayout, { width: number; height: number; timeColumns: number }> = {
-  wide: { width: 500, height: 260, timeColumns: 3 },
-  narrow: { width: 285, height: 200, timeColumns: 2 },
+const plotSizes: Record<
+  ChartLayout,
+  { width: number; height: number; timeColumns: number; stackLegends: boolean }
+> = {
+  wide: { width: 500, height: 260, timeColumns: 3, stackLegends: false },
+  narrow: { width: 285, height: 200, timeColumns: 2, stackLegends: true },
 };
+
+/**
+ * A title in one line, or on a phone one line for the target and one for what the chart shows
+ * (the SVG's width is set from the renderer's estimate of the text, which runs long).
+ */
+function titleLines(title: string, size: (typeof plotSizes)[ChartLayout]): string | string[] {
+  const cut = title.indexOf(": ");
+  return size.stackLegends && cut > 0 ? [title.slice(0, cut + 1), title.slice(cut + 2)] : title;
+}
+
+/** Legends below the plot; on a phone one above the other, since side by side they widen the chart. */
+function legendConfig(size: (typeof plotSizes)[ChartLayout]) {
+  return {
+    orient: "bottom",
+    direction: "vertical",
+    labelLimit: 0,
+    ...(size.stackLegends ? { layout: { bottom: { direction: "vertical", anchor: "start" } } } : {}),
+  };
+}
 
 /**
  * Every chart of a report, built from the model alone: the answer first, then per target; laid
@@ -64,9 +86,9 @@ function baselineLabel(model: ReportModel, overlay: BaselineOverlay): string {
   const probe = overlay.series.probe;
   const what =
     probe.kind === "iperf3"
-      ? `iperf3 ${probe.direction} -P ${probe.parallel} -t ${probe.timeSeconds}s, sum_sent`
-      : `s3-get 1 GiB conc ${probe.concurrency}, whole download`;
-  return `${model.baseline?.name} ${overlay.series.regionName} (${overlay.series.region}): ${what}`;
+      ? `iperf3 ${probe.direction} -P ${probe.parallel} -t ${probe.timeSeconds}s, sent`
+      : `s3-get 1 GiB conc ${probe.concurrency}, whole`;
+  return `${model.baseline?.name} ${overlay.series.regionName}: ${what}`;
 }
 
 /** The published study's points at the sizes this target measured (stated, "about" or derived). */
@@ -208,7 +230,7 @@ function ratesVsMemory(context: TargetCharts): ChartSpec {
         },
       },
     });
-  const title = `${target.name}: sustained and effective rate by memory size`;
+  const title = `${target.name}: sustained and effective rate`;
   return {
     name: `throughput-vs-memory-${slug(target.name)}`,
     targetKey: target.key,
@@ -217,7 +239,7 @@ function ratesVsMemory(context: TargetCharts): ChartSpec {
     spec: {
       $schema: schema,
       title: {
-        text: title,
+        text: titleLines(title, context.size),
         subtitle: chartSubtitle(
           model,
           "the effective rate counts the burst; so it reads high on short tests",
@@ -226,7 +248,7 @@ function ratesVsMemory(context: TargetCharts): ChartSpec {
       },
       width: context.size.width,
       height: context.size.height,
-      config: { legend: { orient: "bottom", direction: "vertical", labelLimit: 0 } },
+      config: { legend: legendConfig(context.size) },
       data: { values },
       layer: layers,
     } as unknown as TopLevelSpec,
@@ -246,9 +268,8 @@ function timeSeries(context: TargetCharts): ChartSpec | null {
   if (!first) return null;
   // the series are the target's first curve with points: it names the probe's colour
   const curve = model.analysis.curves.find((c) => c.targetKey === target.key && c.points.length > 0);
-  const colour = context.colours.colourOf(
-    context.colours.name(curve ?? { probeKey: "", probeLabel: first.probeLabel, arch: "" }),
-  );
+  const probe = context.colours.name(curve ?? { probeKey: "", probeLabel: first.probeLabel, arch: "" });
+  const colour = context.colours.colourOf(probe);
   const panel = (memoryMb: number) => `${memoryMb.toLocaleString("en-US")} MB`;
   const values = picks.flatMap((pick) => [
     ...pick.points.map((p) => ({
@@ -261,7 +282,7 @@ function timeSeries(context: TargetCharts): ChartSpec | null {
       ? []
       : [{ kind: "burst", memory: panel(pick.memoryMb), from: 0, to: pick.burstSeconds }]),
   ]);
-  const title = `${target.name}: rate over time, ${first.probeLabel}`;
+  const title = `${target.name}: rate over time, ${probe}`;
   const columns = Math.min(picks.length, context.size.timeColumns);
   // small panels of a phone share one short axis title each
   const timeTitle = columns > 2 ? "Time since the start (s)" : "Time (s)";
@@ -273,7 +294,7 @@ function timeSeries(context: TargetCharts): ChartSpec | null {
     spec: {
       $schema: schema,
       title: {
-        text: title,
+        text: titleLines(title, context.size),
         subtitle: chartSubtitle(
           model,
           "one median invocation per memory size; shaded: the burst detected in it",
@@ -357,7 +378,7 @@ function cpuVsMemory(context: TargetCharts): ChartSpec | null {
     spec: {
       $schema: schema,
       title: {
-        text: title,
+        text: titleLines(title, context.size),
         subtitle: chartSubtitle(
           model,
           "a dot at its share's line is CPU-bound; the client may then set the rate",
@@ -366,7 +387,7 @@ function cpuVsMemory(context: TargetCharts): ChartSpec | null {
       },
       width: context.size.width,
       height: Math.round(context.size.height * 0.8),
-      config: { legend: { orient: "bottom", direction: "vertical", labelLimit: 0 } },
+      config: { legend: legendConfig(context.size) },
       layer: [
         {
           data: { values },
@@ -434,16 +455,16 @@ function costPerGigabyte(context: TargetCharts): ChartSpec | null {
     spec: {
       $schema: schema,
       title: {
-        text: title,
+        text: titleLines(title, context.size),
         subtitle: chartSubtitle(
           model,
-          `at the median sustained rate; list prices of ${model.analysis.prices.retrievedOn}; ring: cheapest size within 95% of the plateau`,
+          `at the median sustained rate; list prices of ${model.analysis.prices.retrievedOn}`,
         ),
         anchor: "start",
       },
       width: context.size.width,
       height: Math.round(context.size.height * 0.8),
-      config: { legend: { orient: "bottom", direction: "vertical", labelLimit: 0 } },
+      config: { legend: legendConfig(context.size) },
       data: { values },
       layer: [
         { mark: { type: "point", filled: true, size: 60, opacity: 1 }, encoding: { x, xOffset, y, color } },

@@ -70,7 +70,8 @@ export function fleetCharts(model: ReportModel, colours: ProbeColours, plotWidth
               type: "quantitative",
               title: "Environments at once (N)",
               scale: { zero: false },
-              axis: { tickMinStep: 1 },
+              // ticks only at the counts measured, not at counts nobody ran
+              axis: { values: [...new Set(points.map((p) => p.environments))].sort((a, b) => a - b) },
             },
             y: { field: "rateMbps", type: "quantitative", title: "Rate (Mbit/s)", scale: { zero: true } },
             color: {

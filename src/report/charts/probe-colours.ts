@@ -48,7 +48,10 @@ export function probeColours(model: ReportModel): ProbeColours {
   const shorts = Object.values(model.probeNames ?? {}).map((n) => n.short);
   const shortsUnique = new Set(shorts).size === shorts.length;
   const name: ProbeSeriesName = ({ probeKey, probeLabel, arch }) => {
-    const short = shortsUnique ? model.probeNames?.[probeKey]?.short : undefined;
+    // a fleet point knows only its label: it is the probe of the cell with that label
+    const key =
+      probeKey || measuring.find((c) => c.probeLabel === probeLabel && c.arch === arch)?.probeKey || "";
+    const short = shortsUnique ? model.probeNames?.[key]?.short : undefined;
     const label = short ?? probeLabel;
     return multiArch ? `${label} (${arch})` : label;
   };
