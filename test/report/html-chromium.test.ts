@@ -186,7 +186,7 @@ test("the HTML report renders offline in Chromium with every chart drawn", {
   assert.equal(through.symbols, 24 + 2);
   assert.equal(through.rules, 12 + 1);
   assert.ok(through.texts.includes("quota 3,000 Mbit/s"));
-  assert.ok(through.texts.some((t) => t.startsWith("seed-2026 Oregon (us-west-2): iperf3 upload")));
+  assert.ok(through.texts.some((t) => t.startsWith("seed-2026 Oregon: iperf3 upload -P 4 -t 10s")));
   const series = charts.find((c) => c.name === "time-series-raised-3000");
   assert.equal(series?.lines, 6, "one panel per memory size");
   const cpu = charts.find((c) => c.name === "cpu-vs-memory-raised-3000");
