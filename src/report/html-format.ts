@@ -225,7 +225,7 @@ function baselineSection(model: ReportModel): string[] {
   const columns: HtmlColumn[] = baselineHeaders.map((header, i) => ({
     header,
     // the study's own words are long: they wrap, the numbers do not
-    align: i >= 3 && i <= 10 ? "right" : "wrap",
+    align: i >= 3 && i <= 9 ? "right" : "wrap",
     html: (row) => escapeHtml(rows[row]?.[i] ?? ""),
   }));
   parts.push(
