@@ -2,7 +2,7 @@ import type { TopLevelSpec } from "vega-lite";
 import type { CellStatistics } from "../../results/analysis.js";
 import type { ReportModel } from "../report-model.js";
 import { formatMbps, formatNumber } from "../units.js";
-import { chartSubtitle, memoryAxis, memorySizes, schema } from "./chart-parts.js";
+import { chartSubtitle, memoryAxis, memorySizes, minMaxRule, rateAxis, schema } from "./chart-parts.js";
 import type { ChartLayout, ChartSpec } from "./chart-spec.js";
 import { type ProbeSeriesName, probeColours } from "./probe-colours.js";
 
@@ -105,29 +105,14 @@ export function answerChart(model: ReportModel, layout: ChartLayout = "wide"): C
               text: { field: "text" },
             },
           },
-          {
-            transform: [{ filter: "datum.kind === 'sustained'" }],
-            mark: { type: "rule", strokeWidth: 2 },
-            encoding: {
-              x,
-              xOffset,
-              y: { field: "minMbps", type: "quantitative" },
-              y2: { field: "maxMbps" },
-              color,
-            },
-          },
+          minMaxRule("datum.kind === 'sustained'", { x, xOffset, color }),
           {
             transform: [{ filter: "datum.kind === 'sustained' || datum.kind === 'burst'" }],
             mark: { type: "point", filled: true, size: layout === "narrow" ? 45 : 70, opacity: 1 },
             encoding: {
               x,
               xOffset,
-              y: {
-                field: "rateMbps",
-                type: "quantitative",
-                title: "Rate (Mbit/s)",
-                scale: { domain: [0, highest * 1.08], nice: true },
-              },
+              y: rateAxis(highest),
               color,
               shape: {
                 field: "mark",

@@ -38,3 +38,30 @@ export function memoryAxis(sizes: number[], labelAngle = 0) {
     axis: { labelAngle, labelExpr: "format(datum.value, ',')" },
   } as const;
 }
+
+/** The min-max bar of a median, in its probe's colour and slot. */
+export function minMaxRule(
+  filter: string,
+  encoding: { x: object; xOffset: object; color: object },
+  field = "Mbps",
+) {
+  return {
+    transform: [{ filter }],
+    mark: { type: "rule", strokeWidth: 2 },
+    encoding: {
+      ...encoding,
+      y: { field: `min${field}`, type: "quantitative" },
+      y2: { field: `max${field}` },
+    },
+  };
+}
+
+/** The rate axis from 0 to a little above the highest mark, so no mark or label sits on the frame. */
+export function rateAxis(highestMbps: number) {
+  return {
+    field: "rateMbps",
+    type: "quantitative",
+    title: "Rate (Mbit/s)",
+    scale: { domain: [0, highestMbps * 1.1], nice: true },
+  } as const;
+}
