@@ -10,15 +10,7 @@ import { buildCharts } from "./charts/chart-specs.js";
 import { type ProbeColours, probeColours } from "./charts/probe-colours.js";
 import { renderSvg } from "./charts/render-chart.js";
 import { fleetColumns, fleetNote } from "./fleet-section.js";
-import {
-  cellColumns,
-  detailHeaders,
-  escapeHtml,
-  type HtmlColumn,
-  headlineHeaders,
-  htmlTable,
-  summaryColumnsNamed,
-} from "./html-tables.js";
+import { cellColumns, escapeHtml, type HtmlColumn, htmlTable, splitSummaryColumns } from "./html-tables.js";
 import { methodNotes } from "./method-notes.js";
 import type { ReportFormat } from "./report-format.js";
 import type { ReportModel } from "./report-model.js";
@@ -176,6 +168,7 @@ function summarySections(model: ReportModel, colours: ProbeColours): string[] {
   const parts = [`<h2 id="summary">Tables${label}</h2>`];
   const all = measuringCells(model);
   const multiArch = new Set(all.map((c) => c.arch)).size > 1;
+  const columns = splitSummaryColumns();
   for (const target of model.targets) {
     const cells = all.filter((c) => c.targetKey === target.key);
     if (cells.length === 0) continue;
@@ -193,17 +186,9 @@ function summarySections(model: ReportModel, colours: ProbeColours): string[] {
       : [];
     parts.push(
       `<h3>${escapeHtml(target.name)} <span class="meta">(${quotaText(target.quotaBitsPerSecond)})</span></h3>`,
-      htmlTable(
-        [probe, ...arch, ...cellColumns(summaryColumnsNamed(headlineHeaders), cells)],
-        cells.length,
-        "headline",
-      ),
+      htmlTable([probe, ...arch, ...cellColumns(columns.headline, cells)], cells.length, "headline"),
       `<details><summary>${escapeHtml(target.name)}: sent/received, seconds per object, retransmits, CPU and cost</summary>`,
-      htmlTable(
-        [probe, ...arch, ...cellColumns(summaryColumnsNamed(detailHeaders), cells)],
-        cells.length,
-        "detail",
-      ),
+      htmlTable([probe, ...arch, ...cellColumns(columns.detail, cells)], cells.length, "detail"),
       "</details>",
     );
   }

@@ -33,22 +33,11 @@ export function htmlTable(columns: HtmlColumn[], rowCount: number, className = "
   return `<table class="${className}"><thead><tr>${head.join("")}</tr></thead><tbody>${rows.join("\n")}</tbody></table>`;
 }
 
-/**
- * The summary split in two so each fits a 1,280 px window: the rates a reader came for, and the
- * rest (sent/received, seconds per object, retransmits, CPU, cost) behind a click.
- */
-export const headlineHeaders = [
-  "Memory (MB)",
-  "n ok/planned",
-  "Sustained (Mbit/s) [min-max]",
-  "Burst (Mbit/s) [min-max]",
-  "Burst length (s, MB)",
-  "Effective (Mbit/s) [min-max]",
-  "Quota (%)",
-  "Failed",
-];
+/** Columns the page shows its own way: one table per target, the probe with its colour. */
+const keyHeaders = new Set(["Target", "Probe", "Arch"]);
+
+/** The summary's columns that wait behind a click: how it was measured rather than the answer. */
 export const detailHeaders = [
-  "Memory (MB)",
   "Sent / received (Mbit/s)",
   "Per object: transfer / whole (s)",
   "Retransmits",
@@ -56,13 +45,19 @@ export const detailHeaders = [
   "Cost ($/GB)",
 ];
 
-/** The summary's columns by header, in the order asked; a header the summary lacks is an error. */
-export function summaryColumnsNamed(headers: string[]): Column[] {
-  return headers.map((header) => {
-    const column = summaryColumns.find((c) => c.header === header);
-    if (!column) throw new Error(`the summary has no column "${header}"`);
-    return column;
-  });
+/**
+ * The summary split in two so each table fits a 1,280 px window: the rates a reader came for (every
+ * column not named a detail, so a column added to the summary shows up here), and the details;
+ * memory in both, as the row's key.
+ */
+export function splitSummaryColumns(): { headline: Column[]; detail: Column[] } {
+  const shown = summaryColumns.filter((c) => !keyHeaders.has(c.header));
+  const details = new Set(detailHeaders);
+  const memory = shown.filter((c) => c.header.startsWith("Memory"));
+  return {
+    headline: shown.filter((c) => !details.has(c.header)),
+    detail: [...memory, ...shown.filter((c) => details.has(c.header))],
+  };
 }
 
 /** Summary columns as HTML columns over a list of cells, CPU-BOUND marked in red. */
