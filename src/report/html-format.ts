@@ -29,10 +29,14 @@ body{font-family:system-ui,-apple-system,"Segoe UI",sans-serif;margin:0 auto;max
 h1{font-size:1.25rem;margin:0}h2{font-size:1.2rem;margin:2rem 0 .5rem;border-bottom:1px solid #ddd;padding-bottom:.2rem}h3{font-size:1rem;margin:1.2rem 0 .4rem}
 .label{display:inline-block;background:#f2c14e;color:#1b1b1b;font-weight:700;padding:.1rem .45rem;border-radius:4px;margin-left:.4rem;font-size:.75rem;vertical-align:middle}
 .meta{color:#555;font-size:.85rem;margin:.2rem 0 .5rem}.banner{background:#fff4d6;border:1px solid #f2c14e;padding:.5rem .8rem;border-radius:6px;font-size:.9rem}
-.verdict{list-style:none;padding:0;margin:.3rem 0 .6rem;font-size:.95rem}.verdict li{margin:.15rem 0;padding-left:1.2rem;text-indent:-1.2rem}
+.verdict{list-style:none;padding:0;margin:.3rem 0 .5rem;font-size:.9rem;line-height:1.3}.verdict li{margin:.15rem 0;padding-left:1.2rem;text-indent:-1.2rem}
 .swatch{display:inline-block;width:.75rem;height:.75rem;border-radius:50%;margin-right:.45rem;vertical-align:baseline;text-indent:0}
 figure{margin:0;border:1px solid #eee;border-radius:6px;padding:.4rem;background:#fff;overflow:hidden}figure svg{display:block;max-width:100%;height:auto}
 .answer figure{border:0;padding:0}.chart-narrow{display:none}
+@media (min-width:${narrowPx + 1}px){
+.first{display:flex;flex-direction:column;max-height:100vh}.first .answer{flex:0 1 auto;min-height:0;display:flex;flex-direction:column}
+.answer figure.chart-wide{flex:0 1 auto;min-height:300px}.answer figure.chart-wide svg{height:100%;width:auto;max-width:100%}
+}
 .charts{display:grid;grid-template-columns:repeat(auto-fill,minmax(min(100%,600px),1fr));gap:.8rem}
 table{border-collapse:collapse;font-size:.8rem;margin:.4rem 0}th,td{padding:.25rem .45rem;border-bottom:1px solid #eee;white-space:nowrap;text-align:left}
 th{background:#f6f6f6;white-space:normal;vertical-align:bottom}.r{text-align:right;font-variant-numeric:tabular-nums}td.wrap,th.wrap{white-space:normal;min-width:6rem}
@@ -83,6 +87,8 @@ export async function renderHtml(model: ReportModel): Promise<string> {
     '<meta name="viewport" content="width=device-width, initial-scale=1">',
     `<title>${escapeHtml(model.title)}${model.label ? ` (${escapeHtml(model.label)})` : ""}</title>`,
     `<style>${style}</style></head><body>`,
+    // the first screen: the header, the verdict, and the answer chart scaled to the height left
+    '<div class="first">',
     `<header><h1>${escapeHtml(model.title)}${label}</h1>`,
     `<p class="meta">Started ${escapeHtml(model.createdAt)} · lambda-netbench ${escapeHtml(model.toolVersion)} · ${a.recordedInvocations} of ${a.plannedInvocations} invocations recorded, ${a.failedInvocations} failed${model.completed ? "" : " · <strong>run incomplete</strong>"}${model.label ? ` · <strong>${escapeHtml(model.label)}: local lab, not AWS</strong>` : ""}</p></header>`,
     '<section class="answer" aria-label="The answer">',
@@ -90,7 +96,7 @@ export async function renderHtml(model: ReportModel): Promise<string> {
   ];
   const answer = charts.find((c) => c.role === "answer");
   if (answer) parts.push(figures(answer));
-  parts.push("</section>");
+  parts.push("</section></div>");
   if (model.label)
     parts.push(
       `<p class="banner"><strong>${escapeHtml(model.label.toUpperCase())}</strong>: these numbers come from the local lab, which emulates Lambda's limits${a.unshaped ? " — and without shaping, so they show this machine's loopback" : ""}. They are not AWS measurements.</p>`,

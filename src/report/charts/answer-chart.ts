@@ -7,8 +7,8 @@ import type { ChartLayout, ChartSpec } from "./chart-spec.js";
 import { type ProbeSeriesName, probeColours } from "./probe-colours.js";
 
 /** The two marks of the answer chart, named as the legend shows them. */
-export const sustainedMark = "sustained: median, bar min–max";
-export const burstMark = "burst: median rate at the start";
+export const sustainedMark = "sustained (median)";
+export const burstMark = "burst (median)";
 
 /**
  * The chart the report leads with: per target (one panel each, same scale), the median sustained
@@ -33,6 +33,7 @@ export function answerChart(model: ReportModel, layout: ChartLayout = "wide"): C
         target: target.name,
         rateMbps: target.quotaBitsPerSecond / 1e6,
         text: `quota ${formatMbps(target.quotaBitsPerSecond)} Mbit/s`,
+        lines: `quota\n${formatMbps(target.quotaBitsPerSecond)} Mbit/s`,
       });
   const probes = colours.scale(cells.map((c) => colours.name(c)));
   const highest = Math.max(
@@ -43,9 +44,14 @@ export function answerChart(model: ReportModel, layout: ChartLayout = "wide"): C
   );
   const columns = layout === "narrow" ? 1 : Math.min(targets.length, 3);
   const rows = Math.ceil(targets.length / columns);
-  // the wide layout fills a 1,280 px window beside the y axis; the narrow one a 390 px phone
-  const width = layout === "narrow" ? 290 : Math.min(Math.floor(1120 / columns) - 20, 900);
-  const height = layout === "narrow" ? 220 : rows > 1 ? 190 : 300;
+  // on a desktop the quota's label stands at the line's right end, outside the plot where no mark
+  // can sit under it; a phone has no room beside its panel, so the label goes inside, at the left
+  // end. The SVG's size follows the renderer's estimate of text widths (about 9 px a character at
+  // 11 px): 1,248 px less the y axis, the legends and a label beside each panel.
+  const labelOutside = layout === "wide";
+  const width =
+    layout === "narrow" ? 290 : Math.min(Math.floor((1248 - 60 - 200 - 16 - columns * 110) / columns), 760);
+  const height = layout === "narrow" ? 220 : rows > 1 ? 190 : 280;
   const sizes = memorySizes(cells);
   // a phone's panel has room for about four memory labels side by side
   const x = memoryAxis(sizes, layout === "narrow" && sizes.length > 4 ? -45 : 0);
@@ -55,7 +61,12 @@ export function answerChart(model: ReportModel, layout: ChartLayout = "wide"): C
     type: "nominal",
     title: "Probe",
     scale: probes,
-    legend: { orient: "top", direction: "vertical", labelLimit: layout === "narrow" ? 260 : 0 },
+    // right of the panels on a desktop, where height is short (the verdict sits above); above on a phone
+    legend: {
+      orient: layout === "narrow" ? "top" : "right",
+      direction: "vertical",
+      labelLimit: layout === "narrow" ? 260 : 0,
+    },
   };
   const quota = "datum.kind === 'quota'";
   const title = "Sustained rate by memory size";
@@ -67,7 +78,10 @@ export function answerChart(model: ReportModel, layout: ChartLayout = "wide"): C
       $schema: schema,
       title: {
         text: title,
-        subtitle: chartSubtitle(model, "one panel per target, same scale"),
+        subtitle: chartSubtitle(
+          model,
+          "one panel per target, same scale; bar: min–max of the sustained rate",
+        ),
         anchor: "start",
       },
       data: { values },
@@ -79,6 +93,8 @@ export function answerChart(model: ReportModel, layout: ChartLayout = "wide"): C
         header: { labelFontSize: 13, labelFontWeight: "bold", labelAnchor: "start" },
       },
       columns,
+      // each panel's bounds hold its quota label already
+      spacing: 16,
       spec: {
         width,
         height,
@@ -93,16 +109,17 @@ export function answerChart(model: ReportModel, layout: ChartLayout = "wide"): C
             mark: {
               type: "text",
               align: "left",
-              baseline: "bottom",
-              dx: 3,
-              dy: -3,
+              baseline: labelOutside ? "middle" : "bottom",
+              dx: labelOutside ? 4 : 3,
+              dy: labelOutside ? 0 : -3,
+              lineBreak: "\n",
               color: "#333",
               fontSize: 11,
             },
             encoding: {
               y: { field: "rateMbps", type: "quantitative" },
-              x: { value: 0 },
-              text: { field: "text" },
+              x: { value: labelOutside ? width : 0 },
+              text: { field: labelOutside ? "lines" : "text" },
             },
           },
           minMaxRule("datum.kind === 'sustained'", { x, xOffset, color }),
@@ -120,8 +137,8 @@ export function answerChart(model: ReportModel, layout: ChartLayout = "wide"): C
                 title: "Mark",
                 scale: { domain: [sustainedMark, burstMark], range: ["circle", "triangle-up"] },
                 legend: {
-                  // beside the probe legend on a desktop; below the plot on a phone, or it widens the chart
-                  orient: layout === "narrow" ? "bottom" : "top",
+                  // under the probe legend on a desktop; below the plot on a phone, or it widens the chart
+                  orient: layout === "narrow" ? "bottom" : "right",
                   direction: "vertical",
                   labelLimit: 0,
                   symbolFillColor: "#555",
@@ -137,7 +154,10 @@ export function answerChart(model: ReportModel, layout: ChartLayout = "wide"): C
           },
         ],
       },
-      config: { legend: { labelFontSize: 11, titleFontSize: 11 }, axis: { labelFontSize: 11 } },
+      config: {
+        legend: { labelFontSize: 11, titleFontSize: 11 },
+        axis: { labelFontSize: 11 },
+      },
     } as unknown as TopLevelSpec,
   };
 }
