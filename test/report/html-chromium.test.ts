@@ -7,6 +7,7 @@ import { after, before, test } from "node:test";
 import { type BrowserContext, chromium, type Page } from "playwright-core";
 import { renderHtml } from "../../src/report/html-format.js";
 import { buildReportModel } from "../../src/report/report-model.js";
+import { loadReportModel } from "../../src/report/write-report.js";
 import { fixtureStudy } from "../helpers/fixture-study.js";
 
 /**
@@ -19,8 +20,12 @@ import { fixtureStudy } from "../helpers/fixture-study.js";
  */
 const executablePath = "/usr/bin/chromium";
 const skip = !existsSync(executablePath) && "no /usr/bin/chromium";
+/** A real `run --preset quick` on a private lab, recorded with the console summary's tests. */
+const quickRun = "test/fixtures/quick-run";
+const skipQuick = skip || (!existsSync(join(quickRun, "manifest.json")) && `no recorded run in ${quickRun}`);
 let work: string;
 let htmlPath: string;
+let quickHtmlPath: string;
 let browser: BrowserContext;
 const problems: string[] = [];
 const requests: string[] = [];
@@ -31,6 +36,8 @@ before(async () => {
   const { manifest, records } = fixtureStudy();
   htmlPath = join(work, "report.html");
   await writeFile(htmlPath, await renderHtml(buildReportModel(manifest, records)));
+  quickHtmlPath = join(work, "quick.html");
+  if (!skipQuick) await writeFile(quickHtmlPath, await renderHtml(await loadReportModel(quickRun)));
   // a fresh profile per run (playwright wants it as launchPersistentContext's argument)
   browser = await chromium.launchPersistentContext(join(work, "profile"), {
     executablePath,
@@ -53,7 +60,7 @@ after(async () => {
   if (work) await rm(work, { recursive: true, force: true });
 });
 
-async function open(width: number, height: number): Promise<Page> {
+async function open(width: number, height: number, path = htmlPath): Promise<Page> {
   const page = await browser.newPage();
   await page.setViewportSize({ width, height });
   page.on("console", (message) => {
@@ -64,7 +71,7 @@ async function open(width: number, height: number): Promise<Page> {
   page.on("request", (request) => {
     if (!request.url().startsWith("file://")) requests.push(request.url());
   });
-  await page.goto(`file://${htmlPath}`, { waitUntil: "load" });
+  await page.goto(`file://${path}`, { waitUntil: "load" });
   return page;
 }
 
@@ -348,5 +355,33 @@ test("each probe has one colour in every chart, table and verdict line; legends 
   }
   assert.deepEqual([...colourOf.keys()], ["iperf3 up -P4", "s3-get conc 4"]);
   assert.notEqual(colourOf.get("iperf3 up -P4"), colourOf.get("s3-get conc 4"));
+  assert.deepEqual(problems, [], "no console errors or warnings");
+});
+
+test("the page of a real recorded quick run: ten verdict lines and the chart in the first screen, no sideways scroll", {
+  skip: skipQuick,
+  timeout: 120_000,
+}, async () => {
+  const dir = screenshotDir();
+  await mkdir(dir, { recursive: true });
+  const desktop = await open(1280, 800, quickHtmlPath);
+  const first = (await desktop.evaluate(`({
+    lines: document.querySelectorAll("ul.verdict li").length,
+    chartBottom: document.querySelector('.answer figure[data-layout="wide"] svg').getBoundingClientRect().bottom,
+  })`)) as { lines: number; chartBottom: number };
+  assert.equal(first.lines, 10, "two targets x five probe families");
+  assert.ok(first.chartBottom <= 800, `the answer chart ends at ${first.chartBottom} px, inside 800`);
+  await openAllDetails(desktop);
+  let size = await widths(desktop);
+  assert.ok(size.scroll <= size.client, `1,280 px: ${size.scroll} <= ${size.client}`);
+  await desktop.screenshot({ path: join(dir, "quick-run-1280x800.png") });
+  await desktop.close();
+  const phone = await open(390, 844, quickHtmlPath);
+  await openAllDetails(phone);
+  size = await widths(phone);
+  assert.ok(size.scroll <= size.client, `390 px: ${size.scroll} <= ${size.client}`);
+  await phone.screenshot({ path: join(dir, "quick-run-390x844.png") });
+  await phone.close();
+  console.log(`screenshots: ${dir}`);
   assert.deepEqual(problems, [], "no console errors or warnings");
 });
