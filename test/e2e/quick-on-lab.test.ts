@@ -130,8 +130,9 @@ test("run --preset quick on the lab: run directory, every invocation, report mat
     1 + manifest.cells.filter((c) => c.probe.kind !== "info").length,
   );
   const html = await readFile(join(dir, "report.html"), "utf8");
-  // 4 charts per target and the one all targets share
-  assert.equal((html.match(/<figure data-chart=/g) ?? []).length, 9);
+  // the answer chart and 4 charts per target, each also laid out for a phone
+  assert.equal((html.match(/<figure data-chart="[^"]*" data-layout="wide"/g) ?? []).length, 9);
+  assert.equal((html.match(/<figure data-chart="[^"]*" data-layout="narrow"/g) ?? []).length, 9);
   assert.match(html, /Beside the published study \(seed-2026\)/);
   assert.match(html, /EMULATED/);
   const md = await readFile(join(dir, "report.md"), "utf8");

@@ -1,64 +1,103 @@
 import type { TopLevelSpec } from "vega-lite";
 import type { ReportModel } from "../report-model.js";
+import { chartSubtitle, schema, slug } from "./chart-parts.js";
 import type { ChartSpec } from "./chart-spec.js";
+import type { ProbeColours } from "./probe-colours.js";
+
+const perEnvironment = "per environment: median";
+const aggregate = "aggregate of the group: median";
 
 /**
  * Per target: the rate of one environment and the group's aggregate against N environments at
- * once, one line pair per probe and memory size. Pure.
+ * once, one panel per memory size, the probe's colour, the two views told apart by mark and dash. Pure.
  */
-export function fleetCharts(model: ReportModel): ChartSpec[] {
+export function fleetCharts(model: ReportModel, colours: ProbeColours, plotWidth = 540): ChartSpec[] {
   const charts: ChartSpec[] = [];
   for (const target of model.targets) {
     const points = model.fleets.filter((p) => `${p.platform}:${p.target}` === target.key);
     if (points.length === 0) continue;
     const values = points.flatMap((p) => {
-      const series = `${p.probeLabel}, ${p.memoryMb} MB`;
+      const base = {
+        environments: p.environments,
+        probe: colours.name({ probeKey: "", probeLabel: p.probeLabel, arch: p.arch }),
+        memory: `${p.memoryMb.toLocaleString("en-US")} MB`,
+      };
       return [
-        {
-          environments: p.environments,
-          view: "per environment",
-          series,
-          mbps: (p.perEnvironment?.median ?? 0) / 1e6,
-        },
-        { environments: p.environments, view: "aggregate", series, mbps: (p.aggregate?.median ?? 0) / 1e6 },
-      ].filter((v) => v.mbps > 0);
+        { ...base, view: perEnvironment, rateMbps: (p.perEnvironment?.median ?? 0) / 1e6 },
+        { ...base, view: aggregate, rateMbps: (p.aggregate?.median ?? 0) / 1e6 },
+      ].filter((v) => v.rateMbps > 0);
     });
+    const memories = [
+      ...new Set(
+        points.sort((a, b) => a.memoryMb - b.memoryMb).map((p) => `${p.memoryMb.toLocaleString("en-US")} MB`),
+      ),
+    ];
+    const view = {
+      field: "view",
+      type: "nominal",
+      title: "View",
+      scale: { domain: [perEnvironment, aggregate] },
+    };
     const title = `${target.name}: environments at once`;
-    const slug = target.name.replace(/[^A-Za-z0-9]+/g, "-").toLowerCase();
     charts.push({
-      name: `fleet-${slug}`,
+      name: `fleet-${slug(target.name)}`,
       title,
+      targetKey: target.key,
+      role: "fleet",
       spec: {
-        $schema: "https://vega.github.io/schema/vega-lite/v6.json",
+        $schema: schema,
         title: {
           text: title,
-          subtitle: [
-            `${model.label ? `${model.label.toUpperCase()} results (local lab) — ` : ""}medians; aggregate over the window all members shared`,
-          ],
+          subtitle: chartSubtitle(model, "medians; aggregate over the window all members shared"),
+          anchor: "start",
         },
-        width: 560,
-        height: 300,
-        config: { legend: { orient: "bottom", direction: "vertical", labelLimit: 0, columns: 2 } },
         data: { values },
-        mark: { type: "line", point: { filled: true, size: 50 } },
-        encoding: {
-          x: {
-            field: "environments",
-            type: "quantitative",
-            title: "Environments at once (N)",
-            scale: { zero: false },
-          },
-          y: { field: "mbps", type: "quantitative", title: "Throughput (Mbit/s)", scale: { zero: true } },
-          color: { field: "series", type: "nominal", title: "Probe, memory" },
-          strokeDash: { field: "view", type: "nominal", title: "View" },
-          tooltip: [
-            { field: "series" },
-            { field: "view" },
-            { field: "environments", title: "N" },
-            { field: "mbps", title: "Median (Mbit/s)", format: ",.0f" },
-          ],
+        facet: {
+          field: "memory",
+          type: "ordinal",
+          sort: memories,
+          title: null,
+          header: { labelFontWeight: "bold" },
         },
-      } as TopLevelSpec,
+        columns: Math.min(memories.length, 3),
+        spec: {
+          width: Math.floor(plotWidth / Math.min(memories.length, 3)) - 20,
+          height: 220,
+          mark: { type: "line", point: { filled: true, size: 50 } },
+          encoding: {
+            x: {
+              field: "environments",
+              type: "quantitative",
+              title: "Environments at once (N)",
+              scale: { zero: false },
+              // ticks only at the counts measured, not at counts nobody ran
+              axis: { values: [...new Set(points.map((p) => p.environments))].sort((a, b) => a - b) },
+            },
+            y: { field: "rateMbps", type: "quantitative", title: "Rate (Mbit/s)", scale: { zero: true } },
+            color: {
+              field: "probe",
+              type: "nominal",
+              title: "Probe",
+              scale: colours.scale(values.map((v) => v.probe)),
+              legend: { labelLimit: 0 },
+            },
+            detail: { field: "view" },
+            strokeDash: {
+              ...view,
+              scale: {
+                ...view.scale,
+                range: [
+                  [1, 0],
+                  [5, 3],
+                ],
+              },
+              legend: { symbolType: "stroke" },
+            },
+            shape: { ...view, scale: { ...view.scale, range: ["circle", "square"] } },
+          },
+        },
+        config: { legend: { orient: "bottom", direction: "vertical", labelLimit: 0 } },
+      } as unknown as TopLevelSpec,
     });
   }
   return charts;
