@@ -76,12 +76,22 @@ export function registerDeployCommand(program: Command): void {
     .option("--print-template", "print the CloudFormation template and exit (no AWS call)")
     .option(
       "--print-operator-policy",
-      "print the least-privilege IAM policy the person running quota/deploy/run/teardown needs, and exit",
+      "print the least-privilege IAM policies (each within IAM's 6,144 characters) the person running quota/deploy/run/teardown needs, with how to attach them, and exit",
     )
     .action(async (options: DeployCliOptions) => {
       if (options.printOperatorPolicy) {
-        const { operatorPolicy } = await import("../../platforms/aws/operator-policy.js");
-        console.log(JSON.stringify(operatorPolicy(), null, 2));
+        const { operatorPolicies, attachPoliciesHelp } = await import(
+          "../../platforms/aws/operator-policy.js"
+        );
+        const policies = operatorPolicies();
+        console.log(
+          JSON.stringify(
+            policies.map((policy) => ({ PolicyName: policy.name, PolicyDocument: policy.document })),
+            null,
+            2,
+          ),
+        );
+        console.error(attachPoliciesHelp(policies.map((policy) => policy.name)));
         return;
       }
       const region = validateRegion(options.region ?? "");

@@ -58,7 +58,7 @@ export function registerScheduleCommand(program: Command): void {
     .requiredOption("--region <region>", "AWS region")
     .action(async (options: { region: string }) => {
       await withClients(options.region, async (clients) => {
-        const { listSchedules } = await import("../../scheduled-studies/schedule-control.js");
+        const { listSchedules } = await import("../../scheduled-studies/schedule-admin.js");
         const schedules = await listSchedules(clients);
         if (schedules.length === 0) {
           console.log(`no schedules in ${clients.region}`);
@@ -85,7 +85,7 @@ export function registerScheduleCommand(program: Command): void {
     .action(async (options: { region: string; name: string }) => {
       const name = await validName(options.name);
       await withClients(options.region, async (clients) => {
-        const { deleteSchedule } = await import("../../scheduled-studies/schedule-control.js");
+        const { deleteSchedule } = await import("../../scheduled-studies/schedule-admin.js");
         const result = await deleteSchedule(clients, name, {
           ...(awsTestHooks.fast ? { stackPoll: { pollIntervalMs: 1, timeoutMs: 5_000 } } : {}),
           log: (line) => console.error(line),
@@ -104,7 +104,7 @@ export function registerScheduleCommand(program: Command): void {
     .action(async (options: { region: string; name: string }) => {
       const name = await validName(options.name);
       await withClients(options.region, async (clients) => {
-        const { runScheduleNow } = await import("../../scheduled-studies/schedule-control.js");
+        const { runScheduleNow } = await import("../../scheduled-studies/schedule-admin.js");
         const started = await runScheduleNow(clients, name);
         console.log(`started ${started.executionArn} at ${started.startedAt}`);
         console.log(`then: lambda-netbench runs pull --region ${clients.region}`);
@@ -119,12 +119,12 @@ async function validName(name: string): Promise<string> {
 
 export async function createCommand(options: CreateCliOptions): Promise<number> {
   // every check before any AWS call
-  const [{ validateRegion, validateNumberInRange }, { parseScheduleExpression }, naming, control] =
+  const [{ validateRegion, validateNumberInRange }, { parseScheduleExpression }, naming, { planSchedule }] =
     await Promise.all([
       import("../../platforms/aws/aws-input.js"),
       import("../../scheduled-studies/schedule-expression.js"),
       import("../../scheduled-studies/schedule-naming.js"),
-      import("../../scheduled-studies/schedule-control.js"),
+      import("../../scheduled-studies/schedule-plan.js"),
     ]);
   const region = validateRegion(options.region);
   const expression = parseScheduleExpression(options.every);
@@ -154,7 +154,7 @@ export async function createCommand(options: CreateCliOptions): Promise<number> 
     const [{ buildScheduleTemplate }] = await Promise.all([
       import("../../scheduled-studies/schedule-template.js"),
     ]);
-    const { templateOptions } = control.planSchedule({
+    const { templateOptions } = planSchedule({
       name,
       expression: expression.text,
       timezone,
@@ -173,8 +173,9 @@ export async function createCommand(options: CreateCliOptions): Promise<number> 
 
   const { buildRecorderZip } = await import("../../scheduled-studies/recorder-zip.js");
   const recorder = buildRecorderZip();
+  const { createSchedule } = await import("../../scheduled-studies/schedule-create.js");
   await withClients(region, async (clients) => {
-    const result = await control.createSchedule(clients, {
+    const result = await createSchedule(clients, {
       name,
       expression: expression.text,
       timezone,

@@ -1,5 +1,5 @@
-import { IAM_ROLE_ACTIONS } from "./iam-role-actions.js";
 import { recorderFunctionSuffix, stackName } from "./naming.js";
+import { IAM_ROLE_ACTIONS, LAMBDA_FUNCTION_ACTIONS, LOG_GROUP_ACTIONS } from "./resource-type-actions.js";
 
 /**
  * What schedules add to the operator policy (`deploy --print-operator-policy`), beside the
@@ -83,15 +83,7 @@ export const scheduleResourceActions: Record<string, Entry[]> = {
   ],
   "AWS::Logs::LogGroup": [
     {
-      actions: [
-        "logs:CreateLogGroup",
-        "logs:DeleteLogGroup",
-        "logs:PutRetentionPolicy",
-        "logs:DeleteRetentionPolicy",
-        "logs:TagResource",
-        "logs:UntagResource",
-        "logs:ListTagsForResource",
-      ],
+      actions: LOG_GROUP_ACTIONS,
       scope: "recorderLogGroups",
     },
     { actions: ["logs:DescribeLogGroups"], scope: "any" },
@@ -99,17 +91,7 @@ export const scheduleResourceActions: Record<string, Entry[]> = {
   "AWS::IAM::Role": [{ actions: IAM_ROLE_ACTIONS, scope: "roles" }],
   "AWS::Lambda::Function": [
     {
-      actions: [
-        "lambda:CreateFunction",
-        "lambda:DeleteFunction",
-        "lambda:GetFunction",
-        "lambda:GetFunctionConfiguration",
-        "lambda:UpdateFunctionCode",
-        "lambda:UpdateFunctionConfiguration",
-        "lambda:TagResource",
-        "lambda:UntagResource",
-        "lambda:ListTags",
-      ],
+      actions: LAMBDA_FUNCTION_ACTIONS,
       scope: "recorderFunctions",
     },
     // the recorder's zip, read from the bucket; its role, passed to Lambda

@@ -1,0 +1,173 @@
+import { DeleteAliasCommand, DeleteFunctionCommand, ListAliasesCommand } from "@aws-sdk/client-lambda";
+import { DeleteObjectsCommand } from "@aws-sdk/client-s3";
+import {
+  GetScheduleCommand,
+  type GetScheduleCommandOutput,
+  ListSchedulesCommand,
+} from "@aws-sdk/client-scheduler";
+import { ListExecutionsCommand, StartExecutionCommand } from "@aws-sdk/client-sfn";
+import { errorName } from "../platforms/aws/backoff.js";
+import { functionName, stackName } from "../platforms/aws/naming.js";
+import { nestedStackLogicalId, removeScheduleStack } from "../platforms/aws/nested-stacks.js";
+import { describeStack } from "../platforms/aws/stack-state.js";
+import { listKeys } from "./recorder.js";
+import type { ScheduleClients } from "./schedule-clients.js";
+import { scheduleKeys, scheduleResourceName } from "./schedule-naming.js";
+import { currentTemplate, defaultPoll, type StackPoll, updateParent } from "./schedule-parent-stack.js";
+
+/** The schedules already made: delete one, list them, start one now. */
+export interface DeleteScheduleResult {
+  removedStack: boolean;
+  aliases: number;
+  objects: number;
+}
+
+/**
+ * Removes the schedule's nested stack (state machine, schedule, recorder, roles), its aliases
+ * and versions, and its plan in the bucket. Its runs (runs/...) stay until `teardown`.
+ */
+export async function deleteSchedule(
+  clients: ScheduleClients,
+  name: string,
+  options: { stackPoll?: StackPoll; log?: (line: string) => void } = {},
+): Promise<DeleteScheduleResult> {
+  const log = options.log ?? (() => {});
+  const stack = await describeStack(clients.cloudFormation);
+  if (!stack) throw new Error(`no ${stackName} stack in ${clients.region}: nothing to delete`);
+  const parent = await currentTemplate(clients);
+  let removedStack = false;
+  if (parent.Resources[nestedStackLogicalId(name)]) {
+    log(`removing the nested stack of schedule ${name} from ${stackName}`);
+    removedStack = await updateParent(
+      clients,
+      removeScheduleStack(parent, name),
+      options.stackPoll ?? defaultPoll,
+    );
+  }
+  let aliases = 0;
+  let marker: string | undefined;
+  const ours: Array<{ name: string; version: string }> = [];
+  do {
+    const page = await clients.lambda.send(
+      new ListAliasesCommand({ FunctionName: functionName, Marker: marker }),
+    );
+    for (const alias of page.Aliases ?? [])
+      if (alias.Name?.startsWith(`s-${name}-m`) && alias.FunctionVersion)
+        ours.push({ name: alias.Name, version: alias.FunctionVersion });
+    marker = page.NextMarker;
+  } while (marker);
+  for (const alias of ours) {
+    await clients.lambda.send(new DeleteAliasCommand({ FunctionName: functionName, Name: alias.name }));
+    aliases += 1;
+    try {
+      await clients.lambda.send(
+        new DeleteFunctionCommand({ FunctionName: functionName, Qualifier: alias.version }),
+      );
+    } catch (error) {
+      // another alias (a run in progress, another schedule) still uses the version
+      if (!["ResourceConflictException", "ResourceNotFoundException"].includes(errorName(error))) throw error;
+    }
+  }
+  const bucket = stack.outputs.BucketName;
+  let objects = 0;
+  if (bucket) {
+    const keys = await listKeys(clients.s3, bucket, scheduleKeys(name).prefix);
+    for (let start = 0; start < keys.length; start += 1_000) {
+      const chunk = keys.slice(start, start + 1_000);
+      await clients.s3.send(
+        new DeleteObjectsCommand({
+          Bucket: bucket,
+          Delete: { Objects: chunk.map((Key) => ({ Key })), Quiet: true },
+        }),
+      );
+      objects += chunk.length;
+    }
+  }
+  if (!removedStack && aliases === 0 && objects === 0)
+    throw new Error(`no schedule named ${name} in ${clients.region} (see \`lambda-netbench schedule list\`)`);
+  return { removedStack, aliases, objects };
+}
+
+export interface ScheduleSummary {
+  name: string;
+  expression: string;
+  timezone: string | null;
+  state: string;
+  stateMachineArn: string;
+  lastExecution: { name: string; status: string; startedAt: string } | null;
+}
+
+export async function listSchedules(clients: ScheduleClients): Promise<ScheduleSummary[]> {
+  const prefix = `${stackName}-`;
+  const names: string[] = [];
+  let token: string | undefined;
+  do {
+    const page = await clients.scheduler.send(
+      new ListSchedulesCommand({ NamePrefix: prefix, NextToken: token }),
+    );
+    for (const entry of page.Schedules ?? []) if (entry.Name) names.push(entry.Name);
+    token = page.NextToken;
+  } while (token);
+  const summaries: ScheduleSummary[] = [];
+  for (const resourceName of names.sort()) {
+    const schedule = await clients.scheduler.send(new GetScheduleCommand({ Name: resourceName }));
+    const arn = schedule.Target?.Arn ?? "";
+    let lastExecution: ScheduleSummary["lastExecution"] = null;
+    if (arn) {
+      const executions = await clients.sfn.send(
+        new ListExecutionsCommand({ stateMachineArn: arn, maxResults: 1 }),
+      );
+      const last = executions.executions?.[0];
+      if (last)
+        lastExecution = {
+          name: last.name ?? "",
+          status: last.status ?? "",
+          startedAt: last.startDate?.toISOString() ?? "",
+        };
+    }
+    summaries.push({
+      name: resourceName.slice(prefix.length),
+      expression: schedule.ScheduleExpression ?? "",
+      timezone: schedule.ScheduleExpressionTimezone ?? null,
+      state: schedule.State ?? "",
+      stateMachineArn: arn,
+      lastExecution,
+    });
+  }
+  return summaries;
+}
+
+/** Starts one execution now, with the input the schedule gives it. */
+export async function runScheduleNow(
+  clients: ScheduleClients,
+  name: string,
+  now: Date = new Date(),
+): Promise<{ executionArn: string; startedAt: string }> {
+  let schedule: GetScheduleCommandOutput;
+  try {
+    schedule = await clients.scheduler.send(new GetScheduleCommand({ Name: scheduleResourceName(name) }));
+  } catch (error) {
+    if (errorName(error) === "ResourceNotFoundException")
+      throw new Error(
+        `no schedule named ${name} in ${clients.region} (see \`lambda-netbench schedule list\`)`,
+      );
+    throw error;
+  }
+  const arn = schedule.Target?.Arn;
+  if (!arn) throw new Error(`schedule ${name} has no target state machine`);
+  const stamp = now
+    .toISOString()
+    .replace(/[-:]/g, "")
+    .replace(/\.\d+Z$/, "Z");
+  const started = await clients.sfn.send(
+    new StartExecutionCommand({
+      stateMachineArn: arn,
+      name: `run-now-${stamp}`,
+      ...(schedule.Target?.Input ? { input: schedule.Target.Input } : {}),
+    }),
+  );
+  return {
+    executionArn: started.executionArn ?? "",
+    startedAt: started.startDate?.toISOString() ?? now.toISOString(),
+  };
+}
