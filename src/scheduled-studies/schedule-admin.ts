@@ -1,5 +1,4 @@
 import { DeleteAliasCommand, DeleteFunctionCommand, ListAliasesCommand } from "@aws-sdk/client-lambda";
-import { DeleteObjectsCommand } from "@aws-sdk/client-s3";
 import {
   GetScheduleCommand,
   type GetScheduleCommandOutput,
@@ -7,6 +6,7 @@ import {
 } from "@aws-sdk/client-scheduler";
 import { ListExecutionsCommand, StartExecutionCommand } from "@aws-sdk/client-sfn";
 import { errorName } from "../platforms/aws/backoff.js";
+import { deleteObjects } from "../platforms/aws/bucket-emptying.js";
 import { functionName, stackName } from "../platforms/aws/naming.js";
 import { nestedStackLogicalId, removeScheduleStack } from "../platforms/aws/nested-stacks.js";
 import { describeStack } from "../platforms/aws/stack-state.js";
@@ -72,16 +72,11 @@ export async function deleteSchedule(
   let objects = 0;
   if (bucket) {
     const keys = await listKeys(clients.s3, bucket, scheduleKeys(name).prefix);
-    for (let start = 0; start < keys.length; start += 1_000) {
-      const chunk = keys.slice(start, start + 1_000);
-      await clients.s3.send(
-        new DeleteObjectsCommand({
-          Bucket: bucket,
-          Delete: { Objects: chunk.map((Key) => ({ Key })), Quiet: true },
-        }),
-      );
-      objects += chunk.length;
-    }
+    objects = await deleteObjects(
+      clients.s3,
+      bucket,
+      keys.map((Key) => ({ Key })),
+    );
   }
   if (!removedStack && aliases === 0 && objects === 0)
     throw new Error(`no schedule named ${name} in ${clients.region} (see \`lambda-netbench schedule list\`)`);

@@ -140,6 +140,8 @@ async function publishScheduleAliases(
     code: { bucket: stack.bucket, key: stack.agentCodeKey },
     // a dry run holds the changes back: nothing to wait for
     dryRun: clients.recorder.dryRun,
+    // the schedule's own aliases below; none of the run's left behind
+    pointRunAliases: false,
     waiter: options.waiter ?? { minDelaySeconds: 1, maxDelaySeconds: 10, maxWaitSeconds: 300 },
     ...(options.log ? { log: options.log } : {}),
   });

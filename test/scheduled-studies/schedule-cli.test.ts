@@ -211,6 +211,19 @@ describe("schedule and runs commands on the stubbed transport", () => {
       [1024, 2048, 3072, 5120, 8192, 10240].map((m) => `s-seed-m${m}-arm64`),
       "the schedule's own aliases, apart from run's",
     );
+    assert.deepEqual(
+      aliases.filter((name) => !String(name).startsWith("s-seed-")),
+      [],
+      "no run alias left behind: the schedule points only its own",
+    );
+    const memory = stub.requests
+      .filter((r) => r.operation === "UpdateFunctionConfiguration")
+      .map((r) => r.input.MemorySize);
+    assert.equal(
+      memory.at(-1),
+      2048,
+      "$LATEST back at the memory it had (the template's), not the last size",
+    );
     const execution = JSON.parse(bodies.get("PUT /schedules/seed/execution.json") ?? "null");
     assert.equal(execution.mode, "inline");
     assert.equal(execution.tasks.length, 42);
@@ -370,6 +383,24 @@ describe("schedule and runs commands on the stubbed transport", () => {
     assert.match(out.join("\n"), /schedule seed in us-west-2: deleted \(1 alias\(es\), 2 plan object\(s\)\)/);
     const list = stub.requests.find((r) => r.operation === "GET /");
     assert.equal(list?.input.prefix, "schedules/seed/");
+  });
+
+  test("delete: a key S3 could not delete (a per-key error in DeleteObjects) fails the delete, naming it", async () => {
+    stub
+      .on("DescribeStacks", describeStacks("UPDATE_COMPLETE", outputs))
+      .on("GetTemplate", getTemplate(regionTemplate))
+      .on("ListAliases", restJson({ Aliases: [] }))
+      .on("GET /", listing([], ["schedules/seed/execution.json", "schedules/seed/tasks.json"]))
+      .on(
+        "DeleteObjects",
+        s3Xml(
+          '<DeleteResult xmlns="http://s3.amazonaws.com/doc/2006-03-01/"><Error><Key>schedules/seed/tasks.json</Key><Code>AccessDenied</Code><Message>Access Denied</Message></Error></DeleteResult>',
+        ),
+      );
+    await assert.rejects(
+      run("schedule", "delete", "--region", "us-west-2", "--name", "seed"),
+      /could not delete 1 object\(s\) from lambda-netbench-bucket-[\w-]+, first schedules\/seed\/tasks.json: AccessDenied/,
+    );
   });
 
   test("runs pull: scheduled runs into run directories; --since filters; a bad date is refused first", async () => {

@@ -11,6 +11,7 @@ import {
 } from "../../platforms/aws/aws-input.js";
 import { buildStackTemplate } from "../../platforms/aws/stack-template.js";
 import { estimateCost, formatCostEstimate } from "../../results/cost-estimate.js";
+import { defaultServerTtlHours } from "../../runner/run-estimate.js";
 import { awsTestHooks, openAwsSession } from "./aws-session.js";
 
 interface DeployCliOptions {
@@ -19,6 +20,7 @@ interface DeployCliOptions {
   memoryMb: string;
   timeoutSeconds: string;
   withServer?: boolean;
+  removeServer?: boolean;
   instanceType: string;
   ttlHours: string;
   serverPorts: string;
@@ -46,11 +48,15 @@ export function registerDeployCommand(program: Command): void {
     .option("--memory-mb <mb>", "memory of $LATEST (each measured size gets its own version)", "2048")
     .option("--timeout-seconds <s>", "function timeout, 1-900", "900")
     .option("--with-server", "also deploy the iperf3 server on EC2 (RSA-authenticated)")
+    .option(
+      "--remove-server",
+      "delete the running iperf3 server (a deploy without --with-server refuses to, before its TTL)",
+    )
     .option("--instance-type <type>", "iperf3 server instance type", "c8gn.large")
     .option(
       "--ttl-hours <h>",
       "the server terminates itself this many hours after this deploy (deploy again to extend)",
-      "3",
+      String(defaultServerTtlHours),
     )
     .option("--server-ports <n>", "iperf3 servers on ports 5201.. (one test at a time per port)", "1")
     .option(
@@ -95,6 +101,8 @@ export function registerDeployCommand(program: Command): void {
         return;
       }
       const region = validateRegion(options.region ?? "");
+      if (options.withServer && options.removeServer)
+        throw new AwsInputError("remove-server", "not with --with-server");
       const arch = validateArchitecture(options.arch);
       const memoryMb = validateMemoryMb(Number(options.memoryMb), "memory-mb");
       const timeoutSeconds = validateNumberInRange(options.timeoutSeconds, "timeout-seconds", 1, 900, true);
@@ -183,6 +191,7 @@ export function registerDeployCommand(program: Command): void {
           agent,
           testObjectBytes: testObjectMib > 0 ? testObjectMib * 1_048_576 : null,
           ...(vpc !== undefined ? { vpc } : {}),
+          ...(options.removeServer ? { removeServer: true } : {}),
           ...(poll ? { stackPoll: poll, serverReady: poll } : {}),
           log: (line) => console.error(line),
         });

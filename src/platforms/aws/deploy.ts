@@ -5,6 +5,7 @@ import type { Architecture } from "../../plan/architecture.js";
 import type { AwsClients } from "./aws-clients.js";
 import { errorName } from "./backoff.js";
 import { ensureIperf3Secrets, readServerStatus } from "./iperf3-credentials.js";
+import { iperf3VersionAdvice } from "./iperf3-version.js";
 import { invokeAgent } from "./lambda-invoker.js";
 import { agentCodePrefix, iperf3StatusParameter, stackName, tagKey, tagValue } from "./naming.js";
 import { keepScheduleStacks } from "./nested-stacks.js";
@@ -45,6 +46,8 @@ export interface DeployOptions {
    * (`--remove-vpc`), absent keeps what the stack has (a plain `deploy` never drops it).
    */
   vpc?: VpcRequest | null;
+  /** With `server: null`, delete a running server (`--remove-server`); otherwise deploy refuses. */
+  removeServer?: boolean;
   now?: () => Date;
   stackPoll?: { pollIntervalMs: number; timeoutMs: number };
   serverReady?: { pollIntervalMs: number; timeoutMs: number };
@@ -69,6 +72,16 @@ export class ServerNotReadyError extends Error {
       `the iperf3 server ${instanceId} did not report ready within ${minutes} minutes: its boot log is /var/log/lambda-netbench-boot.log (aws ssm start-session --target ${instanceId}); \`deploy\` again to keep waiting, or \`teardown\``,
     );
     this.name = "ServerNotReadyError";
+  }
+}
+
+/** A deploy without the server would delete the one the stack runs: refused unless asked for. */
+export class ServerWouldBeRemovedError extends Error {
+  constructor(instanceId: string, expiresAt: string | undefined) {
+    super(
+      `the stack runs the iperf3 server ${instanceId}${expiresAt ? ` (until ${expiresAt})` : ""}: deploy --with-server to keep it, or --remove-server to delete it`,
+    );
+    this.name = "ServerWouldBeRemovedError";
   }
 }
 
@@ -107,6 +120,22 @@ export function planServer(
 }
 
 /**
+ * A deploy without `--with-server` drops the server from the template: refused while it is alive
+ * (before its time-to-live), unless `--remove-server` says that is the intent.
+ */
+function refuseSilentServerRemoval(
+  previous: Record<string, string>,
+  options: Pick<DeployOptions, "server" | "removeServer">,
+  now: () => Date,
+): void {
+  const instanceId = previous.ServerInstanceId;
+  if (options.server || options.removeServer || !instanceId) return;
+  const expiresAt = previous.ServerExpiresAt;
+  if (expiresAt && Date.parse(expiresAt) <= now().getTime()) return;
+  throw new ServerWouldBeRemovedError(instanceId, expiresAt);
+}
+
+/**
  * Creates or updates the region's stack. First pass (new stack): the bucket only, since the
  * function's code must already be in it; then the agent zip is uploaded (named by its
  * SHA-256, so new code means a new key and an update) and the full template applied.
@@ -128,6 +157,7 @@ export async function deployStack(clients: AwsClients, options: DeployOptions): 
     throw new StackBusyError(`${state.status} (needs attention)`);
 
   const previous = state?.outputs ?? {};
+  refuseSilentServerRemoval(previous, options, options.now ?? (() => new Date()));
   let serverSetup: { network: ServerNetwork; imageId: string } | null = null;
   if (options.server) {
     // reads only, before any change: a missing default VPC or a private subnet stops here
@@ -271,6 +301,8 @@ export async function deployStack(clients: AwsClients, options: DeployOptions): 
       status = await current();
     }
     if (status === null) throw new ServerNotReadyError(Math.round(ready.timeoutMs / 60_000), instanceId);
+    const versionAdvice = iperf3VersionAdvice(status.version);
+    if (versionAdvice) log(`warning: ${versionAdvice}`);
     server = {
       host: outputs.ServerPublicDnsName || outputs.ServerPublicIp || "",
       ports: outputs.ServerPorts ?? "",

@@ -40,6 +40,11 @@ export interface VersionOptions {
   dryRun?: boolean;
   /** The function whose versions these are: the agent (default) or its VPC variant. */
   functionName?: string;
+  /**
+   * Point the run's alias per variant at its version (default). A schedule points its own
+   * aliases instead, so it leaves none of the run's behind.
+   */
+  pointRunAliases?: boolean;
 }
 
 export interface PublishedVariant {
@@ -85,11 +90,18 @@ export async function publishVariants(
     if (!sizes.includes(variant.memoryMb)) sizes.push(variant.memoryMb);
     byArch.set(variant.arch, sizes);
   }
+  let initial: { memoryMb: number | undefined; arch: string | undefined } | null = null;
+  let latest: { memoryMb: number | undefined; arch: string | undefined } = {
+    memoryMb: undefined,
+    arch: undefined,
+  };
   for (const [arch, sizes] of byArch) {
     const current = await retrying(
       () => lambda.send(new GetFunctionConfigurationCommand({ FunctionName: functionName })),
       options,
     );
+    initial ??= { memoryMb: current.MemorySize, arch: current.Architectures?.[0] };
+    latest = { memoryMb: current.MemorySize, arch: current.Architectures?.[0] };
     if (current.Architectures?.[0] !== arch) {
       options.log?.(`switching ${functionName} to ${arch}`);
       await retrying(
@@ -131,13 +143,59 @@ export async function publishVariants(
         throw new Error(
           `published version ${version.Version} has ${version.MemorySize} MB, expected ${memoryMb} MB`,
         );
+      latest = { memoryMb, arch };
       const alias = aliasName(memoryMb, arch);
-      await pointAlias(lambda, alias, version.Version, options);
-      options.log?.(`${alias} -> version ${version.Version}`);
+      if (options.pointRunAliases !== false) {
+        await pointAlias(lambda, alias, version.Version, options);
+        options.log?.(`${alias} -> version ${version.Version}`);
+      }
       published.push({ variant: { memoryMb, arch }, alias, version: version.Version });
     }
   }
+  if (initial) await restoreLatest(lambda, initial, latest, options);
   return published;
+}
+
+/**
+ * $LATEST back to the memory and architecture it had (the stack template's): the published
+ * versions keep theirs, and the next deploy must not find $LATEST drifted to the last size.
+ */
+async function restoreLatest(
+  lambda: LambdaClient,
+  initial: { memoryMb: number | undefined; arch: string | undefined },
+  latest: { memoryMb: number | undefined; arch: string | undefined },
+  options: VersionOptions,
+): Promise<void> {
+  const functionName = options.functionName ?? agentFunctionName;
+  if (initial.arch && initial.arch !== latest.arch) {
+    options.log?.(`switching ${functionName} back to ${initial.arch}`);
+    await retrying(
+      () =>
+        lambda.send(
+          new UpdateFunctionCodeCommand({
+            FunctionName: functionName,
+            S3Bucket: options.code.bucket,
+            S3Key: options.code.key,
+            Architectures: [initial.arch as Architecture],
+          }),
+        ),
+      options,
+    );
+    await waitUpdated(lambda, options);
+  }
+  if (initial.memoryMb !== undefined && initial.memoryMb !== latest.memoryMb) {
+    await retrying(
+      () =>
+        lambda.send(
+          new UpdateFunctionConfigurationCommand({
+            FunctionName: functionName,
+            MemorySize: initial.memoryMb,
+          }),
+        ),
+      options,
+    );
+    await waitUpdated(lambda, options);
+  }
 }
 
 async function pointAlias(lambda: LambdaClient, alias: string, version: string, options: VersionOptions) {

@@ -76,6 +76,8 @@ export const plannedCallActions: Record<string, { actions: string[]; scope: Scop
   "EC2.DescribeVpcs": { actions: ["ec2:DescribeVpcs"], scope: "any" },
   "EC2.DescribeSubnets": { actions: ["ec2:DescribeSubnets"], scope: "any" },
   "EC2.DescribeRouteTables": { actions: ["ec2:DescribeRouteTables"], scope: "any" },
+  // which zones offer the server's instance type
+  "EC2.DescribeInstanceTypeOfferings": { actions: ["ec2:DescribeInstanceTypeOfferings"], scope: "any" },
   "EC2.DescribeInstances": { actions: ["ec2:DescribeInstances"], scope: "any" },
   // the VPC function (issue 12): deploy checks the group, the preflight the subnets' S3 endpoints
   // and the group's egress (DescribeSubnets and DescribeRouteTables above serve it too)

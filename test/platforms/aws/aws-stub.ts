@@ -300,6 +300,13 @@ export function defaultVpcResponses(
         `<subnetSet><item><subnetId>subnet-0a1b2c3d4e5f60718</subnetId><vpcId>${vpc}</vpcId><availabilityZone>us-west-2a</availabilityZone><defaultForAz>true</defaultForAz><mapPublicIpOnLaunch>true</mapPublicIpOnLaunch></item></subnetSet>`,
       ),
     )
+    .on(
+      "DescribeInstanceTypeOfferings",
+      ec2Xml(
+        "DescribeInstanceTypeOfferings",
+        `<instanceTypeOfferingSet>${["us-west-2a", "us-west-2b", "us-west-2c"].map((zone) => `<item><instanceType>c8gn.large</instanceType><locationType>availability-zone</locationType><location>${zone}</location></item>`).join("")}</instanceTypeOfferingSet>`,
+      ),
+    )
     .on("DescribeRouteTables", (request) =>
       ec2Xml(
         "DescribeRouteTables",

@@ -8,11 +8,13 @@ import {
   ServerNotReadyError,
 } from "../../../src/platforms/aws/deploy.js";
 import { PlannedCallRecorder } from "../../../src/platforms/aws/planned-calls.js";
+import { resolveServerNetwork } from "../../../src/platforms/aws/server-network.js";
 import { StackOperationFailed } from "../../../src/platforms/aws/stack-state.js";
 import {
   AwsStub,
   defaultVpcResponses,
   describeStacks,
+  ec2Xml,
   json,
   jsonError,
   queryError,
@@ -103,6 +105,7 @@ describe("deploy on the real CloudFormation/S3/SSM clients (stubbed transport)",
       "DescribeStacks",
       "DescribeVpcs",
       "DescribeSubnets",
+      "DescribeInstanceTypeOfferings",
       "DescribeRouteTables",
       "DescribeRouteTables",
       "GetParameter",
@@ -388,5 +391,82 @@ describe("deploy on the real CloudFormation/S3/SSM clients (stubbed transport)",
       /no route 0.0.0.0\/0 to an internet gateway/,
     );
     assert.ok(!privateSubnet.operations().some((op) => /Create|Update|Put/.test(op)));
+  });
+  test("the server's subnet is in a zone that offers its instance type (DescribeInstanceTypeOfferings)", async () => {
+    const vpc = "vpc-0a1b2c3d4e5f60718";
+    const subnet = (id: string, zone: string) =>
+      `<item><subnetId>${id}</subnetId><vpcId>${vpc}</vpcId><availabilityZone>${zone}</availabilityZone><defaultForAz>true</defaultForAz><mapPublicIpOnLaunch>true</mapPublicIpOnLaunch></item>`;
+    const stub = () =>
+      new AwsStub()
+        .on(
+          "DescribeVpcs",
+          ec2Xml(
+            "DescribeVpcs",
+            `<vpcSet><item><vpcId>${vpc}</vpcId><isDefault>true</isDefault></item></vpcSet>`,
+          ),
+        )
+        .on(
+          "DescribeRouteTables",
+          ec2Xml(
+            "DescribeRouteTables",
+            `<routeTableSet><item><routeTableId>rtb-0a1b2c3d</routeTableId><vpcId>${vpc}</vpcId><routeSet><item><destinationCidrBlock>0.0.0.0/0</destinationCidrBlock><gatewayId>igw-0a1b2c3d</gatewayId></item></routeSet></item></routeTableSet>`,
+          ),
+        )
+        .on("DescribeSubnets", (request) =>
+          ec2Xml(
+            "DescribeSubnets",
+            `<subnetSet>${request.input["SubnetId.1"] === "subnet-0aaaaaaaaaaaaaaaa" ? subnet("subnet-0aaaaaaaaaaaaaaaa", "us-west-2a") : subnet("subnet-0aaaaaaaaaaaaaaaa", "us-west-2a") + subnet("subnet-0bbbbbbbbbbbbbbbb", "us-west-2b")}</subnetSet>`,
+          ),
+        )
+        .on(
+          "DescribeInstanceTypeOfferings",
+          ec2Xml(
+            "DescribeInstanceTypeOfferings",
+            "<instanceTypeOfferingSet><item><instanceType>c8gn.large</instanceType><locationType>availability-zone</locationType><location>us-west-2b</location></item></instanceTypeOfferingSet>",
+          ),
+        );
+    const chooser = stub();
+    const chosen = await resolveServerNetwork(
+      clients(chooser).ec2,
+      { instanceType: "c8gn.large" },
+      {},
+      "us-west-2",
+    );
+    assert.equal(chosen.subnetId, "subnet-0bbbbbbbbbbbbbbbb", "us-west-2a does not offer c8gn.large");
+    const offering = chooser.requests.find((r) => r.operation === "DescribeInstanceTypeOfferings");
+    assert.equal(offering?.input.LocationType, "availability-zone");
+    assert.equal(offering?.input["Filter.1.Value.1"], "c8gn.large");
+    await assert.rejects(
+      resolveServerNetwork(
+        clients(stub()).ec2,
+        { instanceType: "c8gn.large", subnetId: "subnet-0aaaaaaaaaaaaaaaa" },
+        {},
+        "us-west-2",
+      ),
+      /subnet-id: subnet-0aaaaaaaaaaaaaaaa is in us-west-2a, which does not offer c8gn.large \(offered in us-west-2b\)/,
+    );
+  });
+
+  test("a deploy without --with-server refuses to delete a running server, unless --remove-server", async () => {
+    const running = {
+      ...fullOutputs,
+      ServerInstanceId: "i-0123456789abcdef0",
+      ServerExpiresAt: "2026-11-29T23:00:00.000Z",
+    };
+    const stub = new AwsStub().on("DescribeStacks", describeStacks("UPDATE_COMPLETE", running));
+    await assert.rejects(
+      deployStack(clients(stub), options),
+      /the stack runs the iperf3 server i-0123456789abcdef0 .*: deploy --with-server to keep it, or --remove-server to delete it/,
+    );
+    assert.deepEqual(stub.operations(), ["DescribeStacks"], "nothing changed");
+    const removing = new AwsStub()
+      .on("DescribeStacks", describeStacks("UPDATE_COMPLETE", running))
+      .on("HeadObject", { statusCode: 200, headers: {}, body: "" })
+      .on("UpdateStack", ok("UpdateStack"));
+    await deployStack(clients(removing), { ...options, removeServer: true });
+    const template = JSON.parse(
+      String(removing.requests.find((r) => r.operation === "UpdateStack")?.input.TemplateBody),
+    );
+    assert.equal(template.Resources.Iperf3Server1, undefined, "removed, as asked");
   });
 });
