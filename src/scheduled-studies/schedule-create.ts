@@ -11,6 +11,7 @@ import { errorName } from "../platforms/aws/backoff.js";
 import { publishVariants } from "../platforms/aws/function-versions.js";
 import { functionName, stackName, testObjectKey } from "../platforms/aws/naming.js";
 import { addScheduleStack, nestedStackLogicalId } from "../platforms/aws/nested-stacks.js";
+import { permissionsBoundaryOutput, withPermissionsBoundary } from "../platforms/aws/organization.js";
 import { describeStack } from "../platforms/aws/stack-state.js";
 import type { RunManifest } from "../results/manifest.js";
 import type { PlatformFacts } from "../results/platform-facts.js";
@@ -66,6 +67,8 @@ export interface CreateScheduleResult {
 interface RegionStack {
   bucket: string;
   agentCodeKey: string;
+  /** deploy --permissions-boundary: the schedule's roles get it too. */
+  permissionsBoundaryArn: string | undefined;
 }
 
 export async function createSchedule(
@@ -97,7 +100,7 @@ export async function createSchedule(
     },
   });
   await writeExecutionPlan(clients.s3, stack.bucket, executionPlan, work.tasks);
-  const templateKey = await uploadTemplateAndRecorder(clients, stack.bucket, templateOptions, options, log);
+  const templateKey = await uploadTemplateAndRecorder(clients, stack, templateOptions, options, log);
   const { changed, existed } = await applyNestedStack(clients, options, templateKey, log);
   return {
     action: !changed ? "unchanged" : existed ? "updated" : "created",
@@ -123,7 +126,11 @@ async function usableRegionStack(clients: ScheduleClients): Promise<RegionStack>
     );
   if (stack.status.endsWith("_IN_PROGRESS"))
     throw new Error(`stack ${stackName} is ${stack.status}: wait until it finishes`);
-  return { bucket: outputs.BucketName, agentCodeKey: outputs.AgentCodeKey };
+  return {
+    bucket: outputs.BucketName,
+    agentCodeKey: outputs.AgentCodeKey,
+    permissionsBoundaryArn: outputs[permissionsBoundaryOutput],
+  };
 }
 
 /** The schedule's own alias per variant, on the version `run` would publish: alias -> version. */
@@ -215,11 +222,12 @@ function createTimeFacts(
 /** Uploads the recorder (once per code version) and the nested template; returns the template's key. */
 async function uploadTemplateAndRecorder(
   clients: ScheduleClients,
-  bucket: string,
+  stack: RegionStack,
   templateOptions: ScheduleTemplateOptions,
   options: CreateScheduleOptions,
   log: (line: string) => void,
 ): Promise<string> {
+  const bucket = stack.bucket;
   if (!(await exists(clients, bucket, options.recorder.key))) {
     log(
       `${doing(clients, "uploading", "would upload")} the recorder (${options.recorder.zip.length} bytes) to s3://${bucket}/${options.recorder.key}`,
@@ -233,7 +241,9 @@ async function uploadTemplateAndRecorder(
       }),
     );
   }
-  const templateText = JSON.stringify(buildScheduleTemplate(templateOptions));
+  const templateText = JSON.stringify(
+    withPermissionsBoundary(buildScheduleTemplate(templateOptions), stack.permissionsBoundaryArn),
+  );
   const templateKey = `${scheduleKeys(options.name).prefix}template-${createHash("sha256").update(templateText).digest("hex").slice(0, 16)}.json`;
   await clients.s3.send(
     new PutObjectCommand({

@@ -1,6 +1,6 @@
 import { GetTemplateCommand, UpdateStackCommand } from "@aws-sdk/client-cloudformation";
 import { errorName } from "../platforms/aws/backoff.js";
-import { stackName, tagKey, tagValue } from "../platforms/aws/naming.js";
+import { stackName } from "../platforms/aws/naming.js";
 import { waitForStack } from "../platforms/aws/stack-state.js";
 import type { CfnTemplate } from "../platforms/aws/stack-template.js";
 import type { ScheduleClients } from "./schedule-clients.js";
@@ -41,7 +41,7 @@ export async function updateParent(
           ParameterKey: key,
           UsePreviousValue: true,
         })),
-        Tags: [{ Key: tagKey, Value: tagValue }],
+        // no Tags and no RoleARN: CloudFormation keeps the stack's own (deploy --tags, --role-arn)
       }),
     );
   } catch (error) {

@@ -162,8 +162,12 @@ describe("schedule and runs commands on the stubbed transport", () => {
   });
 
   test("create: aliases, the expanded cells in the bucket, the nested stack added to the region's stack", async () => {
+    const boundary = "arn:aws:iam::123456789012:policy/OrgBoundary";
     stub
-      .on("DescribeStacks", describeStacks("UPDATE_COMPLETE", outputs))
+      .on(
+        "DescribeStacks",
+        describeStacks("UPDATE_COMPLETE", { ...outputs, PermissionsBoundaryArn: boundary }),
+      )
       .on("GetFunctionConfiguration", restJson(config(2048)))
       .on("UpdateFunctionConfiguration", (request) => restJson(config(Number(request.input.MemorySize))))
       .on("GetFunction", restJson({ Configuration: config(2048) }))
@@ -246,6 +250,11 @@ describe("schedule and runs commands on the stubbed transport", () => {
       /^PUT \/schedules\/seed\/template-[0-9a-f]{16}\.json$/.test(key),
     );
     assert.ok(templatePut, "the nested template, content-addressed");
+    const nested = JSON.parse(bodies.get(templatePut) ?? "{}");
+    const roles = Object.entries<any>(nested.Resources).filter(([, r]) => r.Type === "AWS::IAM::Role");
+    assert.equal(roles.length, 3, "recorder, state machine, scheduler");
+    for (const [id, role] of roles)
+      assert.equal(role.Properties.PermissionsBoundary, boundary, `${id}: deploy --permissions-boundary`);
     assert.ok(
       stub.requests.some(
         (r) => r.operation === "PutObject" && /^\/agent\/recorder-[0-9a-f]{64}\.zip$/.test(r.path),
@@ -265,6 +274,11 @@ describe("schedule and runs commands on the stubbed transport", () => {
       "the rest untouched",
     );
     assert.equal(update?.input["Capabilities.member.1"], "CAPABILITY_IAM");
+    assert.equal(
+      update?.input["Tags.member.1.Key"],
+      undefined,
+      "the stack's tags (deploy --tags) kept as they are",
+    );
     const order = stub.operations();
     assert.ok(order.indexOf("GetTemplate") < order.indexOf("UpdateStack"));
     assert.equal(order.at(-1), "DescribeStacks", "waits for UPDATE_COMPLETE");

@@ -33,6 +33,9 @@ interface DeployCliOptions {
   removeVpc?: boolean;
   updateAmi?: boolean;
   serverUsdPerHour?: string;
+  permissionsBoundary?: string;
+  roleArn?: string;
+  tags?: string;
   dryRun?: boolean;
   printTemplate?: boolean;
   printOperatorPolicy?: boolean;
@@ -78,6 +81,15 @@ export function registerDeployCommand(program: Command): void {
     .option("--update-ami", "move the server to the latest Amazon Linux 2023 AMI (replaces it)")
     .option("--server-usd-per-hour <usd>", "the server type's price, when the price table lacks it")
     .option("--test-object-mib <mib>", "size of the S3 test object the agent creates (0: none)", "1024")
+    .option(
+      "--permissions-boundary <arn>",
+      "managed policy set as the permissions boundary of every role deployed (schedules' too); kept by later deploys",
+    )
+    .option("--role-arn <arn>", "CloudFormation service role to create, update and delete the stack with")
+    .option(
+      "--tags <k=v,...>",
+      "tags on the stack and so on every resource (schedules' too), beside lambda-netbench",
+    )
     .option("--dry-run", "print the calls deploy would make, change nothing")
     .option("--print-template", "print the CloudFormation template and exit (no AWS call)")
     .option(
@@ -137,6 +149,7 @@ export function registerDeployCommand(program: Command): void {
         true,
       );
       const vpc = await vpcRequest(options);
+      const organization = await organizationOptions(options);
       const agent = buildAgentZip();
       if (options.printTemplate) {
         const template = buildStackTemplate({
@@ -192,6 +205,7 @@ export function registerDeployCommand(program: Command): void {
           testObjectBytes: testObjectMib > 0 ? testObjectMib * 1_048_576 : null,
           ...(vpc !== undefined ? { vpc } : {}),
           ...(options.removeServer ? { removeServer: true } : {}),
+          organization,
           ...(poll ? { stackPoll: poll, serverReady: poll } : {}),
           log: (line) => console.error(line),
         });
@@ -230,4 +244,22 @@ async function vpcRequest(
   if (options.vpcSubnets === undefined && options.vpcSecurityGroup === undefined) return undefined;
   const { parseVpcOptions } = await import("../../platforms/aws/vpc-variant.js");
   return parseVpcOptions(options.vpcSubnets, options.vpcSecurityGroup);
+}
+
+/** `--permissions-boundary`, `--role-arn`, `--tags`, checked before any AWS call. */
+async function organizationOptions(
+  options: Pick<DeployCliOptions, "permissionsBoundary" | "roleArn" | "tags">,
+): Promise<import("../../platforms/aws/organization.js").OrganizationOptions> {
+  const { parseTags, validatePolicyArn, validateRoleArn } = await import(
+    "../../platforms/aws/organization.js"
+  );
+  return {
+    ...(options.permissionsBoundary !== undefined
+      ? { permissionsBoundaryArn: validatePolicyArn(options.permissionsBoundary, "permissions-boundary") }
+      : {}),
+    ...(options.roleArn !== undefined
+      ? { serviceRoleArn: validateRoleArn(options.roleArn, "role-arn") }
+      : {}),
+    ...(options.tags !== undefined ? { tags: parseTags(options.tags) } : {}),
+  };
 }

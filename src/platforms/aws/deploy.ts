@@ -7,11 +7,22 @@ import { errorName } from "./backoff.js";
 import { ensureIperf3Secrets, readServerStatus } from "./iperf3-credentials.js";
 import { iperf3VersionAdvice } from "./iperf3-version.js";
 import { invokeAgent } from "./lambda-invoker.js";
-import { agentCodePrefix, iperf3StatusParameter, stackName, tagKey, tagValue } from "./naming.js";
+import { agentCodePrefix, iperf3StatusParameter, stackName } from "./naming.js";
 import { keepScheduleStacks } from "./nested-stacks.js";
+import {
+  type OrganizationOptions,
+  permissionsBoundaryOutput,
+  stackTags,
+  withPermissionsBoundary,
+} from "./organization.js";
 import { resolveServerImage, resolveServerNetwork, type ServerNetwork } from "./server-network.js";
 import { describeStack, type StackState, waitForStack } from "./stack-state.js";
-import { buildStackTemplate, instanceArchitecture, type StackTemplateOptions } from "./stack-template.js";
+import {
+  buildStackTemplate,
+  type CfnTemplate,
+  instanceArchitecture,
+  type StackTemplateOptions,
+} from "./stack-template.js";
 import { ensureTestObject } from "./test-object.js";
 import {
   resolveVpcVariant,
@@ -46,6 +57,8 @@ export interface DeployOptions {
    * (`--remove-vpc`), absent keeps what the stack has (a plain `deploy` never drops it).
    */
   vpc?: VpcRequest | null;
+  /** Boundary, service role and tags an organization requires (none by default). */
+  organization?: OrganizationOptions;
   /** With `server: null`, delete a running server (`--remove-server`); otherwise deploy refuses. */
   removeServer?: boolean;
   now?: () => Date;
@@ -218,10 +231,19 @@ export async function deployStack(clients: AwsClients, options: DeployOptions): 
         : null,
     vpc,
   });
+  const organization = options.organization ?? {};
+  // a deploy without --permissions-boundary keeps the one the stack has (like the VPC function)
+  const boundary = organization.permissionsBoundaryArn ?? previous[permissionsBoundaryOutput];
+  const template = (agentCodeKey: string | null): CfnTemplate => {
+    const built = withPermissionsBoundary(buildStackTemplate(templateOptions(agentCodeKey)), boundary);
+    if (boundary) built.Outputs[permissionsBoundaryOutput] = { Value: boundary };
+    return built;
+  };
   const stackCall = {
     StackName: stackName,
     Capabilities: ["CAPABILITY_IAM" as const],
-    Tags: [{ Key: tagKey, Value: tagValue }],
+    // without a RoleARN, CloudFormation keeps the stack's service role; without Tags, its tags
+    ...(organization.serviceRoleArn ? { RoleARN: organization.serviceRoleArn } : {}),
   };
 
   let action: DeployResult["action"] = "updated";
@@ -230,7 +252,8 @@ export async function deployStack(clients: AwsClients, options: DeployOptions): 
     await cfn.send(
       new CreateStackCommand({
         ...stackCall,
-        TemplateBody: JSON.stringify(buildStackTemplate(templateOptions(null))),
+        Tags: stackTags(organization),
+        TemplateBody: JSON.stringify(template(null)),
       }),
     );
     action = "created";
@@ -262,10 +285,9 @@ export async function deployStack(clients: AwsClients, options: DeployOptions): 
     await cfn.send(
       new UpdateStackCommand({
         ...stackCall,
+        ...(organization.tags ? { Tags: stackTags(organization) } : {}),
         // schedule hook: the nested stacks of `schedule create` stay
-        TemplateBody: JSON.stringify(
-          keepScheduleStacks(buildStackTemplate(templateOptions(agentCodeKey)), state?.outputs ?? {}),
-        ),
+        TemplateBody: JSON.stringify(keepScheduleStacks(template(agentCodeKey), state?.outputs ?? {})),
       }),
     );
     if (!dryRun) state = await waitForStack(cfn, ["UPDATE_COMPLETE"], poll);

@@ -1,3 +1,4 @@
+// biome-ignore-all lint/suspicious/noExplicitAny: walks an untyped CloudFormation template
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
 import { test } from "node:test";
