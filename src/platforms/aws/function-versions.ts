@@ -23,6 +23,7 @@ import {
   isThrottlingOrConflict,
   withBackoff,
 } from "./backoff.js";
+import { memoryLimitAdvice, refusedMemoryLimit } from "./memory-limit.js";
 import { functionName as agentFunctionName, aliasName } from "./naming.js";
 
 /**
@@ -125,7 +126,10 @@ export async function publishVariants(
             new UpdateFunctionConfigurationCommand({ FunctionName: functionName, MemorySize: memoryMb }),
           ),
         options,
-      );
+      ).catch((error: unknown) => {
+        const limit = refusedMemoryLimit(error);
+        throw limit === undefined ? error : new Error(memoryLimitAdvice(memoryMb, limit), { cause: error });
+      });
       await waitUpdated(lambda, options);
       const version = await retrying(
         () =>
