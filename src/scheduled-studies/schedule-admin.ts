@@ -3,6 +3,7 @@ import {
   GetScheduleCommand,
   type GetScheduleCommandOutput,
   ListSchedulesCommand,
+  UpdateScheduleCommand,
 } from "@aws-sdk/client-scheduler";
 import { ListExecutionsCommand, StartExecutionCommand } from "@aws-sdk/client-sfn";
 import { errorName } from "../platforms/aws/backoff.js";
@@ -92,19 +93,58 @@ export interface ScheduleSummary {
   lastExecution: { name: string; status: string; startedAt: string } | null;
 }
 
-export async function listSchedules(clients: ScheduleClients): Promise<ScheduleSummary[]> {
-  const prefix = `${stackName}-`;
+const schedulePrefix = `${stackName}-`;
+
+/** Our schedules' resource names (lambda-netbench-<name>), sorted. */
+export async function listScheduleNames(clients: ScheduleClients): Promise<string[]> {
   const names: string[] = [];
   let token: string | undefined;
   do {
     const page = await clients.scheduler.send(
-      new ListSchedulesCommand({ NamePrefix: prefix, NextToken: token }),
+      new ListSchedulesCommand({ NamePrefix: schedulePrefix, NextToken: token }),
     );
     for (const entry of page.Schedules ?? []) if (entry.Name) names.push(entry.Name);
     token = page.NextToken;
   } while (token);
+  return names.sort();
+}
+
+/**
+ * Disables every schedule of ours, so none starts a run while teardown deletes what it needs.
+ * UpdateSchedule replaces the whole definition: everything GetSchedule returned is sent back,
+ * with only the state changed. Returns the schedules disabled.
+ */
+export async function disableSchedules(clients: ScheduleClients): Promise<string[]> {
+  const disabled: string[] = [];
+  for (const name of await listScheduleNames(clients)) {
+    const schedule = await clients.scheduler.send(new GetScheduleCommand({ Name: name }));
+    if (schedule.State === "DISABLED" || !schedule.Target || !schedule.FlexibleTimeWindow) continue;
+    await clients.scheduler.send(
+      new UpdateScheduleCommand({
+        Name: name,
+        GroupName: schedule.GroupName,
+        ScheduleExpression: schedule.ScheduleExpression,
+        ScheduleExpressionTimezone: schedule.ScheduleExpressionTimezone,
+        Description: schedule.Description,
+        StartDate: schedule.StartDate,
+        EndDate: schedule.EndDate,
+        FlexibleTimeWindow: schedule.FlexibleTimeWindow,
+        Target: schedule.Target,
+        KmsKeyArn: schedule.KmsKeyArn,
+        ActionAfterCompletion: schedule.ActionAfterCompletion,
+        State: "DISABLED",
+      }),
+    );
+    disabled.push(name);
+  }
+  return disabled;
+}
+
+export async function listSchedules(clients: ScheduleClients): Promise<ScheduleSummary[]> {
+  const prefix = schedulePrefix;
+  const names = await listScheduleNames(clients);
   const summaries: ScheduleSummary[] = [];
-  for (const resourceName of names.sort()) {
+  for (const resourceName of names) {
     const schedule = await clients.scheduler.send(new GetScheduleCommand({ Name: resourceName }));
     const arn = schedule.Target?.Arn ?? "";
     let lastExecution: ScheduleSummary["lastExecution"] = null;

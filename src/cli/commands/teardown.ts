@@ -21,7 +21,25 @@ export function registerTeardownCommand(program: Command): void {
         const fast = awsTestHooks.fast
           ? { stackPoll: { pollIntervalMs: 1, timeoutMs: 5_000 }, verify: { attempts: 2, intervalMs: 1 } }
           : {};
-        const result = await teardownRegion(clients, { ...fast, log: (line) => console.error(line) });
+        const [{ withScheduleClients, destroyScheduleClients }, { disableSchedules, listScheduleNames }] =
+          await Promise.all([
+            import("../../scheduled-studies/schedule-clients.js"),
+            import("../../scheduled-studies/schedule-admin.js"),
+          ]);
+        const scheduling = withScheduleClients(clients, {
+          credentials: clients.lambda.config.credentials,
+          ...(awsTestHooks.requestHandler
+            ? { requestHandler: awsTestHooks.requestHandler, maxAttempts: 1 }
+            : {}),
+        });
+        const result = await teardownRegion(clients, {
+          ...fast,
+          log: (line) => console.error(line),
+          schedules: {
+            disable: () => disableSchedules(scheduling),
+            remaining: () => listScheduleNames(scheduling),
+          },
+        }).finally(() => destroyScheduleClients(scheduling));
         session.printPlan();
         if (result.dryRun) return;
         console.log(
@@ -43,6 +61,14 @@ export function registerTeardownCommand(program: Command): void {
         else {
           console.error("still present (checked by name):");
           for (const name of result.remainingByName) console.error(`  ${name}`);
+          process.exitCode = 1;
+        }
+        if (result.remainingSchedules.length === 0)
+          console.log(
+            `verified: no schedule of lambda-netbench remains${result.disabledSchedules.length > 0 ? ` (disabled first: ${result.disabledSchedules.join(", ")})` : ""}`,
+          );
+        else {
+          console.error(`schedules still listed: ${result.remainingSchedules.join(", ")}`);
           process.exitCode = 1;
         }
         console.log(await quotaNote(clients, region));

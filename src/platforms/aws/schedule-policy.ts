@@ -54,6 +54,9 @@ export const scheduleCallActions: Record<string, Entry> = {
   // list
   "Scheduler.ListSchedules": { actions: ["scheduler:ListSchedules"], scope: "any" },
   "Scheduler.GetSchedule": { actions: ["scheduler:GetSchedule"], scope: "schedules" },
+  // teardown disables every schedule before it deletes anything; passing its role again is
+  // granted with the schedule's resource actions (PassScheduleRoles)
+  "Scheduler.UpdateSchedule": { actions: ["scheduler:UpdateSchedule"], scope: "schedules" },
   "SFN.ListExecutions": { actions: ["states:ListExecutions"], scope: "stateMachines" },
   // run-now
   "SFN.StartExecution": { actions: ["states:StartExecution"], scope: "stateMachines" },

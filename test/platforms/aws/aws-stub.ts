@@ -127,7 +127,10 @@ function parseRequest(request: any): StubRequest {
                 : `${method} ${path}`;
     return { service, operation, input: { host, ...query }, path, method, headers };
   }
-  return { service, operation: `${method} ${path}`, input: {}, path, method, headers };
+  // REST-JSON services routed by path (Scheduler, ...): the JSON body is the input
+  const input: Record<string, unknown> = text ? safeJson(text) : {};
+  for (const [key, value] of Object.entries(request.query ?? {})) input[key] = value;
+  return { service, operation: `${method} ${path}`, input, path, method, headers };
 }
 
 function safeJson(text: string): Record<string, unknown> {

@@ -134,6 +134,7 @@ describe("quota/deploy/teardown commands", () => {
   test("teardown of an empty region: verified, exit code 0", async () => {
     stub
       .on("DescribeStacks", stackDoesNotExist)
+      .on("GET /schedules", json({ Schedules: [] }))
       .on("ListAliases", restJsonError("ResourceNotFoundException", "Function not found", 404))
       .on("GetResources", json({ ResourceTagMappingList: [] }))
       .on("GetParametersByPath", json({ Parameters: [] }))
@@ -143,6 +144,7 @@ describe("quota/deploy/teardown commands", () => {
       .on("ListRequestedServiceQuotaChangeHistoryByQuota", json({ RequestedQuotas: [] }));
     await run("teardown", "--region", "us-west-2");
     assert.match(out.join("\n"), /verified: nothing tagged lambda-netbench remains/);
+    assert.match(out.join("\n"), /verified: no schedule of lambda-netbench remains/);
     assert.match(
       out.join("\n"),
       /verified gone by name: log-group \/aws\/lambda\/lambda-netbench-agent, log-group \/aws\/lambda\/lambda-netbench-\*/,
@@ -157,6 +159,7 @@ describe("quota/deploy/teardown commands", () => {
   test("teardown with something left: listed, exit code 1", async () => {
     stub
       .on("DescribeStacks", stackDoesNotExist)
+      .on("GET /schedules", json({ Schedules: [] }))
       .on("ListAliases", restJsonError("ResourceNotFoundException", "Function not found", 404))
       .on(
         "GetResources",
