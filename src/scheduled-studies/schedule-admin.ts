@@ -95,18 +95,26 @@ export interface ScheduleSummary {
 
 const schedulePrefix = `${stackName}-`;
 
-/** Our schedules' resource names (lambda-netbench-<name>), sorted. */
-export async function listScheduleNames(clients: ScheduleClients): Promise<string[]> {
-  const names: string[] = [];
+/** Our schedules (lambda-netbench-<name>) with their groups, sorted by name. */
+async function listOurSchedules(
+  clients: ScheduleClients,
+): Promise<Array<{ name: string; group: string | undefined }>> {
+  const found: Array<{ name: string; group: string | undefined }> = [];
   let token: string | undefined;
   do {
     const page = await clients.scheduler.send(
       new ListSchedulesCommand({ NamePrefix: schedulePrefix, NextToken: token }),
     );
-    for (const entry of page.Schedules ?? []) if (entry.Name) names.push(entry.Name);
+    for (const entry of page.Schedules ?? [])
+      if (entry.Name) found.push({ name: entry.Name, group: entry.GroupName });
     token = page.NextToken;
   } while (token);
-  return names.sort();
+  return found.sort((a, b) => a.name.localeCompare(b.name));
+}
+
+/** Our schedules' resource names, sorted (teardown's check that none is left). */
+export async function listScheduleNames(clients: ScheduleClients): Promise<string[]> {
+  return (await listOurSchedules(clients)).map((entry) => entry.name);
 }
 
 /**
@@ -116,8 +124,8 @@ export async function listScheduleNames(clients: ScheduleClients): Promise<strin
  */
 export async function disableSchedules(clients: ScheduleClients): Promise<string[]> {
   const disabled: string[] = [];
-  for (const name of await listScheduleNames(clients)) {
-    const schedule = await clients.scheduler.send(new GetScheduleCommand({ Name: name }));
+  for (const { name, group } of await listOurSchedules(clients)) {
+    const schedule = await clients.scheduler.send(new GetScheduleCommand({ Name: name, GroupName: group }));
     if (schedule.State === "DISABLED" || !schedule.Target || !schedule.FlexibleTimeWindow) continue;
     await clients.scheduler.send(
       new UpdateScheduleCommand({
@@ -142,10 +150,11 @@ export async function disableSchedules(clients: ScheduleClients): Promise<string
 
 export async function listSchedules(clients: ScheduleClients): Promise<ScheduleSummary[]> {
   const prefix = schedulePrefix;
-  const names = await listScheduleNames(clients);
   const summaries: ScheduleSummary[] = [];
-  for (const resourceName of names) {
-    const schedule = await clients.scheduler.send(new GetScheduleCommand({ Name: resourceName }));
+  for (const { name: resourceName, group } of await listOurSchedules(clients)) {
+    const schedule = await clients.scheduler.send(
+      new GetScheduleCommand({ Name: resourceName, GroupName: group }),
+    );
     const arn = schedule.Target?.Arn ?? "";
     let lastExecution: ScheduleSummary["lastExecution"] = null;
     if (arn) {
@@ -172,22 +181,26 @@ export async function listSchedules(clients: ScheduleClients): Promise<ScheduleS
   return summaries;
 }
 
+/** The schedule in its own group, or in the default group where schedules made before groups are. */
+async function findSchedule(clients: ScheduleClients, name: string): Promise<GetScheduleCommandOutput> {
+  const resourceName = scheduleResourceName(name);
+  for (const group of [resourceName, "default"]) {
+    try {
+      return await clients.scheduler.send(new GetScheduleCommand({ Name: resourceName, GroupName: group }));
+    } catch (error) {
+      if (errorName(error) !== "ResourceNotFoundException") throw error;
+    }
+  }
+  throw new Error(`no schedule named ${name} in ${clients.region} (see \`lambda-netbench schedule list\`)`);
+}
+
 /** Starts one execution now, with the input the schedule gives it. */
 export async function runScheduleNow(
   clients: ScheduleClients,
   name: string,
   now: Date = new Date(),
 ): Promise<{ executionArn: string; startedAt: string }> {
-  let schedule: GetScheduleCommandOutput;
-  try {
-    schedule = await clients.scheduler.send(new GetScheduleCommand({ Name: scheduleResourceName(name) }));
-  } catch (error) {
-    if (errorName(error) === "ResourceNotFoundException")
-      throw new Error(
-        `no schedule named ${name} in ${clients.region} (see \`lambda-netbench schedule list\`)`,
-      );
-    throw error;
-  }
+  const schedule = await findSchedule(clients, name);
   const arn = schedule.Target?.Arn;
   if (!arn) throw new Error(`schedule ${name} has no target state machine`);
   const stamp = now

@@ -277,10 +277,17 @@ export function buildScheduleTemplate(options: ScheduleTemplateOptions): CfnTemp
           Tags: tags,
         },
       },
+      // a schedule takes no tags itself; its group does, so the schedule is found by its tag
+      // (and by teardown's check) through the group
+      ScheduleGroup: {
+        Type: "AWS::Scheduler::ScheduleGroup",
+        Properties: { Name: resourceName, Tags: tags },
+      },
       Schedule: {
         Type: "AWS::Scheduler::Schedule",
         Properties: {
           Name: resourceName,
+          GroupName: { Ref: "ScheduleGroup" },
           Description: `lambda-netbench study ${name}`,
           ScheduleExpression: options.expression,
           ScheduleExpressionTimezone: options.timezone,

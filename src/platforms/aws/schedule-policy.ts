@@ -12,6 +12,7 @@ export type ScheduleScope =
   | "scheduleStacks"
   | "stateMachines"
   | "schedules"
+  | "scheduleGroups"
   | "recorderFunctions"
   | "recorderLogGroups"
   | "scheduleRoles";
@@ -28,7 +29,12 @@ export const scheduleScopeResources: Record<ScheduleScope, string | string[]> = 
   // CloudFormation names the nested stack <parent>-<logical id "ScheduleName">-<random>
   scheduleStacks: `arn:aws:cloudformation:*:*:stack/${prefix}Schedule*/*`,
   stateMachines: [`arn:aws:states:*:*:stateMachine:${prefix}*`, `arn:aws:states:*:*:execution:${prefix}*:*`],
-  schedules: `arn:aws:scheduler:*:*:schedule/default/${prefix}*`,
+  // each schedule in its own group of the same name (schedules made before that: the default group)
+  schedules: [
+    `arn:aws:scheduler:*:*:schedule/${prefix}*/${prefix}*`,
+    `arn:aws:scheduler:*:*:schedule/default/${prefix}*`,
+  ],
+  scheduleGroups: `arn:aws:scheduler:*:*:schedule-group/${prefix}*`,
   recorderFunctions: [
     `arn:aws:lambda:*:*:function:${recorderFunctions}`,
     `arn:aws:lambda:*:*:function:${recorderFunctions}:*`,
@@ -115,6 +121,19 @@ export const scheduleResourceActions: Record<string, Entry[]> = {
       scope: "stateMachines",
     },
     { actions: ["iam:PassRole"], scope: "scheduleRoles" },
+  ],
+  "AWS::Scheduler::ScheduleGroup": [
+    {
+      actions: [
+        "scheduler:CreateScheduleGroup",
+        "scheduler:DeleteScheduleGroup",
+        "scheduler:GetScheduleGroup",
+        "scheduler:TagResource",
+        "scheduler:UntagResource",
+        "scheduler:ListTagsForResource",
+      ],
+      scope: "scheduleGroups",
+    },
   ],
   "AWS::Scheduler::Schedule": [
     {

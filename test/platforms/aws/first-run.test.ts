@@ -99,3 +99,20 @@ test("the server's iperf3 version: older than 3.19.1 (the CVE-2025-54349/54350 f
   assert.equal(ok("3.19.1"), "yes");
   assert.equal(ok("3.20"), "yes");
 });
+
+test("a schedule carries the tag: it sits in its own schedule group, which takes tags (a schedule itself takes none)", () => {
+  const template = buildScheduleTemplate({
+    name: "daily",
+    expression: "rate(1 day)",
+    timezone: "UTC",
+    variants: [{ memoryMb: 1024, arch: "arm64" }],
+    maxConcurrency: 1,
+    mode: "inline",
+    agentTimeoutSeconds: 900,
+  }) as any;
+  const schedule = template.Resources.Schedule;
+  assert.deepEqual(schedule.Properties.GroupName, { Ref: "ScheduleGroup" });
+  const group = template.Resources.ScheduleGroup;
+  assert.equal(group.Type, "AWS::Scheduler::ScheduleGroup");
+  assert.deepEqual(group.Properties.Tags, [{ Key: "lambda-netbench", Value: "managed" }]);
+});
