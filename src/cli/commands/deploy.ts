@@ -6,12 +6,12 @@ import {
   validateInstanceType,
   validateMemoryMb,
   validateNumberInRange,
-  validateRegion,
   validateResourceId,
 } from "../../platforms/aws/aws-input.js";
 import { buildStackTemplate } from "../../platforms/aws/stack-template.js";
 import { estimateCost, formatCostEstimate } from "../../results/cost-estimate.js";
 import { defaultServerTtlHours } from "../../runner/run-estimate.js";
+import { commandRegion, withAwsRegion } from "./aws-options.js";
 import { awsTestHooks, openAwsSession } from "./aws-session.js";
 
 interface DeployCliOptions {
@@ -43,10 +43,11 @@ interface DeployCliOptions {
 
 /** `lambda-netbench deploy --region R`: creates or updates the region's stack. */
 export function registerDeployCommand(program: Command): void {
-  program
-    .command("deploy")
+  withAwsRegion(
+    program.command("deploy"),
+    "AWS region, e.g. us-west-2 (not needed with --print-operator-policy)",
+  )
     .description("create or update the region's stack: bucket, agent function, optional iperf3 server")
-    .option("--region <region>", "AWS region, e.g. us-west-2 (required, except with --print-operator-policy)")
     .option("--arch <arch>", "function architecture: arm64 or x86_64", "arm64")
     .option("--memory-mb <mb>", "memory of $LATEST (each measured size gets its own version)", "2048")
     .option("--timeout-seconds <s>", "function timeout, 1-900", "900")
@@ -112,7 +113,7 @@ export function registerDeployCommand(program: Command): void {
         console.error(attachPoliciesHelp(policies.map((policy) => policy.name)));
         return;
       }
-      const region = validateRegion(options.region ?? "");
+      const region = await commandRegion(options.region);
       if (options.withServer && options.removeServer)
         throw new AwsInputError("remove-server", "not with --with-server");
       const arch = validateArchitecture(options.arch);

@@ -1,10 +1,11 @@
 import type { Command } from "commander";
 import { loadPlan } from "../../plan/load-plan.js";
+import { commandRegion, withAwsRegion } from "./aws-options.js";
 import { awsTestHooks } from "./aws-session.js";
 import { scheduledLambdaCost, withClients } from "./schedule-session.js";
 
 interface CreateCliOptions {
-  region: string;
+  region?: string;
   preset?: string;
   config?: string;
   every: string;
@@ -30,10 +31,11 @@ export function registerScheduleCommand(program: Command): void {
       "studies that repeat in your account on a schedule (Step Functions + EventBridge Scheduler)",
     );
 
-  schedule
-    .command("create")
+  withAwsRegion(
+    schedule.command("create"),
+    "AWS region, e.g. us-west-2 (the plan's targets become this region)",
+  )
     .description("create or update a schedule in the region's stack")
-    .requiredOption("--region <region>", "AWS region, e.g. us-west-2 (the plan's targets become this region)")
     .option("--preset <name>", "built-in plan: quick, seed or full")
     .option("--config <file>", "plan file (YAML or JSON)")
     .requiredOption(
@@ -52,11 +54,9 @@ export function registerScheduleCommand(program: Command): void {
       process.exitCode = await createCommand(options);
     });
 
-  schedule
-    .command("list")
+  withAwsRegion(schedule.command("list"))
     .description("the region's schedules with their last execution")
-    .requiredOption("--region <region>", "AWS region")
-    .action(async (options: { region: string }) => {
+    .action(async (options: { region?: string }) => {
       await withClients(options.region, async (clients) => {
         const { listSchedules } = await import("../../scheduled-studies/schedule-admin.js");
         const schedules = await listSchedules(clients);
@@ -75,14 +75,12 @@ export function registerScheduleCommand(program: Command): void {
       });
     });
 
-  schedule
-    .command("delete")
+  withAwsRegion(schedule.command("delete"))
     .description(
       "remove a schedule (its state machine, roles, aliases and plan); its runs stay in the bucket",
     )
-    .requiredOption("--region <region>", "AWS region")
     .requiredOption("--name <name>", "schedule name")
-    .action(async (options: { region: string; name: string }) => {
+    .action(async (options: { region?: string; name: string }) => {
       const name = await validName(options.name);
       await withClients(options.region, async (clients) => {
         const { deleteSchedule } = await import("../../scheduled-studies/schedule-admin.js");
@@ -96,12 +94,10 @@ export function registerScheduleCommand(program: Command): void {
       });
     });
 
-  schedule
-    .command("run-now")
+  withAwsRegion(schedule.command("run-now"))
     .description("start one execution of a schedule now")
-    .requiredOption("--region <region>", "AWS region")
     .requiredOption("--name <name>", "schedule name")
-    .action(async (options: { region: string; name: string }) => {
+    .action(async (options: { region?: string; name: string }) => {
       const name = await validName(options.name);
       await withClients(options.region, async (clients) => {
         const { runScheduleNow } = await import("../../scheduled-studies/schedule-admin.js");
@@ -119,14 +115,14 @@ async function validName(name: string): Promise<string> {
 
 export async function createCommand(options: CreateCliOptions): Promise<number> {
   // every check before any AWS call
-  const [{ validateRegion, validateNumberInRange }, { parseScheduleExpression }, naming, { planSchedule }] =
+  const [{ validateNumberInRange }, { parseScheduleExpression }, naming, { planSchedule }] =
     await Promise.all([
       import("../../platforms/aws/aws-input.js"),
       import("../../scheduled-studies/schedule-expression.js"),
       import("../../scheduled-studies/schedule-naming.js"),
       import("../../scheduled-studies/schedule-plan.js"),
     ]);
-  const region = validateRegion(options.region);
+  const region = await commandRegion(options.region);
   const expression = parseScheduleExpression(options.every);
   const timezone = validateTimezone(options.timezone);
   const plan = await loadPlan({

@@ -1,19 +1,17 @@
 import type { Command } from "commander";
 import type { AwsClients } from "../../platforms/aws/aws-clients.js";
-import { validateRegion } from "../../platforms/aws/aws-input.js";
+import { commandRegion, withAwsRegion } from "./aws-options.js";
 import { awsTestHooks, openAwsSession } from "./aws-session.js";
 
 /** `lambda-netbench teardown --region R`: removes everything deploy created, then verifies. */
 export function registerTeardownCommand(program: Command): void {
-  program
-    .command("teardown")
+  withAwsRegion(program.command("teardown"))
     .description(
       "delete the region's stack, bucket contents, versions and secrets; verify nothing tagged remains",
     )
-    .requiredOption("--region <region>", "AWS region, e.g. us-west-2")
     .option("--dry-run", "print the calls teardown would make, change nothing")
     .action(async (options: { region?: string; dryRun?: boolean }) => {
-      const region = validateRegion(options.region ?? "");
+      const region = await commandRegion(options.region);
       const { teardownRegion } = await import("../../platforms/aws/teardown.js");
       const session = await openAwsSession(options.dryRun === true);
       const clients = session.clientsFor(region);
