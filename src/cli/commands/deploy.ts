@@ -211,7 +211,16 @@ export function registerDeployCommand(program: Command): void {
           log: (line) => console.error(line),
         });
         session.printPlan();
-        if (result.dryRun) return;
+        if (result.dryRun) {
+          const denied = result.dryRunFindings.filter((finding) => finding.allowed === false);
+          console.log(
+            denied.length === 0
+              ? "Dry run: the account's checks found nothing that would be refused"
+              : `Dry run: ${denied.length} check(s) would be refused (above): nothing was created`,
+          );
+          if (denied.length > 0) process.exitCode = 1;
+          return;
+        }
         console.log(`stack lambda-netbench in ${region}: ${result.action}`);
         console.log(`  bucket       ${result.bucket}`);
         console.log(`  agent code   s3://${result.bucket}/${result.agentCodeKey}`);

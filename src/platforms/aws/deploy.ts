@@ -4,6 +4,7 @@ import { DeleteParameterCommand } from "@aws-sdk/client-ssm";
 import type { Architecture } from "../../plan/architecture.js";
 import type { AwsClients } from "./aws-clients.js";
 import { errorName } from "./backoff.js";
+import { type DryRunFinding, deployDryRunChecks } from "./deploy-dry-run.js";
 import { ensureIperf3Secrets, readServerStatus } from "./iperf3-credentials.js";
 import { iperf3VersionAdvice } from "./iperf3-version.js";
 import { invokeAgent } from "./lambda-invoker.js";
@@ -76,6 +77,8 @@ export interface DeployResult {
   /** The VPC function in the template this deploy applied, or null. */
   vpc: (VpcVariantOptions & { functionName: string }) | null;
   dryRun: boolean;
+  /** `--dry-run` only: what EC2's dry runs and the policy simulator said. */
+  dryRunFindings: DryRunFinding[];
 }
 
 /** The server did not report ready (every port answering an iperf3 handshake) in time. */
@@ -193,6 +196,22 @@ export async function deployStack(clients: AwsClients, options: DeployOptions): 
     vpc = vpcVariantFromOutputs(previous);
     if (vpc) log(`keeping the VPC function in ${vpc.subnetIds.join(",")} (--remove-vpc drops it)`);
   }
+  const organization = options.organization ?? {};
+  // before anything is created: would the account's guardrails let it be?
+  const dryRunFindings = dryRun
+    ? await deployDryRunChecks(
+        clients,
+        options.server && serverSetup
+          ? {
+              instanceType: options.server.instanceType,
+              imageId: serverSetup.imageId,
+              network: serverSetup.network,
+            }
+          : null,
+        stackTags(organization),
+      )
+    : [];
+  for (const finding of dryRunFindings) log(`dry run: ${finding.detail}`);
   const serverPlan =
     options.server && serverSetup
       ? planServer(
@@ -231,7 +250,6 @@ export async function deployStack(clients: AwsClients, options: DeployOptions): 
         : null,
     vpc,
   });
-  const organization = options.organization ?? {};
   // a deploy without --permissions-boundary keeps the one the stack has (like the VPC function)
   const boundary = organization.permissionsBoundaryArn ?? previous[permissionsBoundaryOutput];
   const template = (agentCodeKey: string | null): CfnTemplate => {
@@ -352,5 +370,6 @@ export async function deployStack(clients: AwsClients, options: DeployOptions): 
     testObjectKey,
     vpc: vpc ? { ...vpc, functionName: vpcFunctionName } : null,
     dryRun,
+    dryRunFindings,
   };
 }

@@ -120,6 +120,12 @@ export const plannedCallActions: Record<string, { actions: string[]; scope: Scop
   // bucket emptying where ListObjectVersions is not implemented (S3-compatible servers)
   "S3.ListObjectsV2": { actions: ["s3:ListBucket"], scope: "bucket" },
   "IAM.GetRole": { actions: ["iam:GetRole"], scope: "roles" },
+  // deploy --dry-run: EC2's own dry runs of the server (allowed or denied, nothing created) and
+  // the policy simulator on the operator's own principal
+  "EC2.CreateSecurityGroup": { actions: ["ec2:CreateSecurityGroup"], scope: "ec2" },
+  "EC2.RunInstances": { actions: ["ec2:RunInstances"], scope: "ec2" },
+  // not granted here (the principal is yours, not ours): without it the check says it could not run
+  "IAM.SimulatePrincipalPolicy": { actions: [], scope: "any" },
   "IAM.GetInstanceProfile": { actions: ["iam:GetInstanceProfile"], scope: "instanceProfiles" },
   "CloudWatchLogs.DescribeLogGroups": { actions: ["logs:DescribeLogGroups"], scope: "any" },
 };

@@ -12,6 +12,7 @@ import { resolveServerNetwork } from "../../../src/platforms/aws/server-network.
 import { StackOperationFailed } from "../../../src/platforms/aws/stack-state.js";
 import {
   AwsStub,
+  callerIdentity,
   defaultVpcResponses,
   describeStacks,
   ec2Xml,
@@ -232,13 +233,32 @@ describe("deploy on the real CloudFormation/S3/SSM clients (stubbed transport)",
   });
 
   test("--dry-run: reads are sent, every change is only listed", async () => {
-    const stub = new AwsStub().on("DescribeStacks", stackDoesNotExist);
+    const stub = new AwsStub()
+      .on("DescribeStacks", stackDoesNotExist)
+      .on("GetCallerIdentity", callerIdentity())
+      .on(
+        "SimulatePrincipalPolicy",
+        queryError("AccessDenied", "not authorized to perform: iam:SimulatePrincipalPolicy", 403),
+      );
     const c = clients(stub, true);
     const result = await deployStack(c, { ...options, testObjectBytes: 1_073_741_824 });
-    assert.deepEqual(stub.operations(), ["DescribeStacks"]);
+    // the simulator's own permission is the operator's to grant: without it the check says so
+    assert.deepEqual(stub.operations(), ["DescribeStacks", "GetCallerIdentity", "SimulatePrincipalPolicy"]);
+    assert.match(
+      result.dryRunFindings[0]?.detail ?? "",
+      /could not simulate the operator policy \(AccessDenied/,
+    );
+    assert.equal(result.dryRunFindings[0]?.allowed, null);
     assert.deepEqual(
       c.recorder.calls.map((call) => `${call.sent ? "sent" : "held"} ${call.operation}`),
-      ["sent DescribeStacks", "held CreateStack", "held PutObject", "held UpdateStack"],
+      [
+        "sent DescribeStacks",
+        "sent GetCallerIdentity",
+        "sent SimulatePrincipalPolicy",
+        "held CreateStack",
+        "held PutObject",
+        "held UpdateStack",
+      ],
     );
     assert.ok(
       c.recorder
