@@ -153,6 +153,7 @@ export function registerDeployCommand(program: Command): void {
       const organization = await organizationOptions(options);
       const agent = buildAgentZip();
       if (options.printTemplate) {
+        const { withPermissionsBoundary } = await import("../../platforms/aws/organization.js");
         const template = buildStackTemplate({
           agentCodeKey: `agent/${agent.sha256}.zip`,
           arch,
@@ -174,7 +175,9 @@ export function registerDeployCommand(program: Command): void {
           // deploy looks the VPC up from the subnets (shown as a placeholder here)
           vpc: vpc ? { ...vpc, vpcId: "<the VPC of the subnets>" } : null,
         });
-        console.log(JSON.stringify(template, null, 2));
+        console.log(
+          JSON.stringify(withPermissionsBoundary(template, organization.permissionsBoundaryArn), null, 2),
+        );
         return;
       }
       if (server)

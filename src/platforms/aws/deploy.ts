@@ -221,7 +221,7 @@ export async function deployStack(clients: AwsClients, options: DeployOptions): 
         )
       : null;
   if (options.server && serverPlan) {
-    if (await ensureIperf3Secrets(clients.ssm))
+    if (await ensureIperf3Secrets(clients.ssm, stackTags(organization)))
       log("generated the iperf3 RSA key pair and password (SSM SecureString)");
     if (serverPlan.fresh) {
       try {

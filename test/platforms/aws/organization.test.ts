@@ -105,6 +105,12 @@ describe("organization accounts: deploy --permissions-boundary, --role-arn, --ta
         ],
       );
     }
+    // the secrets are made outside CloudFormation: they get the same tags
+    for (const tagging of stub.requests.filter((r) => r.operation === "AddTagsToResource"))
+      assert.deepEqual(
+        (tagging.input.Tags as Array<{ Key: string }>).map((tag) => tag.Key),
+        ["lambda-netbench", "CostCenter", "Owner"],
+      );
     const template = JSON.parse(String(update.TemplateBody));
     const found = roles(template);
     assert.deepEqual(found.map(([id]) => id).sort(), ["AgentRole", "ServerRole"]);
