@@ -30,12 +30,15 @@ export interface PlanEstimate {
 
 /** Bytes per second at the default quota (625 Mbit/s): transfers take at least this long. */
 const defaultQuotaBytesPerSecond = 625e6 / 8;
+/** `deploy --with-server`'s default --ttl-hours: the server runs that long, however short the run. */
+export const defaultServerTtlHours = 3;
+
 /** Publishing versions and creating test objects before the first invocation (per region). */
 const preparationSeconds = 120;
 
 export function estimatePlan(
   plan: Plan,
-  options: { serverInstanceType?: string; serverUsdPerHour?: number } = {},
+  options: { serverInstanceType?: string; serverUsdPerHour?: number; serverTtlHours?: number } = {},
 ): PlanEstimate {
   const cells = expandPlan(plan);
   const regions: RegionEstimate[] = [];
@@ -83,7 +86,8 @@ export function estimatePlan(
       server: needsServer
         ? {
             instanceType: options.serverInstanceType ?? "c8gn.large",
-            hours: durationSeconds / 3600,
+            // the server terminates itself at its time-to-live, not when the run ends
+            hours: Math.max(durationSeconds / 3600, options.serverTtlHours ?? defaultServerTtlHours),
             ...(options.serverUsdPerHour !== undefined
               ? { usdPerHourOverride: options.serverUsdPerHour }
               : {}),

@@ -144,12 +144,14 @@ export function buildScheduleTemplate(options: ScheduleTemplateOptions): CfnTemp
                     Resource: { "Fn::Sub": `${bucketArn}/${runsPrefix}*` },
                   },
                   {
-                    // also what makes S3 answer 404 (not 403) for a missing run or test object
+                    // also what makes S3 answer 404 (not 403) for a missing run or test object: a
+                    // HEAD carries no s3:prefix, so a prefix condition here would make it 403
+                    // and the missing test object would never be recreated. The bucket holds
+                    // only this tool's objects.
                     Sid: "ListRunsAndTestObjects",
                     Effect: "Allow",
                     Action: "s3:ListBucket",
                     Resource: { "Fn::Sub": bucketArn },
-                    Condition: { StringLike: { "s3:prefix": [`${runsPrefix}*`, `${testObjectPrefix}*`] } },
                   },
                   {
                     Sid: "CheckTestObjects",
@@ -275,10 +277,17 @@ export function buildScheduleTemplate(options: ScheduleTemplateOptions): CfnTemp
           Tags: tags,
         },
       },
+      // a schedule takes no tags itself; its group does, so the schedule is found by its tag
+      // (and by teardown's check) through the group
+      ScheduleGroup: {
+        Type: "AWS::Scheduler::ScheduleGroup",
+        Properties: { Name: resourceName, Tags: tags },
+      },
       Schedule: {
         Type: "AWS::Scheduler::Schedule",
         Properties: {
           Name: resourceName,
+          GroupName: { Ref: "ScheduleGroup" },
           Description: `lambda-netbench study ${name}`,
           ScheduleExpression: options.expression,
           ScheduleExpressionTimezone: options.timezone,

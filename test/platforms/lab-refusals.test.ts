@@ -146,7 +146,7 @@ test("a round trip where the kernel has no netem: exit 2 naming profiles.N.round
     "up",
     "--config",
     planFile("loss", { ...slowLink, roundTripMs: 0, lossPercent: 1 }),
-    "--profile",
+    "--lab-profile",
     "slow-link",
   ]);
   assert.equal(lossOnly.status, 2, lossOnly.stderr);

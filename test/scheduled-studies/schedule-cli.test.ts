@@ -162,8 +162,12 @@ describe("schedule and runs commands on the stubbed transport", () => {
   });
 
   test("create: aliases, the expanded cells in the bucket, the nested stack added to the region's stack", async () => {
+    const boundary = "arn:aws:iam::123456789012:policy/OrgBoundary";
     stub
-      .on("DescribeStacks", describeStacks("UPDATE_COMPLETE", outputs))
+      .on(
+        "DescribeStacks",
+        describeStacks("UPDATE_COMPLETE", { ...outputs, PermissionsBoundaryArn: boundary }),
+      )
       .on("GetFunctionConfiguration", restJson(config(2048)))
       .on("UpdateFunctionConfiguration", (request) => restJson(config(Number(request.input.MemorySize))))
       .on("GetFunction", restJson({ Configuration: config(2048) }))
@@ -211,6 +215,19 @@ describe("schedule and runs commands on the stubbed transport", () => {
       [1024, 2048, 3072, 5120, 8192, 10240].map((m) => `s-seed-m${m}-arm64`),
       "the schedule's own aliases, apart from run's",
     );
+    assert.deepEqual(
+      aliases.filter((name) => !String(name).startsWith("s-seed-")),
+      [],
+      "no run alias left behind: the schedule points only its own",
+    );
+    const memory = stub.requests
+      .filter((r) => r.operation === "UpdateFunctionConfiguration")
+      .map((r) => r.input.MemorySize);
+    assert.equal(
+      memory.at(-1),
+      2048,
+      "$LATEST back at the memory it had (the template's), not the last size",
+    );
     const execution = JSON.parse(bodies.get("PUT /schedules/seed/execution.json") ?? "null");
     assert.equal(execution.mode, "inline");
     assert.equal(execution.tasks.length, 42);
@@ -233,6 +250,11 @@ describe("schedule and runs commands on the stubbed transport", () => {
       /^PUT \/schedules\/seed\/template-[0-9a-f]{16}\.json$/.test(key),
     );
     assert.ok(templatePut, "the nested template, content-addressed");
+    const nested = JSON.parse(bodies.get(templatePut) ?? "{}");
+    const roles = Object.entries<any>(nested.Resources).filter(([, r]) => r.Type === "AWS::IAM::Role");
+    assert.equal(roles.length, 3, "recorder, state machine, scheduler");
+    for (const [id, role] of roles)
+      assert.equal(role.Properties.PermissionsBoundary, boundary, `${id}: deploy --permissions-boundary`);
     assert.ok(
       stub.requests.some(
         (r) => r.operation === "PutObject" && /^\/agent\/recorder-[0-9a-f]{64}\.zip$/.test(r.path),
@@ -252,6 +274,11 @@ describe("schedule and runs commands on the stubbed transport", () => {
       "the rest untouched",
     );
     assert.equal(update?.input["Capabilities.member.1"], "CAPABILITY_IAM");
+    assert.equal(
+      update?.input["Tags.member.1.Key"],
+      undefined,
+      "the stack's tags (deploy --tags) kept as they are",
+    );
     const order = stub.operations();
     assert.ok(order.indexOf("GetTemplate") < order.indexOf("UpdateStack"));
     assert.equal(order.at(-1), "DescribeStacks", "waits for UPDATE_COMPLETE");
@@ -370,6 +397,24 @@ describe("schedule and runs commands on the stubbed transport", () => {
     assert.match(out.join("\n"), /schedule seed in us-west-2: deleted \(1 alias\(es\), 2 plan object\(s\)\)/);
     const list = stub.requests.find((r) => r.operation === "GET /");
     assert.equal(list?.input.prefix, "schedules/seed/");
+  });
+
+  test("delete: a key S3 could not delete (a per-key error in DeleteObjects) fails the delete, naming it", async () => {
+    stub
+      .on("DescribeStacks", describeStacks("UPDATE_COMPLETE", outputs))
+      .on("GetTemplate", getTemplate(regionTemplate))
+      .on("ListAliases", restJson({ Aliases: [] }))
+      .on("GET /", listing([], ["schedules/seed/execution.json", "schedules/seed/tasks.json"]))
+      .on(
+        "DeleteObjects",
+        s3Xml(
+          '<DeleteResult xmlns="http://s3.amazonaws.com/doc/2006-03-01/"><Error><Key>schedules/seed/tasks.json</Key><Code>AccessDenied</Code><Message>Access Denied</Message></Error></DeleteResult>',
+        ),
+      );
+    await assert.rejects(
+      run("schedule", "delete", "--region", "us-west-2", "--name", "seed"),
+      /could not delete 1 object\(s\) from lambda-netbench-bucket-[\w-]+, first schedules\/seed\/tasks.json: AccessDenied/,
+    );
   });
 
   test("runs pull: scheduled runs into run directories; --since filters; a bad date is refused first", async () => {

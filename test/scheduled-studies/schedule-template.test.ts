@@ -13,7 +13,7 @@ import {
   scheduleStacksFromOutputs,
 } from "../../src/platforms/aws/nested-stacks.js";
 import { buildStackTemplate } from "../../src/platforms/aws/stack-template.js";
-import { planSchedule } from "../../src/scheduled-studies/schedule-control.js";
+import { planSchedule } from "../../src/scheduled-studies/schedule-plan.js";
 import {
   buildScheduleTemplate,
   type ScheduleTemplateOptions,

@@ -358,7 +358,7 @@ async function cliStudy(
         "up",
         "--config",
         planPath,
-        "--profile",
+        "--lab-profile",
         PROFILE_NAME,
         "--environments",
         "1",

@@ -6,11 +6,12 @@ import {
   validateInstanceType,
   validateMemoryMb,
   validateNumberInRange,
-  validateRegion,
   validateResourceId,
 } from "../../platforms/aws/aws-input.js";
 import { buildStackTemplate } from "../../platforms/aws/stack-template.js";
 import { estimateCost, formatCostEstimate } from "../../results/cost-estimate.js";
+import { defaultServerTtlHours } from "../../runner/run-estimate.js";
+import { commandRegion, withAwsRegion } from "./aws-options.js";
 import { awsTestHooks, openAwsSession } from "./aws-session.js";
 
 interface DeployCliOptions {
@@ -19,6 +20,7 @@ interface DeployCliOptions {
   memoryMb: string;
   timeoutSeconds: string;
   withServer?: boolean;
+  removeServer?: boolean;
   instanceType: string;
   ttlHours: string;
   serverPorts: string;
@@ -31,6 +33,9 @@ interface DeployCliOptions {
   removeVpc?: boolean;
   updateAmi?: boolean;
   serverUsdPerHour?: string;
+  permissionsBoundary?: string;
+  roleArn?: string;
+  tags?: string;
   dryRun?: boolean;
   printTemplate?: boolean;
   printOperatorPolicy?: boolean;
@@ -38,19 +43,24 @@ interface DeployCliOptions {
 
 /** `lambda-netbench deploy --region R`: creates or updates the region's stack. */
 export function registerDeployCommand(program: Command): void {
-  program
-    .command("deploy")
+  withAwsRegion(
+    program.command("deploy"),
+    "AWS region, e.g. us-west-2 (not needed with --print-operator-policy)",
+  )
     .description("create or update the region's stack: bucket, agent function, optional iperf3 server")
-    .option("--region <region>", "AWS region, e.g. us-west-2 (required, except with --print-operator-policy)")
     .option("--arch <arch>", "function architecture: arm64 or x86_64", "arm64")
     .option("--memory-mb <mb>", "memory of $LATEST (each measured size gets its own version)", "2048")
     .option("--timeout-seconds <s>", "function timeout, 1-900", "900")
     .option("--with-server", "also deploy the iperf3 server on EC2 (RSA-authenticated)")
+    .option(
+      "--remove-server",
+      "delete the running iperf3 server (a deploy without --with-server refuses to, before its TTL)",
+    )
     .option("--instance-type <type>", "iperf3 server instance type", "c8gn.large")
     .option(
       "--ttl-hours <h>",
       "the server terminates itself this many hours after this deploy (deploy again to extend)",
-      "3",
+      String(defaultServerTtlHours),
     )
     .option("--server-ports <n>", "iperf3 servers on ports 5201.. (one test at a time per port)", "1")
     .option(
@@ -72,19 +82,40 @@ export function registerDeployCommand(program: Command): void {
     .option("--update-ami", "move the server to the latest Amazon Linux 2023 AMI (replaces it)")
     .option("--server-usd-per-hour <usd>", "the server type's price, when the price table lacks it")
     .option("--test-object-mib <mib>", "size of the S3 test object the agent creates (0: none)", "1024")
+    .option(
+      "--permissions-boundary <arn>",
+      "managed policy set as the permissions boundary of every role deployed (schedules' too); kept by later deploys",
+    )
+    .option("--role-arn <arn>", "CloudFormation service role to create, update and delete the stack with")
+    .option(
+      "--tags <k=v,...>",
+      "tags on the stack and so on every resource (schedules' too), beside lambda-netbench",
+    )
     .option("--dry-run", "print the calls deploy would make, change nothing")
     .option("--print-template", "print the CloudFormation template and exit (no AWS call)")
     .option(
       "--print-operator-policy",
-      "print the least-privilege IAM policy the person running quota/deploy/run/teardown needs, and exit",
+      "print the least-privilege IAM policies (each within IAM's 6,144 characters) the person running quota/deploy/run/teardown needs, with how to attach them, and exit",
     )
     .action(async (options: DeployCliOptions) => {
       if (options.printOperatorPolicy) {
-        const { operatorPolicy } = await import("../../platforms/aws/operator-policy.js");
-        console.log(JSON.stringify(operatorPolicy(), null, 2));
+        const { operatorPolicies, attachPoliciesHelp } = await import(
+          "../../platforms/aws/operator-policy.js"
+        );
+        const policies = operatorPolicies();
+        console.log(
+          JSON.stringify(
+            policies.map((policy) => ({ PolicyName: policy.name, PolicyDocument: policy.document })),
+            null,
+            2,
+          ),
+        );
+        console.error(attachPoliciesHelp(policies.map((policy) => policy.name)));
         return;
       }
-      const region = validateRegion(options.region ?? "");
+      const region = await commandRegion(options.region);
+      if (options.withServer && options.removeServer)
+        throw new AwsInputError("remove-server", "not with --with-server");
       const arch = validateArchitecture(options.arch);
       const memoryMb = validateMemoryMb(Number(options.memoryMb), "memory-mb");
       const timeoutSeconds = validateNumberInRange(options.timeoutSeconds, "timeout-seconds", 1, 900, true);
@@ -119,8 +150,10 @@ export function registerDeployCommand(program: Command): void {
         true,
       );
       const vpc = await vpcRequest(options);
+      const organization = await organizationOptions(options);
       const agent = buildAgentZip();
       if (options.printTemplate) {
+        const { withPermissionsBoundary } = await import("../../platforms/aws/organization.js");
         const template = buildStackTemplate({
           agentCodeKey: `agent/${agent.sha256}.zip`,
           arch,
@@ -142,7 +175,9 @@ export function registerDeployCommand(program: Command): void {
           // deploy looks the VPC up from the subnets (shown as a placeholder here)
           vpc: vpc ? { ...vpc, vpcId: "<the VPC of the subnets>" } : null,
         });
-        console.log(JSON.stringify(template, null, 2));
+        console.log(
+          JSON.stringify(withPermissionsBoundary(template, organization.permissionsBoundaryArn), null, 2),
+        );
         return;
       }
       if (server)
@@ -173,11 +208,22 @@ export function registerDeployCommand(program: Command): void {
           agent,
           testObjectBytes: testObjectMib > 0 ? testObjectMib * 1_048_576 : null,
           ...(vpc !== undefined ? { vpc } : {}),
+          ...(options.removeServer ? { removeServer: true } : {}),
+          organization,
           ...(poll ? { stackPoll: poll, serverReady: poll } : {}),
           log: (line) => console.error(line),
         });
         session.printPlan();
-        if (result.dryRun) return;
+        if (result.dryRun) {
+          const denied = result.dryRunFindings.filter((finding) => finding.allowed === false);
+          console.log(
+            denied.length === 0
+              ? "Dry run: the account's checks found nothing that would be refused"
+              : `Dry run: ${denied.length} check(s) would be refused (above): nothing was created`,
+          );
+          if (denied.length > 0) process.exitCode = 1;
+          return;
+        }
         console.log(`stack lambda-netbench in ${region}: ${result.action}`);
         console.log(`  bucket       ${result.bucket}`);
         console.log(`  agent code   s3://${result.bucket}/${result.agentCodeKey}`);
@@ -211,4 +257,22 @@ async function vpcRequest(
   if (options.vpcSubnets === undefined && options.vpcSecurityGroup === undefined) return undefined;
   const { parseVpcOptions } = await import("../../platforms/aws/vpc-variant.js");
   return parseVpcOptions(options.vpcSubnets, options.vpcSecurityGroup);
+}
+
+/** `--permissions-boundary`, `--role-arn`, `--tags`, checked before any AWS call. */
+async function organizationOptions(
+  options: Pick<DeployCliOptions, "permissionsBoundary" | "roleArn" | "tags">,
+): Promise<import("../../platforms/aws/organization.js").OrganizationOptions> {
+  const { parseTags, validatePolicyArn, validateRoleArn } = await import(
+    "../../platforms/aws/organization.js"
+  );
+  return {
+    ...(options.permissionsBoundary !== undefined
+      ? { permissionsBoundaryArn: validatePolicyArn(options.permissionsBoundary, "permissions-boundary") }
+      : {}),
+    ...(options.roleArn !== undefined
+      ? { serviceRoleArn: validateRoleArn(options.roleArn, "role-arn") }
+      : {}),
+    ...(options.tags !== undefined ? { tags: parseTags(options.tags) } : {}),
+  };
 }

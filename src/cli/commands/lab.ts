@@ -1,4 +1,4 @@
-import type { Command } from "commander";
+import { type Command, Option } from "commander";
 import { PlanError } from "../../plan/expand-plan.js";
 import { builtInProfileNames, type LabProfile } from "../../plan/lab-profile.js";
 import { loadPlan } from "../../plan/load-plan.js";
@@ -7,7 +7,9 @@ import { DEFAULT_LAB_NAME } from "../../platforms/local/lab-names.js";
 import { LabRefusal } from "../../platforms/local/lab-refusal.js";
 
 interface LabUpCommandOptions {
-  profile: string;
+  labProfile: string;
+  /** The old spelling of --lab-profile (--profile now names an AWS profile everywhere). */
+  profile?: string;
   config?: string;
   environments: string;
   unshaped?: boolean;
@@ -30,10 +32,14 @@ async function labUpCommand(options: LabUpCommandOptions): Promise<number> {
       return 2;
     }
   }
+  if (options.profile !== undefined)
+    console.error(
+      "lambda-netbench lab up: --profile is now --lab-profile (--profile names an AWS profile on the AWS commands); using it as --lab-profile",
+    );
   let state: Awaited<ReturnType<typeof labUp>>;
   try {
     state = await labUp({
-      profile: options.profile,
+      profile: options.profile ?? options.labProfile,
       customProfiles,
       environments: Number(options.environments),
       mode: options.unshaped ? "unshaped" : "shaped",
@@ -67,11 +73,12 @@ export function registerLabCommand(program: Command): void {
     .command("up")
     .description("start the lab's cloud namespace: iperf3 servers and an S3-compatible server over HTTPS")
     .option(
-      "--profile <name>",
+      "--lab-profile <name>",
       `lab profile (${builtInProfileNames().join(", ")}, or one of --config's profiles)`,
       "default-625",
     )
-    .option("--config <file>", "plan file whose `profiles:` --profile may name")
+    .addOption(new Option("--profile <name>", "old spelling of --lab-profile").hideHelp())
+    .option("--config <file>", "plan file whose `profiles:` --lab-profile may name")
     .option("--environments <n>", "environments that may run at once", `${DEFAULT_ENVIRONMENTS}`)
     .option("--unshaped", "run everything on loopback without shaping (no root needed; results labelled)")
     .option("--iperf3-server <kind>", "iperf3 server in the cloud namespace: ours or stock", "ours")

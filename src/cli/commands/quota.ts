@@ -1,6 +1,7 @@
 import type { Command } from "commander";
 import { validateQuotaValue, validateRegions } from "../../platforms/aws/aws-input.js";
 import type { QuotaReport } from "../../platforms/aws/quota.js";
+import { commandRegion, withAwsProfile } from "./aws-options.js";
 import { openAwsSession } from "./aws-session.js";
 
 interface QuotaOptions {
@@ -17,14 +18,17 @@ export function registerQuotaCommand(program: Command): void {
     .command("quota")
     .description("the Lambda network bandwidth quota (L-14320ECE, Mbit/s) per region");
   const withRegions = (command: Command) =>
-    command
-      .option("--regions <list>", "comma-separated regions, e.g. us-west-2,ap-northeast-1")
+    withAwsProfile(command)
+      .option(
+        "--regions <list>",
+        "comma-separated regions, e.g. us-west-2,ap-northeast-1 (default: AWS_REGION, AWS_DEFAULT_REGION, then the profile's region)",
+      )
       .option("--all-regions", "every commercial region")
       .option("--json", "print JSON");
 
   withRegions(quota.command("get").description("value in force, AWS default, open and past requests")).action(
     async (options: QuotaOptions) => {
-      const requested = validateRegions(options);
+      const requested = await requestedRegions(options);
       const { getQuotaReport } = await import("../../platforms/aws/quota.js");
       const session = await openAwsSession(false);
       const regions = await usableRegions(session, requested, options.allRegions === true);
@@ -48,7 +52,7 @@ export function registerQuotaCommand(program: Command): void {
   withRegions(
     quota.command("history").description("past and open increase requests with status and case id"),
   ).action(async (options: QuotaOptions) => {
-    const requested = validateRegions(options);
+    const requested = await requestedRegions(options);
     const { listQuotaRequests } = await import("../../platforms/aws/quota.js");
     const session = await openAwsSession(false);
     const regions = await usableRegions(session, requested, options.allRegions === true);
@@ -89,7 +93,7 @@ export function registerQuotaCommand(program: Command): void {
       .option("--dry-run", "check and print the call without making it"),
   ).action(async (options: QuotaOptions) => {
     const value = validateQuotaValue(options.value ?? "");
-    const requested = validateRegions(options);
+    const requested = await requestedRegions(options);
     const { requestQuotaIncrease, quotaRequestNextSteps } = await import("../../platforms/aws/quota.js");
     const session = await openAwsSession(options.dryRun === true);
     const regions = await usableRegions(session, requested, options.allRegions === true);
@@ -169,4 +173,10 @@ async function usableRegions(
   } finally {
     session.release(clients);
   }
+}
+
+/** `--regions` or `--all-regions`; neither: the default region (AWS_REGION, ..., the profile's). */
+async function requestedRegions(options: QuotaOptions): Promise<string[]> {
+  if (options.regions === undefined && !options.allRegions) return [await commandRegion(undefined)];
+  return validateRegions(options);
 }

@@ -53,6 +53,8 @@ export async function checkBeforeRun(
         needsServer: region.needsServer,
         durationSeconds: region.durationSeconds,
         startsInSeconds,
+        // the account may refuse sizes above 3,008 MB: found before the first invocation
+        largestMemoryMb: Math.max(...plan.memoryMb),
         ...fleetNeeds(plan, region.region),
       };
       startsInSeconds += region.durationSeconds;

@@ -20,6 +20,8 @@ export interface RunCommandOptions {
   config?: string;
   preset?: string;
   regions?: string;
+  region?: string;
+  profile?: string;
   out: string;
   yes?: boolean;
   resume?: string;
@@ -59,6 +61,8 @@ export function registerRunCommand(
     .option("--config <file>", "plan file (YAML or JSON; schema: schema/plan.schema.json)")
     .option("--preset <name>", `built-in plan: ${presetNames.join(", ")}`)
     .option("--regions <list>", "run on AWS in these regions (comma-separated) instead of the plan's targets")
+    .option("--region <region>", "run on AWS in this region instead of the plan's targets (as --regions R)")
+    .option("--profile <name>", "AWS profile of ~/.aws/config and ~/.aws/credentials (default: AWS_PROFILE)")
     .option("--out <dir>", "parent folder of run directories", "runs")
     .option("--yes", "do not ask before invoking on AWS (costs money)")
     .option("--resume <runDir>", "complete an interrupted run")
@@ -77,7 +81,13 @@ export function registerRunCommand(
 }
 
 export async function runCommand(options: RunCommandOptions, deps: RunCommandDeps): Promise<number> {
-  if (options.resume && (options.config || options.preset || options.regions)) {
+  if (options.profile !== undefined) process.env.AWS_PROFILE = options.profile;
+  if (options.region !== undefined && options.regions !== undefined) {
+    console.error("lambda-netbench run: give --region or --regions, not both");
+    return 2;
+  }
+  if (options.region !== undefined) options = { ...options, regions: options.region };
+  if (options.resume && (options.config || options.preset || options.regions || options.region)) {
     console.error(
       "lambda-netbench run: --resume continues a run with its own plan; drop --config/--preset/--regions",
     );
@@ -87,6 +97,11 @@ export async function runCommand(options: RunCommandOptions, deps: RunCommandDep
     ?.split(",")
     .map((r) => r.trim())
     .filter((r) => r !== "");
+  // an unknown region is refused before anything else (exit 2), as on every AWS command
+  if (regions) {
+    const { validateRegion } = await import("../../platforms/aws/aws-input.js");
+    for (const region of regions) validateRegion(region, options.region !== undefined ? "region" : "regions");
+  }
   let plan: Awaited<ReturnType<typeof loadPlan>> | undefined;
   if (!options.resume) {
     try {

@@ -1,9 +1,10 @@
 import { resolve } from "node:path";
 import type { Command } from "commander";
+import { commandRegion, withAwsRegion } from "./aws-options.js";
 import { awsTestHooks, openAwsSession } from "./aws-session.js";
 
 interface PullCliOptions {
-  region: string;
+  region?: string;
   since?: string;
   out: string;
 }
@@ -11,10 +12,8 @@ interface PullCliOptions {
 /** `lambda-netbench runs pull --region R [--since DATE]`: scheduled runs into runs/. */
 export function registerRunsCommand(program: Command): void {
   const runs = program.command("runs").description("runs made in your account (scheduled studies)");
-  runs
-    .command("pull")
+  withAwsRegion(runs.command("pull"))
     .description("download the region's scheduled runs into run directories (manifest.json + results.jsonl)")
-    .requiredOption("--region <region>", "AWS region")
     .option("--since <date>", "only runs started at or after this date (ISO 8601, e.g. 2026-11-01)")
     .option("--out <dir>", "parent directory of the run directories", "runs")
     .action(async (options: PullCliOptions) => {
@@ -23,8 +22,7 @@ export function registerRunsCommand(program: Command): void {
 }
 
 export async function pullCommand(options: PullCliOptions): Promise<number> {
-  const { validateRegion } = await import("../../platforms/aws/aws-input.js");
-  const region = validateRegion(options.region);
+  const region = await commandRegion(options.region);
   let since: Date | undefined;
   if (options.since !== undefined) {
     since = new Date(options.since);

@@ -22,19 +22,21 @@ export interface ScheduleDryRunOptions {
 export async function scheduleDryRun(options: ScheduleDryRunOptions): Promise<number> {
   const write = options.write ?? ((text: string) => console.log(text));
   const [
-    control,
+    { planSchedule },
+    { createSchedule },
     { buildScheduleTemplate },
     naming,
     { nestedStackLogicalId },
     { runPreflight, formatPreflight },
   ] = await Promise.all([
-    import("../../scheduled-studies/schedule-control.js"),
+    import("../../scheduled-studies/schedule-plan.js"),
+    import("../../scheduled-studies/schedule-create.js"),
     import("../../scheduled-studies/schedule-template.js"),
     import("../../scheduled-studies/schedule-naming.js"),
     import("../../platforms/aws/nested-stacks.js"),
     import("../../platforms/aws/preflight.js"),
   ]);
-  const { templateOptions, variants } = control.planSchedule({
+  const { templateOptions, variants } = planSchedule({
     name: options.name,
     expression: options.expression,
     timezone: options.timezone,
@@ -82,7 +84,7 @@ export async function scheduleDryRun(options: ScheduleDryRunOptions): Promise<nu
   await withClients(
     options.region,
     async (clients) => {
-      await control.createSchedule(clients, {
+      await createSchedule(clients, {
         name: options.name,
         expression: options.expression,
         timezone: options.timezone,

@@ -5,12 +5,12 @@ import { awsTestHooks, openAwsSession } from "./aws-session.js";
 
 /** The schedule commands' AWS session: the region checked, clients opened and released. */
 export async function withClients(
-  region: string,
+  region: string | undefined,
   work: (clients: ScheduleClients) => Promise<void>,
   dryRun = false,
 ): Promise<void> {
-  const { validateRegion } = await import("../../platforms/aws/aws-input.js");
-  const checked = validateRegion(region);
+  const { resolveRegion } = await import("../../platforms/aws/default-region.js");
+  const checked = resolveRegion(region);
   const { withScheduleClients, destroyScheduleClients } = await import(
     "../../scheduled-studies/schedule-clients.js"
   );

@@ -1,10 +1,11 @@
 import type { Command } from "commander";
 import { loadPlan } from "../../plan/load-plan.js";
+import { commandRegion, withAwsRegion } from "./aws-options.js";
 import { awsTestHooks } from "./aws-session.js";
 import { scheduledLambdaCost, withClients } from "./schedule-session.js";
 
 interface CreateCliOptions {
-  region: string;
+  region?: string;
   preset?: string;
   config?: string;
   every: string;
@@ -30,10 +31,11 @@ export function registerScheduleCommand(program: Command): void {
       "studies that repeat in your account on a schedule (Step Functions + EventBridge Scheduler)",
     );
 
-  schedule
-    .command("create")
+  withAwsRegion(
+    schedule.command("create"),
+    "AWS region, e.g. us-west-2 (the plan's targets become this region)",
+  )
     .description("create or update a schedule in the region's stack")
-    .requiredOption("--region <region>", "AWS region, e.g. us-west-2 (the plan's targets become this region)")
     .option("--preset <name>", "built-in plan: quick, seed or full")
     .option("--config <file>", "plan file (YAML or JSON)")
     .requiredOption(
@@ -52,13 +54,11 @@ export function registerScheduleCommand(program: Command): void {
       process.exitCode = await createCommand(options);
     });
 
-  schedule
-    .command("list")
+  withAwsRegion(schedule.command("list"))
     .description("the region's schedules with their last execution")
-    .requiredOption("--region <region>", "AWS region")
-    .action(async (options: { region: string }) => {
+    .action(async (options: { region?: string }) => {
       await withClients(options.region, async (clients) => {
-        const { listSchedules } = await import("../../scheduled-studies/schedule-control.js");
+        const { listSchedules } = await import("../../scheduled-studies/schedule-admin.js");
         const schedules = await listSchedules(clients);
         if (schedules.length === 0) {
           console.log(`no schedules in ${clients.region}`);
@@ -75,17 +75,15 @@ export function registerScheduleCommand(program: Command): void {
       });
     });
 
-  schedule
-    .command("delete")
+  withAwsRegion(schedule.command("delete"))
     .description(
       "remove a schedule (its state machine, roles, aliases and plan); its runs stay in the bucket",
     )
-    .requiredOption("--region <region>", "AWS region")
     .requiredOption("--name <name>", "schedule name")
-    .action(async (options: { region: string; name: string }) => {
+    .action(async (options: { region?: string; name: string }) => {
       const name = await validName(options.name);
       await withClients(options.region, async (clients) => {
-        const { deleteSchedule } = await import("../../scheduled-studies/schedule-control.js");
+        const { deleteSchedule } = await import("../../scheduled-studies/schedule-admin.js");
         const result = await deleteSchedule(clients, name, {
           ...(awsTestHooks.fast ? { stackPoll: { pollIntervalMs: 1, timeoutMs: 5_000 } } : {}),
           log: (line) => console.error(line),
@@ -96,15 +94,13 @@ export function registerScheduleCommand(program: Command): void {
       });
     });
 
-  schedule
-    .command("run-now")
+  withAwsRegion(schedule.command("run-now"))
     .description("start one execution of a schedule now")
-    .requiredOption("--region <region>", "AWS region")
     .requiredOption("--name <name>", "schedule name")
-    .action(async (options: { region: string; name: string }) => {
+    .action(async (options: { region?: string; name: string }) => {
       const name = await validName(options.name);
       await withClients(options.region, async (clients) => {
-        const { runScheduleNow } = await import("../../scheduled-studies/schedule-control.js");
+        const { runScheduleNow } = await import("../../scheduled-studies/schedule-admin.js");
         const started = await runScheduleNow(clients, name);
         console.log(`started ${started.executionArn} at ${started.startedAt}`);
         console.log(`then: lambda-netbench runs pull --region ${clients.region}`);
@@ -119,14 +115,14 @@ async function validName(name: string): Promise<string> {
 
 export async function createCommand(options: CreateCliOptions): Promise<number> {
   // every check before any AWS call
-  const [{ validateRegion, validateNumberInRange }, { parseScheduleExpression }, naming, control] =
+  const [{ validateNumberInRange }, { parseScheduleExpression }, naming, { planSchedule }] =
     await Promise.all([
       import("../../platforms/aws/aws-input.js"),
       import("../../scheduled-studies/schedule-expression.js"),
       import("../../scheduled-studies/schedule-naming.js"),
-      import("../../scheduled-studies/schedule-control.js"),
+      import("../../scheduled-studies/schedule-plan.js"),
     ]);
-  const region = validateRegion(options.region);
+  const region = await commandRegion(options.region);
   const expression = parseScheduleExpression(options.every);
   const timezone = validateTimezone(options.timezone);
   const plan = await loadPlan({
@@ -154,7 +150,7 @@ export async function createCommand(options: CreateCliOptions): Promise<number> 
     const [{ buildScheduleTemplate }] = await Promise.all([
       import("../../scheduled-studies/schedule-template.js"),
     ]);
-    const { templateOptions } = control.planSchedule({
+    const { templateOptions } = planSchedule({
       name,
       expression: expression.text,
       timezone,
@@ -173,8 +169,9 @@ export async function createCommand(options: CreateCliOptions): Promise<number> 
 
   const { buildRecorderZip } = await import("../../scheduled-studies/recorder-zip.js");
   const recorder = buildRecorderZip();
+  const { createSchedule } = await import("../../scheduled-studies/schedule-create.js");
   await withClients(region, async (clients) => {
-    const result = await control.createSchedule(clients, {
+    const result = await createSchedule(clients, {
       name,
       expression: expression.text,
       timezone,

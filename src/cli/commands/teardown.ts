@@ -1,19 +1,17 @@
 import type { Command } from "commander";
 import type { AwsClients } from "../../platforms/aws/aws-clients.js";
-import { validateRegion } from "../../platforms/aws/aws-input.js";
+import { commandRegion, withAwsRegion } from "./aws-options.js";
 import { awsTestHooks, openAwsSession } from "./aws-session.js";
 
 /** `lambda-netbench teardown --region R`: removes everything deploy created, then verifies. */
 export function registerTeardownCommand(program: Command): void {
-  program
-    .command("teardown")
+  withAwsRegion(program.command("teardown"))
     .description(
       "delete the region's stack, bucket contents, versions and secrets; verify nothing tagged remains",
     )
-    .requiredOption("--region <region>", "AWS region, e.g. us-west-2")
     .option("--dry-run", "print the calls teardown would make, change nothing")
     .action(async (options: { region?: string; dryRun?: boolean }) => {
-      const region = validateRegion(options.region ?? "");
+      const region = await commandRegion(options.region);
       const { teardownRegion } = await import("../../platforms/aws/teardown.js");
       const session = await openAwsSession(options.dryRun === true);
       const clients = session.clientsFor(region);
@@ -21,7 +19,25 @@ export function registerTeardownCommand(program: Command): void {
         const fast = awsTestHooks.fast
           ? { stackPoll: { pollIntervalMs: 1, timeoutMs: 5_000 }, verify: { attempts: 2, intervalMs: 1 } }
           : {};
-        const result = await teardownRegion(clients, { ...fast, log: (line) => console.error(line) });
+        const [{ withScheduleClients, destroyScheduleClients }, { disableSchedules, listScheduleNames }] =
+          await Promise.all([
+            import("../../scheduled-studies/schedule-clients.js"),
+            import("../../scheduled-studies/schedule-admin.js"),
+          ]);
+        const scheduling = withScheduleClients(clients, {
+          credentials: clients.lambda.config.credentials,
+          ...(awsTestHooks.requestHandler
+            ? { requestHandler: awsTestHooks.requestHandler, maxAttempts: 1 }
+            : {}),
+        });
+        const result = await teardownRegion(clients, {
+          ...fast,
+          log: (line) => console.error(line),
+          schedules: {
+            disable: () => disableSchedules(scheduling),
+            remaining: () => listScheduleNames(scheduling),
+          },
+        }).finally(() => destroyScheduleClients(scheduling));
         session.printPlan();
         if (result.dryRun) return;
         console.log(
@@ -43,6 +59,14 @@ export function registerTeardownCommand(program: Command): void {
         else {
           console.error("still present (checked by name):");
           for (const name of result.remainingByName) console.error(`  ${name}`);
+          process.exitCode = 1;
+        }
+        if (result.remainingSchedules.length === 0)
+          console.log(
+            `verified: no schedule of lambda-netbench remains${result.disabledSchedules.length > 0 ? ` (disabled first: ${result.disabledSchedules.join(", ")})` : ""}`,
+          );
+        else {
+          console.error(`schedules still listed: ${result.remainingSchedules.join(", ")}`);
           process.exitCode = 1;
         }
         console.log(await quotaNote(clients, region));

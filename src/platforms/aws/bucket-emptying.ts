@@ -27,6 +27,33 @@ function isUnsupported(error: unknown): boolean {
 }
 
 /**
+ * Deletes keys (or key versions) in batches of 1,000, DeleteObjects' limit. DeleteObjects
+ * answers 200 even when some keys fail (access denied, a locked object), listing them in
+ * Errors: any such key fails the whole call, naming the first. Returns how many were deleted.
+ */
+export async function deleteObjects(
+  s3: S3Client,
+  bucket: string,
+  identifiers: ObjectIdentifier[],
+): Promise<number> {
+  let deleted = 0;
+  for (let start = 0; start < identifiers.length; start += 1000) {
+    const batch = identifiers.slice(start, start + 1000);
+    const response = await s3.send(
+      new DeleteObjectsCommand({ Bucket: bucket, Delete: { Objects: batch, Quiet: true } }),
+    );
+    if (response.Errors && response.Errors.length > 0) {
+      const first = response.Errors[0];
+      throw new Error(
+        `could not delete ${response.Errors.length} object(s) from ${bucket}, first ${first?.Key}: ${first?.Code} ${first?.Message}`,
+      );
+    }
+    deleted += batch.length;
+  }
+  return deleted;
+}
+
+/**
  * Empties a bucket completely, so CloudFormation can delete it: every object version and
  * delete marker (a versioned bucket keeps them after a plain delete), and every unfinished
  * multipart upload (invisible to listings of objects, but billed). On S3-compatible servers
@@ -118,33 +145,6 @@ export async function emptyBucket(
     throw error;
   }
   return result;
-}
-
-/**
- * Deletes up to any number of objects (or versions), 1,000 per DeleteObjects call. With Quiet
- * set, S3 answers 200 and lists only what it could not delete: any entry there is an error,
- * never a count of deleted objects. Returns how many were deleted.
- */
-export async function deleteObjects(
-  s3: S3Client,
-  bucket: string,
-  identifiers: ObjectIdentifier[],
-): Promise<number> {
-  let deleted = 0;
-  for (let start = 0; start < identifiers.length; start += 1000) {
-    const batch = identifiers.slice(start, start + 1000);
-    const response = await s3.send(
-      new DeleteObjectsCommand({ Bucket: bucket, Delete: { Objects: batch, Quiet: true } }),
-    );
-    if (response.Errors && response.Errors.length > 0) {
-      const first = response.Errors[0];
-      throw new Error(
-        `could not delete ${response.Errors.length} object(s) from ${bucket}, first ${first?.Key}: ${first?.Code} ${first?.Message}`,
-      );
-    }
-    deleted += batch.length;
-  }
-  return deleted;
 }
 
 type Markers = { key?: string | undefined; second?: string | undefined };

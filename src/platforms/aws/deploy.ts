@@ -4,13 +4,26 @@ import { DeleteParameterCommand } from "@aws-sdk/client-ssm";
 import type { Architecture } from "../../plan/architecture.js";
 import type { AwsClients } from "./aws-clients.js";
 import { errorName } from "./backoff.js";
+import { type DryRunFinding, deployDryRunChecks } from "./deploy-dry-run.js";
 import { ensureIperf3Secrets, readServerStatus } from "./iperf3-credentials.js";
+import { iperf3VersionAdvice } from "./iperf3-version.js";
 import { invokeAgent } from "./lambda-invoker.js";
-import { agentCodePrefix, iperf3StatusParameter, stackName, tagKey, tagValue } from "./naming.js";
+import { agentCodePrefix, iperf3StatusParameter, stackName } from "./naming.js";
 import { keepScheduleStacks } from "./nested-stacks.js";
+import {
+  type OrganizationOptions,
+  permissionsBoundaryOutput,
+  stackTags,
+  withPermissionsBoundary,
+} from "./organization.js";
 import { resolveServerImage, resolveServerNetwork, type ServerNetwork } from "./server-network.js";
 import { describeStack, isNoUpdatesError, type StackState, waitForStack } from "./stack-state.js";
-import { buildStackTemplate, instanceArchitecture, type StackTemplateOptions } from "./stack-template.js";
+import {
+  buildStackTemplate,
+  type CfnTemplate,
+  instanceArchitecture,
+  type StackTemplateOptions,
+} from "./stack-template.js";
 import { ensureTestObject } from "./test-object.js";
 import {
   resolveVpcVariant,
@@ -45,6 +58,10 @@ export interface DeployOptions {
    * (`--remove-vpc`), absent keeps what the stack has (a plain `deploy` never drops it).
    */
   vpc?: VpcRequest | null;
+  /** Boundary, service role and tags an organization requires (none by default). */
+  organization?: OrganizationOptions;
+  /** With `server: null`, delete a running server (`--remove-server`); otherwise deploy refuses. */
+  removeServer?: boolean;
   now?: () => Date;
   stackPoll?: { pollIntervalMs: number; timeoutMs: number };
   serverReady?: { pollIntervalMs: number; timeoutMs: number };
@@ -60,6 +77,8 @@ export interface DeployResult {
   /** The VPC function in the template this deploy applied, or null. */
   vpc: (VpcVariantOptions & { functionName: string }) | null;
   dryRun: boolean;
+  /** `--dry-run` only: what EC2's dry runs and the policy simulator said. */
+  dryRunFindings: DryRunFinding[];
 }
 
 /** The server did not report ready (every port answering an iperf3 handshake) in time. */
@@ -69,6 +88,16 @@ export class ServerNotReadyError extends Error {
       `the iperf3 server ${instanceId} did not report ready within ${minutes} minutes: its boot log is /var/log/lambda-netbench-boot.log (aws ssm start-session --target ${instanceId}); \`deploy\` again to keep waiting, or \`teardown\``,
     );
     this.name = "ServerNotReadyError";
+  }
+}
+
+/** A deploy without the server would delete the one the stack runs: refused unless asked for. */
+export class ServerWouldBeRemovedError extends Error {
+  constructor(instanceId: string, expiresAt: string | undefined) {
+    super(
+      `the stack runs the iperf3 server ${instanceId}${expiresAt ? ` (until ${expiresAt})` : ""}: deploy --with-server to keep it, or --remove-server to delete it`,
+    );
+    this.name = "ServerWouldBeRemovedError";
   }
 }
 
@@ -107,6 +136,22 @@ export function planServer(
 }
 
 /**
+ * A deploy without `--with-server` drops the server from the template: refused while it is alive
+ * (before its time-to-live), unless `--remove-server` says that is the intent.
+ */
+function refuseSilentServerRemoval(
+  previous: Record<string, string>,
+  options: Pick<DeployOptions, "server" | "removeServer">,
+  now: () => Date,
+): void {
+  const instanceId = previous.ServerInstanceId;
+  if (options.server || options.removeServer || !instanceId) return;
+  const expiresAt = previous.ServerExpiresAt;
+  if (expiresAt && Date.parse(expiresAt) <= now().getTime()) return;
+  throw new ServerWouldBeRemovedError(instanceId, expiresAt);
+}
+
+/**
  * Creates or updates the region's stack. First pass (new stack): the bucket only, since the
  * function's code must already be in it; then the agent zip is uploaded (named by its
  * SHA-256, so new code means a new key and an update) and the full template applied.
@@ -128,6 +173,7 @@ export async function deployStack(clients: AwsClients, options: DeployOptions): 
     throw new StackBusyError(`${state.status} (needs attention)`);
 
   const previous = state?.outputs ?? {};
+  refuseSilentServerRemoval(previous, options, options.now ?? (() => new Date()));
   let serverSetup: { network: ServerNetwork; imageId: string } | null = null;
   if (options.server) {
     // reads only, before any change: a missing default VPC or a private subnet stops here
@@ -150,6 +196,22 @@ export async function deployStack(clients: AwsClients, options: DeployOptions): 
     vpc = vpcVariantFromOutputs(previous);
     if (vpc) log(`keeping the VPC function in ${vpc.subnetIds.join(",")} (--remove-vpc drops it)`);
   }
+  const organization = options.organization ?? {};
+  // before anything is created: would the account's guardrails let it be?
+  const dryRunFindings = dryRun
+    ? await deployDryRunChecks(
+        clients,
+        options.server && serverSetup
+          ? {
+              instanceType: options.server.instanceType,
+              imageId: serverSetup.imageId,
+              network: serverSetup.network,
+            }
+          : null,
+        stackTags(organization),
+      )
+    : [];
+  for (const finding of dryRunFindings) log(`dry run: ${finding.detail}`);
   const serverPlan =
     options.server && serverSetup
       ? planServer(
@@ -159,7 +221,7 @@ export async function deployStack(clients: AwsClients, options: DeployOptions): 
         )
       : null;
   if (options.server && serverPlan) {
-    if (await ensureIperf3Secrets(clients.ssm))
+    if (await ensureIperf3Secrets(clients.ssm, stackTags(organization)))
       log("generated the iperf3 RSA key pair and password (SSM SecureString)");
     if (serverPlan.fresh) {
       try {
@@ -188,10 +250,18 @@ export async function deployStack(clients: AwsClients, options: DeployOptions): 
         : null,
     vpc,
   });
+  // a deploy without --permissions-boundary keeps the one the stack has (like the VPC function)
+  const boundary = organization.permissionsBoundaryArn ?? previous[permissionsBoundaryOutput];
+  const template = (agentCodeKey: string | null): CfnTemplate => {
+    const built = withPermissionsBoundary(buildStackTemplate(templateOptions(agentCodeKey)), boundary);
+    if (boundary) built.Outputs[permissionsBoundaryOutput] = { Value: boundary };
+    return built;
+  };
   const stackCall = {
     StackName: stackName,
     Capabilities: ["CAPABILITY_IAM" as const],
-    Tags: [{ Key: tagKey, Value: tagValue }],
+    // without a RoleARN, CloudFormation keeps the stack's service role; without Tags, its tags
+    ...(organization.serviceRoleArn ? { RoleARN: organization.serviceRoleArn } : {}),
   };
 
   let action: DeployResult["action"] = "updated";
@@ -200,7 +270,8 @@ export async function deployStack(clients: AwsClients, options: DeployOptions): 
     await cfn.send(
       new CreateStackCommand({
         ...stackCall,
-        TemplateBody: JSON.stringify(buildStackTemplate(templateOptions(null))),
+        Tags: stackTags(organization),
+        TemplateBody: JSON.stringify(template(null)),
       }),
     );
     action = "created";
@@ -232,10 +303,9 @@ export async function deployStack(clients: AwsClients, options: DeployOptions): 
     await cfn.send(
       new UpdateStackCommand({
         ...stackCall,
+        ...(organization.tags ? { Tags: stackTags(organization) } : {}),
         // schedule hook: the nested stacks of `schedule create` stay
-        TemplateBody: JSON.stringify(
-          keepScheduleStacks(buildStackTemplate(templateOptions(agentCodeKey)), state?.outputs ?? {}),
-        ),
+        TemplateBody: JSON.stringify(keepScheduleStacks(template(agentCodeKey), state?.outputs ?? {})),
       }),
     );
     if (!dryRun) state = await waitForStack(cfn, ["UPDATE_COMPLETE"], poll);
@@ -265,6 +335,8 @@ export async function deployStack(clients: AwsClients, options: DeployOptions): 
       status = await current();
     }
     if (status === null) throw new ServerNotReadyError(Math.round(ready.timeoutMs / 60_000), instanceId);
+    const versionAdvice = iperf3VersionAdvice(status.version);
+    if (versionAdvice) log(`warning: ${versionAdvice}`);
     server = {
       host: outputs.ServerPublicDnsName || outputs.ServerPublicIp || "",
       ports: outputs.ServerPorts ?? "",
@@ -292,5 +364,6 @@ export async function deployStack(clients: AwsClients, options: DeployOptions): 
     testObjectKey,
     vpc: vpc ? { ...vpc, functionName: vpcFunctionName } : null,
     dryRun,
+    dryRunFindings,
   };
 }

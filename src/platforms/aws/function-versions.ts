@@ -13,6 +13,7 @@ import { type BackoffOptions, withBackoff } from "../../probes/retry-backoff.js"
 import type { EnvironmentVariant } from "../../runner/platform.js";
 import { defaultBackoff, errorName, isThrottlingOrConflict } from "./backoff.js";
 import { listAliases, listPublishedVersions, pointAlias } from "./function-aliases.js";
+import { memoryLimitAdvice, refusedMemoryLimit } from "./memory-limit.js";
 import { functionName as agentFunctionName, aliasName } from "./naming.js";
 
 /**
@@ -30,6 +31,11 @@ export interface VersionOptions {
   dryRun?: boolean;
   /** The function whose versions these are: the agent (default) or its VPC variant. */
   functionName?: string;
+  /**
+   * Point the run's alias per variant at its version (default). A schedule points its own
+   * aliases instead, so it leaves none of the run's behind.
+   */
+  pointRunAliases?: boolean;
 }
 
 export interface PublishedVariant {
@@ -75,11 +81,18 @@ export async function publishVariants(
     if (!sizes.includes(variant.memoryMb)) sizes.push(variant.memoryMb);
     byArch.set(variant.arch, sizes);
   }
+  let initial: { memoryMb: number | undefined; arch: string | undefined } | null = null;
+  let latest: { memoryMb: number | undefined; arch: string | undefined } = {
+    memoryMb: undefined,
+    arch: undefined,
+  };
   for (const [arch, sizes] of byArch) {
     const current = await retrying(
       () => lambda.send(new GetFunctionConfigurationCommand({ FunctionName: functionName })),
       options,
     );
+    initial ??= { memoryMb: current.MemorySize, arch: current.Architectures?.[0] };
+    latest = { memoryMb: current.MemorySize, arch: current.Architectures?.[0] };
     if (current.Architectures?.[0] !== arch) {
       options.log?.(`switching ${functionName} to ${arch}`);
       await retrying(
@@ -103,7 +116,10 @@ export async function publishVariants(
             new UpdateFunctionConfigurationCommand({ FunctionName: functionName, MemorySize: memoryMb }),
           ),
         options,
-      );
+      ).catch((error: unknown) => {
+        const limit = refusedMemoryLimit(error);
+        throw limit === undefined ? error : new Error(memoryLimitAdvice(memoryMb, limit), { cause: error });
+      });
       await waitUpdated(lambda, options);
       const version = await retrying(
         () =>
@@ -121,15 +137,61 @@ export async function publishVariants(
         throw new Error(
           `published version ${version.Version} has ${version.MemorySize} MB, expected ${memoryMb} MB`,
         );
+      latest = { memoryMb, arch };
       const alias = aliasName(memoryMb, arch);
-      await pointAlias(lambda, { functionName, alias, version: version.Version }, (call) =>
-        retrying(call, options),
-      );
-      options.log?.(`${alias} -> version ${version.Version}`);
+      if (options.pointRunAliases !== false) {
+        await pointAlias(lambda, { functionName, alias, version: version.Version }, (call) =>
+          retrying(call, options),
+        );
+        options.log?.(`${alias} -> version ${version.Version}`);
+      }
       published.push({ variant: { memoryMb, arch }, alias, version: version.Version });
     }
   }
+  if (initial) await restoreLatest(lambda, initial, latest, options);
   return published;
+}
+
+/**
+ * $LATEST back to the memory and architecture it had (the stack template's): the published
+ * versions keep theirs, and the next deploy must not find $LATEST drifted to the last size.
+ */
+async function restoreLatest(
+  lambda: LambdaClient,
+  initial: { memoryMb: number | undefined; arch: string | undefined },
+  latest: { memoryMb: number | undefined; arch: string | undefined },
+  options: VersionOptions,
+): Promise<void> {
+  const functionName = options.functionName ?? agentFunctionName;
+  if (initial.arch && initial.arch !== latest.arch) {
+    options.log?.(`switching ${functionName} back to ${initial.arch}`);
+    await retrying(
+      () =>
+        lambda.send(
+          new UpdateFunctionCodeCommand({
+            FunctionName: functionName,
+            S3Bucket: options.code.bucket,
+            S3Key: options.code.key,
+            Architectures: [initial.arch as Architecture],
+          }),
+        ),
+      options,
+    );
+    await waitUpdated(lambda, options);
+  }
+  if (initial.memoryMb !== undefined && initial.memoryMb !== latest.memoryMb) {
+    await retrying(
+      () =>
+        lambda.send(
+          new UpdateFunctionConfigurationCommand({
+            FunctionName: functionName,
+            MemorySize: initial.memoryMb,
+          }),
+        ),
+      options,
+    );
+    await waitUpdated(lambda, options);
+  }
 }
 
 /** Deletes every alias and published version (not $LATEST). Returns how many versions went. */

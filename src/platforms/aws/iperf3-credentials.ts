@@ -64,10 +64,12 @@ async function readParameter(ssm: SSMClient, name: string): Promise<string | nul
 
 /**
  * Makes sure the key and password exist; keeps existing ones, so a re-deploy does not lock
- * out a running server. Returns true when it created them.
+ * out a running server. Returns true when it created them. They are made outside
+ * CloudFormation, so they get the stack's tags here (`deploy --tags` included).
  */
 export async function ensureIperf3Secrets(
   ssm: SSMClient,
+  tags: Array<{ Key: string; Value: string }> = [{ Key: tagKey, Value: tagValue }],
   generate: () => Iperf3Secrets = generateIperf3Secrets,
 ): Promise<boolean> {
   const [key, password] = await Promise.all([
@@ -93,7 +95,7 @@ export async function ensureIperf3Secrets(
       new AddTagsToResourceCommand({
         ResourceType: "Parameter",
         ResourceId: name,
-        Tags: [{ Key: tagKey, Value: tagValue }],
+        Tags: tags,
       }),
     );
   }

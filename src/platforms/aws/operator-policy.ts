@@ -1,5 +1,5 @@
-import { IAM_ROLE_ACTIONS } from "./iam-role-actions.js";
 import { functionName, logGroupName, parameterPath, stackName, tagKey, tagValue } from "./naming.js";
+import { IAM_ROLE_ACTIONS, LAMBDA_FUNCTION_ACTIONS, LOG_GROUP_ACTIONS } from "./resource-type-actions.js";
 import {
   type ScheduleScope,
   scheduleCallActions,
@@ -76,6 +76,8 @@ export const plannedCallActions: Record<string, { actions: string[]; scope: Scop
   "EC2.DescribeVpcs": { actions: ["ec2:DescribeVpcs"], scope: "any" },
   "EC2.DescribeSubnets": { actions: ["ec2:DescribeSubnets"], scope: "any" },
   "EC2.DescribeRouteTables": { actions: ["ec2:DescribeRouteTables"], scope: "any" },
+  // which zones offer the server's instance type
+  "EC2.DescribeInstanceTypeOfferings": { actions: ["ec2:DescribeInstanceTypeOfferings"], scope: "any" },
   "EC2.DescribeInstances": { actions: ["ec2:DescribeInstances"], scope: "any" },
   // the VPC function (issue 12): deploy checks the group, the preflight the subnets' S3 endpoints
   // and the group's egress (DescribeSubnets and DescribeRouteTables above serve it too)
@@ -118,6 +120,12 @@ export const plannedCallActions: Record<string, { actions: string[]; scope: Scop
   // bucket emptying where ListObjectVersions is not implemented (S3-compatible servers)
   "S3.ListObjectsV2": { actions: ["s3:ListBucket"], scope: "bucket" },
   "IAM.GetRole": { actions: ["iam:GetRole"], scope: "roles" },
+  // deploy --dry-run: EC2's own dry runs of the server (allowed or denied, nothing created) and
+  // the policy simulator on the operator's own principal
+  "EC2.CreateSecurityGroup": { actions: ["ec2:CreateSecurityGroup"], scope: "ec2" },
+  "EC2.RunInstances": { actions: ["ec2:RunInstances"], scope: "ec2" },
+  // not granted here (the principal is yours, not ours): without it the check says it could not run
+  "IAM.SimulatePrincipalPolicy": { actions: [], scope: "any" },
   "IAM.GetInstanceProfile": { actions: ["iam:GetInstanceProfile"], scope: "instanceProfiles" },
   "CloudWatchLogs.DescribeLogGroups": { actions: ["logs:DescribeLogGroups"], scope: "any" },
 };
@@ -150,15 +158,7 @@ export const stackResourceActions: Record<string, { actions: string[]; scope: Sc
   ],
   "AWS::Logs::LogGroup": [
     {
-      actions: [
-        "logs:CreateLogGroup",
-        "logs:DeleteLogGroup",
-        "logs:PutRetentionPolicy",
-        "logs:DeleteRetentionPolicy",
-        "logs:TagResource",
-        "logs:UntagResource",
-        "logs:ListTagsForResource",
-      ],
+      actions: LOG_GROUP_ACTIONS,
       scope: "logGroup",
     },
     { actions: ["logs:DescribeLogGroups"], scope: "any" },
@@ -183,17 +183,7 @@ export const stackResourceActions: Record<string, { actions: string[]; scope: Sc
   ],
   "AWS::Lambda::Function": [
     {
-      actions: [
-        "lambda:CreateFunction",
-        "lambda:DeleteFunction",
-        "lambda:GetFunction",
-        "lambda:GetFunctionConfiguration",
-        "lambda:UpdateFunctionCode",
-        "lambda:UpdateFunctionConfiguration",
-        "lambda:TagResource",
-        "lambda:UntagResource",
-        "lambda:ListTags",
-      ],
+      actions: LAMBDA_FUNCTION_ACTIONS,
       scope: "function",
     },
     // CreateFunction reads the code from the stack's bucket with the caller's rights
@@ -409,6 +399,56 @@ export function operatorPolicy(): { Version: "2012-10-17"; Statement: Statement[
       Condition: { StringEquals: { "iam:PassedToService": ["lambda.amazonaws.com", "ec2.amazonaws.com"] } },
     });
   return { Version: "2012-10-17", Statement: statements };
+}
+
+type PolicyDocument = ReturnType<typeof operatorPolicy>;
+
+/** IAM's limit for one customer managed policy, in characters, white space not counted. */
+export const managedPolicyCharacters = 6_144;
+
+const policySize = (document: PolicyDocument) => JSON.stringify(document).replace(/\s/g, "").length;
+
+/**
+ * Splits a policy into documents that each fit `limit`, statements kept whole and in order
+ * (first fit): the whole operator policy is over IAM's limit for one managed policy.
+ */
+export function splitPolicy(document: PolicyDocument, limit = managedPolicyCharacters): PolicyDocument[] {
+  const parts: PolicyDocument[] = [];
+  for (const statement of document.Statement) {
+    const alone = { Version: document.Version, Statement: [statement] };
+    if (policySize(alone) > limit)
+      throw new Error(`statement ${statement.Sid} alone is ${policySize(alone)} characters, over ${limit}`);
+    const fits = parts.find(
+      (part) => policySize({ ...part, Statement: [...part.Statement, statement] }) <= limit,
+    );
+    if (fits) fits.Statement.push(statement);
+    else parts.push(alone);
+  }
+  return parts;
+}
+
+/** The operator policy as named managed policies, each within IAM's size limit. */
+export function operatorPolicies(): Array<{ name: string; document: PolicyDocument }> {
+  return splitPolicy(operatorPolicy()).map((document, index) => ({
+    name: `${stackName}-operator-${index + 1}`,
+    document,
+  }));
+}
+
+/** How to create and attach the printed policies (for a role; a user or group has its own verb). */
+export function attachPoliciesHelp(names: string[]): string {
+  return [
+    `${names.length} managed policies (IAM allows ${managedPolicyCharacters} characters in one): save the output, then`,
+    ...names.map(
+      (name, index) =>
+        `  jq '.[${index}].PolicyDocument' policies.json > ${name}.json && aws iam create-policy --policy-name ${name} --policy-document file://${name}.json`,
+    ),
+    ...names.map(
+      (name) =>
+        `  aws iam attach-role-policy --role-name ROLE --policy-arn arn:aws:iam::ACCOUNT:policy/${name}`,
+    ),
+    "  (attach-user-policy --user-name or attach-group-policy --group-name for a user or group; a role holds 10 managed policies by default)",
+  ].join("\n");
 }
 
 /** Every action the policy grants (for tests and the docs). */

@@ -56,7 +56,9 @@ export class PlannedCallRecorder {
           const operation = (context.commandName ?? "Command").replace(/Command$/, "");
           if (!(`${service}.${operation}` in declared))
             throw new UndeclaredAwsCallError(`${service}.${operation}`);
-          const send = !this.dryRun || isReadOnlyOperation(operation);
+          // EC2's DryRun and IAM's simulator ask without changing anything
+          const asks = args.input?.DryRun === true || operation === "SimulatePrincipalPolicy";
+          const send = !this.dryRun || isReadOnlyOperation(operation) || asks;
           this.calls.push({ service, operation, region, input: redactInput(args.input), sent: send });
           if (!send) return { output: { $metadata: {} } };
           return next(args);

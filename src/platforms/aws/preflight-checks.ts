@@ -4,6 +4,7 @@ import { GetCallerIdentityCommand } from "@aws-sdk/client-sts";
 import type { AwsClients } from "./aws-clients.js";
 import { fleetCheckNames, fleetPreflightItems } from "./fleet-preflight.js";
 import { readServerStatus } from "./iperf3-credentials.js";
+import { checkMemoryAccepted } from "./memory-limit.js";
 import { stackName } from "./naming.js";
 import type { PreflightOptions } from "./preflight-items.js";
 import {
@@ -126,6 +127,20 @@ export async function checkRegion(
         "ok",
         `parallelism ${options.parallelism} of ${unreserved} unreserved (account limit ${total ?? "?"})`,
       );
+  }
+  if (target.largestMemoryMb !== undefined) {
+    if (outputs === null) item("memory", "skipped", "needs the stack");
+    else
+      try {
+        const memory = await checkMemoryAccepted(clients.lambda, target.largestMemoryMb);
+        item("memory", memory.accepted ? "ok" : "failed", memory.detail);
+      } catch (error) {
+        item(
+          "memory",
+          "failed",
+          `lambda UpdateFunctionConfiguration (memory probe): ${describeError(error)}`,
+        );
+      }
   }
   const accountSettings = settings.status === "fulfilled" ? settings.value : null;
   items.push(...(await fleetPreflightItems(clients, target, outputs, options.parallelism, accountSettings)));

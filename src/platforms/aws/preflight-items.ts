@@ -10,6 +10,7 @@ export type PreflightCheck =
   | "stack"
   | "server"
   | "concurrency"
+  | "memory"
   // the `vpc` and `environments` axes (fleet-preflight.ts)
   | "vpc"
   | "fleet";
@@ -30,6 +31,8 @@ export interface PreflightRegion {
   durationSeconds: number;
   /** When the run reaches this region, seconds from now (regions run one after another). */
   startsInSeconds: number;
+  /** The largest memory size planned here: checked against the account's limit when given. */
+  largestMemoryMb?: number;
   /** The plan has `vpc: true` cells here; its largest fleet (`environments`). */
   vpc?: boolean;
   largestFleet?: number;

@@ -1,5 +1,5 @@
-import { IAM_ROLE_ACTIONS } from "./iam-role-actions.js";
 import { recorderFunctionSuffix, stackName } from "./naming.js";
+import { IAM_ROLE_ACTIONS, LAMBDA_FUNCTION_ACTIONS, LOG_GROUP_ACTIONS } from "./resource-type-actions.js";
 
 /**
  * What schedules add to the operator policy (`deploy --print-operator-policy`), beside the
@@ -12,6 +12,7 @@ export type ScheduleScope =
   | "scheduleStacks"
   | "stateMachines"
   | "schedules"
+  | "scheduleGroups"
   | "recorderFunctions"
   | "recorderLogGroups"
   | "scheduleRoles";
@@ -28,7 +29,12 @@ export const scheduleScopeResources: Record<ScheduleScope, string | string[]> = 
   // CloudFormation names the nested stack <parent>-<logical id "ScheduleName">-<random>
   scheduleStacks: `arn:aws:cloudformation:*:*:stack/${prefix}Schedule*/*`,
   stateMachines: [`arn:aws:states:*:*:stateMachine:${prefix}*`, `arn:aws:states:*:*:execution:${prefix}*:*`],
-  schedules: `arn:aws:scheduler:*:*:schedule/default/${prefix}*`,
+  // each schedule in its own group of the same name (schedules made before that: the default group)
+  schedules: [
+    `arn:aws:scheduler:*:*:schedule/${prefix}*/${prefix}*`,
+    `arn:aws:scheduler:*:*:schedule/default/${prefix}*`,
+  ],
+  scheduleGroups: `arn:aws:scheduler:*:*:schedule-group/${prefix}*`,
   recorderFunctions: [
     `arn:aws:lambda:*:*:function:${recorderFunctions}`,
     `arn:aws:lambda:*:*:function:${recorderFunctions}:*`,
@@ -54,6 +60,9 @@ export const scheduleCallActions: Record<string, Entry> = {
   // list
   "Scheduler.ListSchedules": { actions: ["scheduler:ListSchedules"], scope: "any" },
   "Scheduler.GetSchedule": { actions: ["scheduler:GetSchedule"], scope: "schedules" },
+  // teardown disables every schedule before it deletes anything; passing its role again is
+  // granted with the schedule's resource actions (PassScheduleRoles)
+  "Scheduler.UpdateSchedule": { actions: ["scheduler:UpdateSchedule"], scope: "schedules" },
   "SFN.ListExecutions": { actions: ["states:ListExecutions"], scope: "stateMachines" },
   // run-now
   "SFN.StartExecution": { actions: ["states:StartExecution"], scope: "stateMachines" },
@@ -83,15 +92,7 @@ export const scheduleResourceActions: Record<string, Entry[]> = {
   ],
   "AWS::Logs::LogGroup": [
     {
-      actions: [
-        "logs:CreateLogGroup",
-        "logs:DeleteLogGroup",
-        "logs:PutRetentionPolicy",
-        "logs:DeleteRetentionPolicy",
-        "logs:TagResource",
-        "logs:UntagResource",
-        "logs:ListTagsForResource",
-      ],
+      actions: LOG_GROUP_ACTIONS,
       scope: "recorderLogGroups",
     },
     { actions: ["logs:DescribeLogGroups"], scope: "any" },
@@ -99,17 +100,7 @@ export const scheduleResourceActions: Record<string, Entry[]> = {
   "AWS::IAM::Role": [{ actions: IAM_ROLE_ACTIONS, scope: "roles" }],
   "AWS::Lambda::Function": [
     {
-      actions: [
-        "lambda:CreateFunction",
-        "lambda:DeleteFunction",
-        "lambda:GetFunction",
-        "lambda:GetFunctionConfiguration",
-        "lambda:UpdateFunctionCode",
-        "lambda:UpdateFunctionConfiguration",
-        "lambda:TagResource",
-        "lambda:UntagResource",
-        "lambda:ListTags",
-      ],
+      actions: LAMBDA_FUNCTION_ACTIONS,
       scope: "recorderFunctions",
     },
     // the recorder's zip, read from the bucket; its role, passed to Lambda
@@ -130,6 +121,19 @@ export const scheduleResourceActions: Record<string, Entry[]> = {
       scope: "stateMachines",
     },
     { actions: ["iam:PassRole"], scope: "scheduleRoles" },
+  ],
+  "AWS::Scheduler::ScheduleGroup": [
+    {
+      actions: [
+        "scheduler:CreateScheduleGroup",
+        "scheduler:DeleteScheduleGroup",
+        "scheduler:GetScheduleGroup",
+        "scheduler:TagResource",
+        "scheduler:UntagResource",
+        "scheduler:ListTagsForResource",
+      ],
+      scope: "scheduleGroups",
+    },
   ],
   "AWS::Scheduler::Schedule": [
     {

@@ -1,4 +1,5 @@
 import {
+  DescribeInstanceTypeOfferingsCommand,
   DescribeRouteTablesCommand,
   DescribeSubnetsCommand,
   DescribeVpcsCommand,
@@ -16,7 +17,8 @@ import { amiParameterName } from "./server-template.js";
  * - network: `--subnet-id` (its VPC looked up), or `--vpc-id` (a subnet of it chosen), or the
  *   one the stack already uses, or the default VPC. Accounts without a default VPC get an error
  *   naming the flags. The subnet must route 0.0.0.0/0 to an internet gateway, or Lambda could
- *   not reach the server's public address.
+ *   not reach the server's public address, and be in a zone that offers the instance type (not
+ *   every zone offers every type: c8gn.large is missing from some).
  * - image: resolved once from AWS's public AL2023 parameter and pinned in the stack's outputs;
  *   re-resolved only with `--update-ami` (or for another architecture).
  */
@@ -27,7 +29,7 @@ export interface ServerNetwork {
 
 export async function resolveServerNetwork(
   ec2: EC2Client,
-  requested: { subnetId?: string | undefined; vpcId?: string | undefined },
+  requested: { instanceType: string; subnetId?: string | undefined; vpcId?: string | undefined },
   previous: Record<string, string>,
   region: string,
 ): Promise<ServerNetwork> {
@@ -40,6 +42,12 @@ export async function resolveServerNetwork(
       throw new AwsInputError(
         "subnet-id",
         `${requested.subnetId} is in ${subnet.VpcId}, not in --vpc-id ${requested.vpcId}`,
+      );
+    const zones = await zonesOffering(ec2, requested.instanceType);
+    if (!zones.includes(subnet.AvailabilityZone ?? ""))
+      throw new AwsInputError(
+        "subnet-id",
+        `${requested.subnetId} is in ${subnet.AvailabilityZone}, which does not offer ${requested.instanceType} (${offeredIn(zones, region)}): pick a subnet of another zone, or another --instance-type`,
       );
   } else {
     let vpcId = requested.vpcId;
@@ -59,8 +67,16 @@ export async function resolveServerNetwork(
     const subnets = await ec2.send(
       new DescribeSubnetsCommand({ Filters: [{ Name: "vpc-id", Values: [vpcId] }] }),
     );
+    const zones = await zonesOffering(ec2, requested.instanceType);
+    const all = subnets.Subnets ?? [];
+    const offered = all.filter((candidate) => zones.includes(candidate.AvailabilityZone ?? ""));
+    if (all.length > 0 && offered.length === 0)
+      throw new AwsInputError(
+        "instance-type",
+        `no subnet of ${vpcId} is in a zone that offers ${requested.instanceType} (${offeredIn(zones, region)}): pass --subnet-id of a public subnet there, or another --instance-type`,
+      );
     // prefer the default subnets of the default VPC, then subnets that give public addresses
-    const ranked = [...(subnets.Subnets ?? [])].sort(
+    const ranked = [...offered].sort(
       (a, b) =>
         Number(b.DefaultForAz ?? false) - Number(a.DefaultForAz ?? false) ||
         Number(b.MapPublicIpOnLaunch ?? false) - Number(a.MapPublicIpOnLaunch ?? false) ||
@@ -81,6 +97,29 @@ export async function resolveServerNetwork(
       `${subnetId} has no route 0.0.0.0/0 to an internet gateway: Lambda could not reach the server; pick a public subnet with --subnet-id`,
     );
   return { vpcId, subnetId };
+}
+
+/** The availability zones of the region that offer the instance type. */
+async function zonesOffering(ec2: EC2Client, instanceType: string): Promise<string[]> {
+  const zones: string[] = [];
+  let token: string | undefined;
+  do {
+    const page = await ec2.send(
+      new DescribeInstanceTypeOfferingsCommand({
+        LocationType: "availability-zone",
+        Filters: [{ Name: "instance-type", Values: [instanceType] }],
+        NextToken: token,
+      }),
+    );
+    for (const offering of page.InstanceTypeOfferings ?? [])
+      if (offering.Location) zones.push(offering.Location);
+    token = page.NextToken;
+  } while (token);
+  return zones.sort();
+}
+
+function offeredIn(zones: string[], region: string): string {
+  return zones.length > 0 ? `offered in ${zones.join(", ")}` : `offered in no zone of ${region}`;
 }
 
 /** The subnet's own route table, or the VPC's main one, sends 0.0.0.0/0 to an igw-. */

@@ -110,7 +110,9 @@ export function serverResources(server: ServerTemplateOptions): {
     ServerSecurityGroup: {
       Type: "AWS::EC2::SecurityGroup",
       Properties: {
-        GroupDescription: `lambda-netbench iperf3 server: TCP ${iperf3FirstPort}-${lastPort} only (RSA-authenticated), no SSH`,
+        // the same text for every port range: a changed GroupDescription replaces the group (and
+        // with it the instance), while the ingress rule below is updated in place
+        GroupDescription: "lambda-netbench iperf3 server: its iperf3 ports only (RSA-authenticated), no SSH",
         VpcId: server.vpcId,
         SecurityGroupIngress: [
           {

@@ -1,3 +1,4 @@
+import { minimumIperf3Version } from "./iperf3-version.js";
 import {
   iperf3FirstPort,
   iperf3PasswordParameter,
@@ -53,6 +54,11 @@ systemctl daemon-reload
 systemctl enable --now lambda-netbench-watchdog.timer
 # 2. iperf3 and its secrets (each step retried: the network or SSM may not be there yet)
 retry dnf install -y iperf3 || { echo "dnf install iperf3 failed"; exit 1; }
+# the port faces the internet: ${minimumIperf3Version} fixes CVE-2025-54349/54350 in the code that reads a client's first bytes
+iperf3_version_ok() { [ "$(printf '%s\\n%s\\n' "${minimumIperf3Version}" "$1" | sort -V | head -n1)" = "${minimumIperf3Version}" ]; }
+IPERF3_VERSION=$(iperf3 --version | head -n1 | cut -d' ' -f2)
+if iperf3_version_ok "$IPERF3_VERSION"; then echo "iperf3 $IPERF3_VERSION: ${minimumIperf3Version} or later";
+else echo "iperf3 $IPERF3_VERSION (the distribution's package) is older than ${minimumIperf3Version}, which fixes CVE-2025-54349/54350: deploy reports it"; fi
 umask 027
 fetch() { aws ssm get-parameter --region \${AWS::Region} --name "$1" --with-decryption --query Parameter.Value --output text; }
 retry fetch ${iperf3PrivateKeyParameter} > /etc/lambda-netbench/iperf3-private.pem.new || { echo "cannot read the key"; exit 1; }

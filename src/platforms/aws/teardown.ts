@@ -16,6 +16,11 @@ export interface TeardownOptions {
   /** The tagging API is eventually consistent: how long to keep checking for leftovers. */
   verify?: { attempts: number; intervalMs: number };
   log?: (line: string) => void;
+  /**
+   * The region's schedules (the scheduled studies supply these): disabled before anything is
+   * deleted, so none starts a run half-way, and listed again after, to verify they are gone.
+   */
+  schedules?: { disable(): Promise<string[]>; remaining(): Promise<string[]> };
 }
 
 export interface TeardownResult {
@@ -37,6 +42,9 @@ export interface TeardownResult {
   checkedByName: string[];
   /** Of those, what still exists after the last check (empty: verified gone). */
   remainingByName: string[];
+  /** Schedules disabled first, and those still listed after the last check. */
+  disabledSchedules: string[];
+  remainingSchedules: string[];
   dryRun: boolean;
 }
 
@@ -101,10 +109,19 @@ export async function teardownRegion(
     terminatedInstances: [],
     checkedByName: [],
     remainingByName: [],
+    disabledSchedules: [],
+    remainingSchedules: [],
     dryRun,
   };
   const state = await describeStack(clients.cloudFormation);
   result.stackExisted = state !== null;
+  if (options.schedules) {
+    result.disabledSchedules = await options.schedules.disable();
+    if (result.disabledSchedules.length > 0)
+      log(
+        `${dryRun ? "would disable" : "disabled"} schedule(s) ${result.disabledSchedules.join(", ")} first`,
+      );
+  }
 
   const versions = await deletePublishedVersions(clients.lambda, { log });
   result.deletedVersions = versions.versions;
@@ -170,11 +187,11 @@ export async function teardownRegion(
     for (const name of logGroups)
       if (!byName.some((entry) => entry.kind === "log-group" && entry.name === name))
         result.remainingByName.push(`log-group ${name}`);
-    if (result.remaining.length === 0 && result.remainingByName.length === 0) break;
+    result.remainingSchedules = options.schedules ? await options.schedules.remaining() : [];
+    const left = result.remaining.length + result.remainingByName.length + result.remainingSchedules.length;
+    if (left === 0) break;
     if (attempt < verify.attempts) {
-      log(
-        `${result.remaining.length + result.remainingByName.length} resource(s) still listed; checking again (deletion and the tagging API lag)`,
-      );
+      log(`${left} resource(s) still listed; checking again (deletion and the tagging API lag)`);
       await sleep(verify.intervalMs);
     }
   }

@@ -127,7 +127,10 @@ function parseRequest(request: any): StubRequest {
                 : `${method} ${path}`;
     return { service, operation, input: { host, ...query }, path, method, headers };
   }
-  return { service, operation: `${method} ${path}`, input: {}, path, method, headers };
+  // REST-JSON services routed by path (Scheduler, ...): the JSON body is the input
+  const input: Record<string, unknown> = text ? safeJson(text) : {};
+  for (const [key, value] of Object.entries(request.query ?? {})) input[key] = value;
+  return { service, operation: `${method} ${path}`, input, path, method, headers };
 }
 
 function safeJson(text: string): Record<string, unknown> {
@@ -298,6 +301,13 @@ export function defaultVpcResponses(
       ec2Xml(
         "DescribeSubnets",
         `<subnetSet><item><subnetId>subnet-0a1b2c3d4e5f60718</subnetId><vpcId>${vpc}</vpcId><availabilityZone>us-west-2a</availabilityZone><defaultForAz>true</defaultForAz><mapPublicIpOnLaunch>true</mapPublicIpOnLaunch></item></subnetSet>`,
+      ),
+    )
+    .on(
+      "DescribeInstanceTypeOfferings",
+      ec2Xml(
+        "DescribeInstanceTypeOfferings",
+        `<instanceTypeOfferingSet>${["us-west-2a", "us-west-2b", "us-west-2c"].map((zone) => `<item><instanceType>c8gn.large</instanceType><locationType>availability-zone</locationType><location>${zone}</location></item>`).join("")}</instanceTypeOfferingSet>`,
       ),
     )
     .on("DescribeRouteTables", (request) =>

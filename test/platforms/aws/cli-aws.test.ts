@@ -5,9 +5,12 @@ import { awsTestHooks } from "../../../src/cli/commands/aws-session.js";
 import { buildProgram } from "../../../src/cli/main.js";
 import {
   AwsStub,
+  callerIdentity,
   defaultVpcResponses,
+  ec2Error,
   ec2Xml,
   json,
+  queryXml,
   restJsonError,
   stackDoesNotExist,
   testCredentials,
@@ -109,11 +112,52 @@ describe("quota/deploy/teardown commands", () => {
   test("deploy --dry-run prints the calls it would make and changes nothing", {
     skip: !existsSync("dist/agent/index.mjs") && "needs `npm run build`",
   }, async () => {
+    const dryRunAnswer = ec2Error("DryRunOperation", "Request would have succeeded, but DryRun flag is set.");
     defaultVpcResponses(stub)
       .on("DescribeStacks", stackDoesNotExist)
-      .on("GetParameter", json({ Parameter: { Name: "x", Value: "ami-0123456789abcdef0" } }));
+      .on("GetParameter", json({ Parameter: { Name: "x", Value: "ami-0123456789abcdef0" } }))
+      .on("CreateSecurityGroup", dryRunAnswer)
+      .on(
+        "RunInstances",
+        dryRunAnswer,
+        ec2Error(
+          "UnauthorizedOperation",
+          "You are not authorized to perform this operation. Encoded authorization failure message: abc",
+        ),
+      )
+      .on("GetCallerIdentity", callerIdentity())
+      .on("SimulatePrincipalPolicy", (request) =>
+        queryXml(
+          "SimulatePrincipalPolicy",
+          `<IsTruncated>false</IsTruncated><EvaluationResults>${Object.entries(request.input)
+            .filter(([key]) => key.startsWith("ActionNames.member."))
+            .map(
+              ([, action]) =>
+                `<member><EvalActionName>${action}</EvalActionName><EvalResourceName>*</EvalResourceName><EvalDecision>${action === "lambda:PublishVersion" ? "implicitDeny" : "allowed"}</EvalDecision></member>`,
+            )
+            .join("")}</EvaluationResults>`,
+        ),
+      );
     await run("deploy", "--region", "eu-west-1", "--with-server", "--dry-run");
     const text = out.join("\n");
+    const errors = text;
+    assert.match(
+      errors,
+      /the server instance with a public IPv4 address and the tags: allowed \(EC2 dry run\)/,
+    );
+    assert.match(errors, /the server's security group with the tags: allowed/);
+    assert.match(
+      errors,
+      /1 of \d+ actions not allowed for arn:aws:iam::123456789012:role\/Operator: lambda:PublishVersion/,
+    );
+    const simulated = stub.requests.find((r) => r.operation === "SimulatePrincipalPolicy");
+    assert.equal(simulated?.input.PolicySourceArn, "arn:aws:iam::123456789012:role/Operator");
+    const launch = stub.requests.find((r) => r.operation === "RunInstances")?.input ?? {};
+    assert.equal(launch.DryRun, "true");
+    assert.equal(launch["NetworkInterface.1.AssociatePublicIpAddress"], "true");
+    assert.equal(launch["TagSpecification.1.Tag.1.Key"], "lambda-netbench");
+    assert.equal(process.exitCode, 1, "an action the simulator denies fails the dry run");
+    process.exitCode = 0;
     for (const call of [
       "CloudFormation.CreateStack (eu-west-1)",
       "S3.PutObject (eu-west-1)",
@@ -126,14 +170,30 @@ describe("quota/deploy/teardown commands", () => {
       "the server's cost is shown before anything is created",
     );
     assert.ok(
-      stub.operations().every((op) => /^(Describe|Get)/.test(op)),
+      stub.requests.every(
+        (r) =>
+          /^(Describe|Get)/.test(r.operation) ||
+          r.input.DryRun === "true" ||
+          r.operation === "SimulatePrincipalPolicy",
+      ),
       stub.operations().join(","),
     );
+    // a guardrail on public addresses: EC2's dry run says denied, before anything exists
+    out.length = 0;
+    await run("deploy", "--region", "eu-west-1", "--with-server", "--dry-run");
+    assert.match(
+      out.join("\n"),
+      /the server instance with a public IPv4 address and the tags: DENIED \(EC2 dry run: UnauthorizedOperation/,
+    );
+    assert.match(out.join("\n"), /Dry run: 2 check\(s\) would be refused/);
+    assert.equal(process.exitCode, 1);
+    process.exitCode = 0;
   });
 
   test("teardown of an empty region: verified, exit code 0", async () => {
     stub
       .on("DescribeStacks", stackDoesNotExist)
+      .on("GET /schedules", json({ Schedules: [] }))
       .on("ListAliases", restJsonError("ResourceNotFoundException", "Function not found", 404))
       .on("GetResources", json({ ResourceTagMappingList: [] }))
       .on("GetParametersByPath", json({ Parameters: [] }))
@@ -143,6 +203,7 @@ describe("quota/deploy/teardown commands", () => {
       .on("ListRequestedServiceQuotaChangeHistoryByQuota", json({ RequestedQuotas: [] }));
     await run("teardown", "--region", "us-west-2");
     assert.match(out.join("\n"), /verified: nothing tagged lambda-netbench remains/);
+    assert.match(out.join("\n"), /verified: no schedule of lambda-netbench remains/);
     assert.match(
       out.join("\n"),
       /verified gone by name: log-group \/aws\/lambda\/lambda-netbench-agent, log-group \/aws\/lambda\/lambda-netbench-\*/,
@@ -157,6 +218,7 @@ describe("quota/deploy/teardown commands", () => {
   test("teardown with something left: listed, exit code 1", async () => {
     stub
       .on("DescribeStacks", stackDoesNotExist)
+      .on("GET /schedules", json({ Schedules: [] }))
       .on("ListAliases", restJsonError("ResourceNotFoundException", "Function not found", 404))
       .on(
         "GetResources",

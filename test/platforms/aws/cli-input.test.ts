@@ -9,6 +9,7 @@ import { buildProgram } from "../../../src/cli/main.js";
 import { buildAgentZip, buildZip } from "../../../src/platforms/aws/agent-zip.js";
 import { AwsInputError } from "../../../src/platforms/aws/aws-input.js";
 import { resolveCredentials } from "../../../src/platforms/aws/credentials.js";
+import { defaultRegion, profileRegion } from "../../../src/platforms/aws/default-region.js";
 import { AwsStub, testCredentials } from "./aws-stub.js";
 
 describe("bad input is refused before any AWS call", () => {
@@ -27,7 +28,6 @@ describe("bad input is refused before any AWS call", () => {
     [["deploy", "--region", "us-west-2", "--with-server", "--ttl-hours", "0"], "ttl-hours"],
     [["teardown", "--region", "mars-1"], "region"],
     [["quota", "get", "--regions", "us-west-2,nowhere-1"], "regions"],
-    [["quota", "get"], "regions"],
     [["quota", "request", "--regions", "us-west-2", "--value", "3001"], "value"],
     [["quota", "request", "--regions", "us-west-2", "--value", "lots"], "value"],
   ] as const) {
@@ -53,6 +53,115 @@ describe("bad input is refused before any AWS call", () => {
       (error: unknown) =>
         error instanceof AwsInputError && error.field === "credentials" && /AWS_PROFILE/.test(error.message),
     );
+  });
+});
+
+describe("AWS conventions: --profile on every AWS command, --region from the environment or the profile", () => {
+  const stub = new AwsStub();
+  const saved = { ...process.env };
+  const dir = mkdtempSync(join(tmpdir(), "lnb-aws-config-"));
+  const config = join(dir, "config");
+  writeFileSync(
+    config,
+    "[default]\nregion = eu-west-1\n\n[profile bench]\n# the study's account\nregion = ap-south-9\noutput = json\n",
+  );
+  const restore = () => {
+    for (const key of ["AWS_REGION", "AWS_DEFAULT_REGION", "AWS_PROFILE", "AWS_CONFIG_FILE"]) {
+      if (saved[key] === undefined) delete process.env[key];
+      else process.env[key] = saved[key];
+    }
+  };
+  awsTestHooks.requestHandler = stub.handler;
+  awsTestHooks.credentials = testCredentials;
+  after(() => {
+    delete awsTestHooks.requestHandler;
+    delete awsTestHooks.credentials;
+    restore();
+    rmSync(dir, { recursive: true, force: true });
+  });
+  const refused = async (argv: string[], field: string, message: RegExp) => {
+    await assert.rejects(
+      buildProgram().parseAsync(["node", "lambda-netbench", ...argv]),
+      (error: unknown) => {
+        assert.ok(error instanceof AwsInputError, String(error));
+        assert.equal(error.field, field);
+        assert.match(error.message, message);
+        return true;
+      },
+    );
+    assert.equal(stub.requests.length, 0, "refused before any call");
+  };
+
+  test("the default region: AWS_REGION, then AWS_DEFAULT_REGION, then the profile's region", () => {
+    const text = "[default]\nregion=eu-west-1\n[profile bench]\nregion = ap-northeast-1\n";
+    assert.equal(profileRegion(text, "default"), "eu-west-1");
+    assert.equal(profileRegion(text, "bench"), "ap-northeast-1");
+    assert.equal(profileRegion(text, "other"), null);
+    const read = () => text;
+    assert.deepEqual(defaultRegion({ AWS_REGION: "us-west-2", AWS_DEFAULT_REGION: "us-east-1" }, read), {
+      region: "us-west-2",
+      source: "AWS_REGION",
+    });
+    assert.equal(defaultRegion({ AWS_DEFAULT_REGION: "us-east-1" }, read)?.region, "us-east-1");
+    assert.equal(defaultRegion({ AWS_PROFILE: "bench" }, read)?.region, "ap-northeast-1");
+    assert.equal(
+      defaultRegion({}, () => null),
+      null,
+    );
+  });
+
+  test("--profile picks the profile (its region here, which is unknown: refused naming where it came from)", async () => {
+    restore();
+    delete process.env.AWS_REGION;
+    delete process.env.AWS_DEFAULT_REGION;
+    process.env.AWS_CONFIG_FILE = config;
+    for (const argv of [
+      ["schedule", "list", "--profile", "bench"],
+      ["teardown", "--profile", "bench"],
+      ["runs", "pull", "--profile", "bench"],
+      ["quota", "get", "--profile", "bench"],
+      ["deploy", "--profile", "bench"],
+    ])
+      await refused(argv, `profile bench (${config})`, /unknown region "ap-south-9"/);
+    assert.equal(process.env.AWS_PROFILE, "bench", "the SDK's credential chain reads it");
+    process.env.AWS_REGION = "mars-1";
+    await refused(["teardown"], "AWS_REGION", /unknown region "mars-1"/);
+    delete process.env.AWS_REGION;
+    process.env.AWS_CONFIG_FILE = join(dir, "none");
+    await refused(["teardown"], "region", /no region: pass --region .* AWS_REGION or AWS_DEFAULT_REGION/);
+    restore();
+  });
+
+  test("lab up: the lab's profile is --lab-profile; the old --profile still works, with a notice on stderr", {
+    skip: !existsSync(new URL("../../../dist/agent/index.mjs", import.meta.url)),
+  }, () => {
+    const cli = new URL("../../../bin/lambda-netbench.js", import.meta.url).pathname;
+    const old = spawnSync(
+      process.execPath,
+      [cli, "lab", "up", "--profile", "no-such-profile", "--unshaped"],
+      {
+        encoding: "utf8",
+        timeout: 60_000,
+      },
+    );
+    assert.equal(old.status, 2, old.stderr);
+    assert.match(old.stderr, /--profile is now --lab-profile/);
+    assert.match(old.stderr, /unknown lab profile "no-such-profile"/, "and it is used as the lab profile");
+    const now = spawnSync(
+      process.execPath,
+      [cli, "lab", "up", "--lab-profile", "no-such-profile", "--unshaped"],
+      {
+        encoding: "utf8",
+        timeout: 60_000,
+      },
+    );
+    assert.equal(now.status, 2, now.stderr);
+    assert.doesNotMatch(now.stderr, /is now --lab-profile/);
+  });
+
+  test("run takes --region as well as --regions; an unknown one exits 2 before anything else", async () => {
+    await refused(["run", "--region", "mars-1", "--yes"], "region", /unknown region "mars-1" \(allowed:/);
+    await refused(["run", "--regions", "us-west-2,mars-1", "--yes"], "regions", /unknown region "mars-1"/);
   });
 });
 

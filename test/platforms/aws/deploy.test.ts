@@ -8,11 +8,14 @@ import {
   ServerNotReadyError,
 } from "../../../src/platforms/aws/deploy.js";
 import { PlannedCallRecorder } from "../../../src/platforms/aws/planned-calls.js";
+import { resolveServerNetwork } from "../../../src/platforms/aws/server-network.js";
 import { StackOperationFailed } from "../../../src/platforms/aws/stack-state.js";
 import {
   AwsStub,
+  callerIdentity,
   defaultVpcResponses,
   describeStacks,
+  ec2Xml,
   json,
   jsonError,
   queryError,
@@ -103,6 +106,7 @@ describe("deploy on the real CloudFormation/S3/SSM clients (stubbed transport)",
       "DescribeStacks",
       "DescribeVpcs",
       "DescribeSubnets",
+      "DescribeInstanceTypeOfferings",
       "DescribeRouteTables",
       "DescribeRouteTables",
       "GetParameter",
@@ -229,13 +233,32 @@ describe("deploy on the real CloudFormation/S3/SSM clients (stubbed transport)",
   });
 
   test("--dry-run: reads are sent, every change is only listed", async () => {
-    const stub = new AwsStub().on("DescribeStacks", stackDoesNotExist);
+    const stub = new AwsStub()
+      .on("DescribeStacks", stackDoesNotExist)
+      .on("GetCallerIdentity", callerIdentity())
+      .on(
+        "SimulatePrincipalPolicy",
+        queryError("AccessDenied", "not authorized to perform: iam:SimulatePrincipalPolicy", 403),
+      );
     const c = clients(stub, true);
     const result = await deployStack(c, { ...options, testObjectBytes: 1_073_741_824 });
-    assert.deepEqual(stub.operations(), ["DescribeStacks"]);
+    // the simulator's own permission is the operator's to grant: without it the check says so
+    assert.deepEqual(stub.operations(), ["DescribeStacks", "GetCallerIdentity", "SimulatePrincipalPolicy"]);
+    assert.match(
+      result.dryRunFindings[0]?.detail ?? "",
+      /could not simulate the operator policy \(AccessDenied/,
+    );
+    assert.equal(result.dryRunFindings[0]?.allowed, null);
     assert.deepEqual(
       c.recorder.calls.map((call) => `${call.sent ? "sent" : "held"} ${call.operation}`),
-      ["sent DescribeStacks", "held CreateStack", "held PutObject", "held UpdateStack"],
+      [
+        "sent DescribeStacks",
+        "sent GetCallerIdentity",
+        "sent SimulatePrincipalPolicy",
+        "held CreateStack",
+        "held PutObject",
+        "held UpdateStack",
+      ],
     );
     assert.ok(
       c.recorder
@@ -388,5 +411,82 @@ describe("deploy on the real CloudFormation/S3/SSM clients (stubbed transport)",
       /no route 0.0.0.0\/0 to an internet gateway/,
     );
     assert.ok(!privateSubnet.operations().some((op) => /Create|Update|Put/.test(op)));
+  });
+  test("the server's subnet is in a zone that offers its instance type (DescribeInstanceTypeOfferings)", async () => {
+    const vpc = "vpc-0a1b2c3d4e5f60718";
+    const subnet = (id: string, zone: string) =>
+      `<item><subnetId>${id}</subnetId><vpcId>${vpc}</vpcId><availabilityZone>${zone}</availabilityZone><defaultForAz>true</defaultForAz><mapPublicIpOnLaunch>true</mapPublicIpOnLaunch></item>`;
+    const stub = () =>
+      new AwsStub()
+        .on(
+          "DescribeVpcs",
+          ec2Xml(
+            "DescribeVpcs",
+            `<vpcSet><item><vpcId>${vpc}</vpcId><isDefault>true</isDefault></item></vpcSet>`,
+          ),
+        )
+        .on(
+          "DescribeRouteTables",
+          ec2Xml(
+            "DescribeRouteTables",
+            `<routeTableSet><item><routeTableId>rtb-0a1b2c3d</routeTableId><vpcId>${vpc}</vpcId><routeSet><item><destinationCidrBlock>0.0.0.0/0</destinationCidrBlock><gatewayId>igw-0a1b2c3d</gatewayId></item></routeSet></item></routeTableSet>`,
+          ),
+        )
+        .on("DescribeSubnets", (request) =>
+          ec2Xml(
+            "DescribeSubnets",
+            `<subnetSet>${request.input["SubnetId.1"] === "subnet-0aaaaaaaaaaaaaaaa" ? subnet("subnet-0aaaaaaaaaaaaaaaa", "us-west-2a") : subnet("subnet-0aaaaaaaaaaaaaaaa", "us-west-2a") + subnet("subnet-0bbbbbbbbbbbbbbbb", "us-west-2b")}</subnetSet>`,
+          ),
+        )
+        .on(
+          "DescribeInstanceTypeOfferings",
+          ec2Xml(
+            "DescribeInstanceTypeOfferings",
+            "<instanceTypeOfferingSet><item><instanceType>c8gn.large</instanceType><locationType>availability-zone</locationType><location>us-west-2b</location></item></instanceTypeOfferingSet>",
+          ),
+        );
+    const chooser = stub();
+    const chosen = await resolveServerNetwork(
+      clients(chooser).ec2,
+      { instanceType: "c8gn.large" },
+      {},
+      "us-west-2",
+    );
+    assert.equal(chosen.subnetId, "subnet-0bbbbbbbbbbbbbbbb", "us-west-2a does not offer c8gn.large");
+    const offering = chooser.requests.find((r) => r.operation === "DescribeInstanceTypeOfferings");
+    assert.equal(offering?.input.LocationType, "availability-zone");
+    assert.equal(offering?.input["Filter.1.Value.1"], "c8gn.large");
+    await assert.rejects(
+      resolveServerNetwork(
+        clients(stub()).ec2,
+        { instanceType: "c8gn.large", subnetId: "subnet-0aaaaaaaaaaaaaaaa" },
+        {},
+        "us-west-2",
+      ),
+      /subnet-id: subnet-0aaaaaaaaaaaaaaaa is in us-west-2a, which does not offer c8gn.large \(offered in us-west-2b\)/,
+    );
+  });
+
+  test("a deploy without --with-server refuses to delete a running server, unless --remove-server", async () => {
+    const running = {
+      ...fullOutputs,
+      ServerInstanceId: "i-0123456789abcdef0",
+      ServerExpiresAt: "2026-11-29T23:00:00.000Z",
+    };
+    const stub = new AwsStub().on("DescribeStacks", describeStacks("UPDATE_COMPLETE", running));
+    await assert.rejects(
+      deployStack(clients(stub), options),
+      /the stack runs the iperf3 server i-0123456789abcdef0 .*: deploy --with-server to keep it, or --remove-server to delete it/,
+    );
+    assert.deepEqual(stub.operations(), ["DescribeStacks"], "nothing changed");
+    const removing = new AwsStub()
+      .on("DescribeStacks", describeStacks("UPDATE_COMPLETE", running))
+      .on("HeadObject", { statusCode: 200, headers: {}, body: "" })
+      .on("UpdateStack", ok("UpdateStack"));
+    await deployStack(clients(removing), { ...options, removeServer: true });
+    const template = JSON.parse(
+      String(removing.requests.find((r) => r.operation === "UpdateStack")?.input.TemplateBody),
+    );
+    assert.equal(template.Resources.Iperf3Server1, undefined, "removed, as asked");
   });
 });

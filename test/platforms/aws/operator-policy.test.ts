@@ -9,7 +9,9 @@ import { addScheduleStack } from "../../../src/platforms/aws/nested-stacks.js";
 import {
   declaredCalls,
   declaredResourceActions,
+  operatorPolicies,
   operatorPolicy,
+  splitPolicy,
 } from "../../../src/platforms/aws/operator-policy.js";
 import { PlannedCallRecorder, UndeclaredAwsCallError } from "../../../src/platforms/aws/planned-calls.js";
 import { buildStackTemplate } from "../../../src/platforms/aws/stack-template.js";
@@ -327,5 +329,30 @@ test("deploy --print-operator-policy prints the JSON, no AWS call", {
     timeout: 60_000,
   });
   assert.equal(run.status, 0, run.stderr);
-  assert.deepEqual(JSON.parse(run.stdout), operatorPolicy());
+  const printed = JSON.parse(run.stdout) as Array<{ PolicyName: string; PolicyDocument: unknown }>;
+  assert.deepEqual(
+    printed.map((p) => p.PolicyDocument),
+    operatorPolicies().map((p) => p.document),
+  );
+  // how to attach them, on stderr so stdout stays one JSON document
+  assert.match(run.stderr, /aws iam create-policy --policy-name lambda-netbench-operator-1 /);
+  assert.match(run.stderr, /aws iam attach-role-policy/);
+});
+
+test("the operator policy is printed as managed policies that each fit IAM's 6,144 characters", () => {
+  const whole = operatorPolicy();
+  const parts = operatorPolicies();
+  assert.ok(parts.length >= 2, "one document is over the limit, so it must be split");
+  for (const part of parts) {
+    // IAM counts every character but white space
+    const size = JSON.stringify(part.document).replace(/\s/g, "").length;
+    assert.ok(size <= 6_144, `${part.name} is ${size} characters`);
+    assert.match(part.name, /^lambda-netbench-operator-\d$/);
+  }
+  // nothing lost, nothing doubled
+  assert.deepEqual(
+    parts.flatMap((p) => p.document.Statement.map((s) => s.Sid)).sort(),
+    whole.Statement.map((s) => s.Sid).sort(),
+  );
+  assert.throws(() => splitPolicy(whole, 100), /statement \w+ alone is \d+ characters/);
 });

@@ -104,11 +104,15 @@ describe("AwsPlatform prepare and invoke on the real Lambda client (stubbed tran
       "PublishVersion",
       "GetAlias",
       "CreateAlias",
+      // $LATEST back to the architecture it had (the stack's), not left at the last variant's
+      "UpdateFunctionCode",
+      "GetFunction",
     ]);
     const calls = stub.requests.slice(before);
     assert.deepEqual(calls[1]?.input.Architectures, ["arm64"]);
     assert.equal(calls[1]?.input.S3Key, "agent/abc.zip");
     assert.equal(calls[5]?.input.MemorySize, 1024);
+    assert.deepEqual(calls[10]?.input.Architectures, ["x86_64"]);
     assert.deepEqual(
       { Name: calls[9]?.input.Name, FunctionVersion: calls[9]?.input.FunctionVersion },
       { Name: "m1024-arm64", FunctionVersion: "7" },
@@ -249,7 +253,14 @@ describe("AwsPlatform prepare and invoke on the real Lambda client (stubbed tran
     );
     assert.deepEqual(
       recorder.calls.filter((call) => !call.sent).map((call) => call.operation),
-      ["UpdateFunctionConfiguration", "PublishVersion", "CreateAlias", "Invoke"],
+      // the last update puts $LATEST back at the memory it had
+      [
+        "UpdateFunctionConfiguration",
+        "PublishVersion",
+        "CreateAlias",
+        "UpdateFunctionConfiguration",
+        "Invoke",
+      ],
     );
     assert.equal(recorder.calls.find((call) => call.operation === "Invoke")?.input.Payload, "[redacted]");
   });

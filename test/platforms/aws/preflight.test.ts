@@ -15,6 +15,8 @@ import {
   describeStacks,
   json,
   jsonError,
+  restJson,
+  restJsonError,
   stackDoesNotExist,
   stsError,
   testCredentials,
@@ -220,5 +222,77 @@ describe("run --dry-run with no credentials and no network", () => {
     console.log(
       `dry run without credentials${isolated ? " in a namespace without network" : ""}: ${seconds.toFixed(1)} s`,
     );
+  });
+});
+
+describe("preflight: memory above 3,008 MB (new accounts are often held to it; GetAccountSettings does not say)", () => {
+  const versions = (...sizes: number[]) =>
+    restJson({
+      Versions: sizes.map((size, index) => ({
+        FunctionName: "lambda-netbench-agent",
+        Version: index === 0 ? "$LATEST" : String(index),
+        MemorySize: size,
+      })),
+    });
+  const memoryItem = async (stub: AwsStub, largestMemoryMb: number) => {
+    const result = await runPreflight({
+      regions: [{ ...(regions[0] as PreflightRegion), largestMemoryMb }],
+      parallelism: 1,
+      expectedAgentCodeKey: () => "agent/current.zip",
+      credentials: testCredentials,
+      requestHandler: stub.handler,
+      handshake: async () => "ready",
+      now: () => now,
+    });
+    const item = result.items.find((i) => i.check === "memory");
+    assert.ok(item, result.items.map((i) => i.check).join(","));
+    return item;
+  };
+
+  test("a size the account refuses fails before the first invocation, saying how to ask for more", async () => {
+    const stub = healthy()
+      .on("ListVersionsByFunction", versions(2048, 2048))
+      .on(
+        "UpdateFunctionConfiguration",
+        restJsonError(
+          "InvalidParameterValueException",
+          "'MemorySize' value failed to satisfy constraint: Member must have value less than or equal to 3008",
+          400,
+        ),
+      );
+    const item = await memoryItem(stub, 10_240);
+    assert.equal(item.status, "failed");
+    assert.match(item.detail, /10240 MB is refused in this account \(at most 3008 MB\)/);
+    assert.match(item.detail, /AWS Support/);
+    const probe = stub.requests.find((r) => r.operation === "UpdateFunctionConfiguration");
+    assert.equal(probe?.input.MemorySize, 10_240);
+    assert.ok(probe?.input.RevisionId, "a revision that never matches: the probe can change nothing");
+  });
+
+  test("a size the account accepts (the probe's precondition fails, nothing changed) passes", async () => {
+    const stub = healthy()
+      .on("ListVersionsByFunction", versions(2048))
+      .on(
+        "UpdateFunctionConfiguration",
+        restJsonError(
+          "PreconditionFailedException",
+          "The Revision Id provided does not match the latest Revision Id.",
+          412,
+        ),
+      );
+    const item = await memoryItem(stub, 10_240);
+    assert.equal(item.status, "ok", item.detail);
+    assert.match(item.detail, /10240 MB accepted/);
+  });
+
+  test("a size a version already has needs no probe; up to 3,008 MB needs no call", async () => {
+    const stub = healthy().on("ListVersionsByFunction", versions(2048, 10_240));
+    const item = await memoryItem(stub, 10_240);
+    assert.equal(item.status, "ok");
+    assert.match(item.detail, /version 1 has 10240 MB/);
+    assert.ok(!stub.operations().includes("UpdateFunctionConfiguration"));
+    const small = healthy();
+    assert.equal((await memoryItem(small, 3_008)).status, "ok");
+    assert.ok(!small.operations().includes("ListVersionsByFunction"));
   });
 });

@@ -2,6 +2,8 @@ import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { createAwsClients } from "../../../src/platforms/aws/aws-clients.js";
 import { teardownRegion } from "../../../src/platforms/aws/teardown.js";
+import { disableSchedules, listScheduleNames } from "../../../src/scheduled-studies/schedule-admin.js";
+import { withScheduleClients } from "../../../src/scheduled-studies/schedule-clients.js";
 import {
   AwsStub,
   describeInstance,
@@ -375,5 +377,75 @@ describe("teardown on the real SDK clients (stubbed transport)", () => {
       "log-group /aws/lambda/lambda-netbench-*",
     ]);
     assert.deepEqual(result.remainingByName, []);
+  });
+
+  test("schedules are disabled before anything is deleted, and verified gone after", async () => {
+    const seed = {
+      Name: "lambda-netbench-seed",
+      GroupName: "default",
+      ScheduleExpression: "rate(1 day)",
+      ScheduleExpressionTimezone: "UTC",
+      FlexibleTimeWindow: { Mode: "OFF" },
+      State: "ENABLED",
+      Target: {
+        Arn: "arn:aws:states:us-west-2:123456789012:stateMachine:lambda-netbench-seed",
+        RoleArn: "arn:aws:iam::123456789012:role/lambda-netbench-ScheduleSeed-SchedulerRole-1A2B",
+        Input: '{"bucket":"b","schedule":"seed"}',
+      },
+    };
+    const listing = (names: string[]) =>
+      json({ Schedules: names.map((Name) => ({ Name, GroupName: "default", State: "ENABLED" })) });
+    const run = async (afterDeletion: string[]) => {
+      const stub = new AwsStub()
+        .on(
+          "DescribeStacks",
+          describeStacks("UPDATE_COMPLETE", { FunctionName: "lambda-netbench-agent" }),
+          stackDoesNotExist,
+        )
+        .on("GET /schedules", listing(["lambda-netbench-seed"]), listing(afterDeletion))
+        .on("GET /schedules/lambda-netbench-seed", json(seed))
+        .on(
+          "PUT /schedules/lambda-netbench-seed",
+          json({ ScheduleArn: "arn:aws:scheduler:::schedule/default/x" }),
+        )
+        .on("ListAliases", restJson({ Aliases: [] }))
+        .on("ListVersionsByFunction", restJson({ Versions: [{ Version: "$LATEST" }] }))
+        .on("GetResources", json({ ResourceTagMappingList: [], PaginationToken: "" }))
+        .on("ListStackResources", queryXml("ListStackResources", "<StackResourceSummaries/>"))
+        .on("DeleteStack", queryXml("DeleteStack", ""))
+        .on("DescribeLogGroups", json({ logGroups: [] }))
+        .on("GetParametersByPath", json({ Parameters: [] }));
+      const base = clients(stub);
+      const scheduling = withScheduleClients(base, {
+        credentials: testCredentials,
+        requestHandler: stub.handler,
+        maxAttempts: 1,
+      });
+      const result = await teardownRegion(base, {
+        ...fast,
+        verify: { attempts: 2, intervalMs: 1 },
+        schedules: {
+          disable: () => disableSchedules(scheduling),
+          remaining: () => listScheduleNames(scheduling),
+        },
+      });
+      return { stub, result };
+    };
+    const { stub, result } = await run([]);
+    const order = stub.operations();
+    const disable = order.indexOf("PUT /schedules/lambda-netbench-seed");
+    assert.ok(disable >= 0 && disable < order.indexOf("ListAliases"), order.join(","));
+    const update = stub.requests[disable]?.input ?? {};
+    assert.equal(update.State, "DISABLED");
+    assert.deepEqual(update.Target, seed.Target, "the rest of the schedule as it was");
+    assert.equal(update.ScheduleExpression, "rate(1 day)");
+    assert.deepEqual(result.disabledSchedules, ["lambda-netbench-seed"]);
+    assert.deepEqual(result.remainingSchedules, []);
+    const left = await run(["lambda-netbench-seed"]);
+    assert.deepEqual(
+      left.result.remainingSchedules,
+      ["lambda-netbench-seed"],
+      "still listed: reported, not hidden",
+    );
   });
 });

@@ -1,0 +1,143 @@
+import { CreateSecurityGroupCommand, RunInstancesCommand } from "@aws-sdk/client-ec2";
+import { SimulatePrincipalPolicyCommand } from "@aws-sdk/client-iam";
+import { GetCallerIdentityCommand } from "@aws-sdk/client-sts";
+import type { AwsClients } from "./aws-clients.js";
+import { errorName } from "./backoff.js";
+import { operatorPolicyActions } from "./operator-policy.js";
+import type { ServerNetwork } from "./server-network.js";
+
+/**
+ * What `deploy --dry-run` asks the account before anything is created, for what organization
+ * guardrails deny most: EC2's own dry runs of the server's security group and of the instance
+ * with its public address and tags (DryRunOperation: allowed; UnauthorizedOperation: denied,
+ * by IAM or an SCP), and IAM's policy simulator for every action the operator policy lists,
+ * against the caller's own policies. Nothing is created: EC2 checks and stops, the simulator
+ * only evaluates. What no dry run can find: rules that Config or Firewall Manager revoke after
+ * creation (a group open to 0.0.0.0/0); the run's preflight then finds the port unreachable.
+ */
+export interface DryRunFinding {
+  check: "security-group" | "instance" | "operator-actions";
+  allowed: boolean | null;
+  detail: string;
+}
+
+type Tag = { Key: string; Value: string };
+
+export async function deployDryRunChecks(
+  clients: AwsClients,
+  server: { instanceType: string; imageId: string; network: ServerNetwork } | null,
+  tags: Tag[],
+): Promise<DryRunFinding[]> {
+  const findings: DryRunFinding[] = [];
+  if (server) {
+    findings.push(
+      await ec2DryRun("security-group", () =>
+        clients.ec2.send(
+          new CreateSecurityGroupCommand({
+            DryRun: true,
+            GroupName: "lambda-netbench-dry-run",
+            Description: "lambda-netbench iperf3 server: its iperf3 ports only (RSA-authenticated), no SSH",
+            VpcId: server.network.vpcId,
+            TagSpecifications: [{ ResourceType: "security-group", Tags: tags }],
+          }),
+        ),
+      ),
+    );
+    findings.push(
+      await ec2DryRun("instance", () =>
+        clients.ec2.send(
+          new RunInstancesCommand({
+            DryRun: true,
+            ImageId: server.imageId,
+            InstanceType: server.instanceType as never,
+            MinCount: 1,
+            MaxCount: 1,
+            NetworkInterfaces: [
+              { DeviceIndex: 0, SubnetId: server.network.subnetId, AssociatePublicIpAddress: true },
+            ],
+            TagSpecifications: [{ ResourceType: "instance", Tags: tags }],
+          }),
+        ),
+      ),
+    );
+  }
+  findings.push(await simulateOperatorActions(clients));
+  return findings;
+}
+
+async function ec2DryRun(
+  check: DryRunFinding["check"],
+  call: () => Promise<unknown>,
+): Promise<DryRunFinding> {
+  const what =
+    check === "instance"
+      ? "the server instance with a public IPv4 address and the tags"
+      : "the server's security group with the tags";
+  try {
+    await call();
+    return { check, allowed: true, detail: `${what}: allowed` };
+  } catch (error) {
+    const name = errorName(error);
+    if (name === "DryRunOperation") return { check, allowed: true, detail: `${what}: allowed (EC2 dry run)` };
+    if (name === "UnauthorizedOperation")
+      return {
+        check,
+        allowed: false,
+        detail: `${what}: DENIED (EC2 dry run: UnauthorizedOperation; an SCP or your policy; \`aws sts decode-authorization-message\` on the encoded message says which): a guardrail on public addresses or tags, ask the account's administrators, or deploy without --with-server and measure S3 only`,
+      };
+    return {
+      check,
+      allowed: null,
+      detail: `${what}: could not check (${name}: ${(error as Error).message})`,
+    };
+  }
+}
+
+/** The assumed-role ARN STS returns, as the IAM role ARN the simulator takes (no path known). */
+export function principalArn(callerArn: string): string {
+  const assumed = /^arn:(aws[\w-]*):sts::(\d{12}):assumed-role\/([^/]+)\/.+$/.exec(callerArn);
+  return assumed ? `arn:${assumed[1]}:iam::${assumed[2]}:role/${assumed[3]}` : callerArn;
+}
+
+async function simulateOperatorActions(clients: AwsClients): Promise<DryRunFinding> {
+  const check = "operator-actions";
+  try {
+    const identity = await clients.sts.send(new GetCallerIdentityCommand({}));
+    const source = principalArn(identity.Arn ?? "");
+    const actions = [...operatorPolicyActions()].sort();
+    const denied: string[] = [];
+    // the simulator takes at most 128 actions per call
+    for (let start = 0; start < actions.length; start += 100) {
+      let marker: string | undefined;
+      do {
+        const page = await clients.iam.send(
+          new SimulatePrincipalPolicyCommand({
+            PolicySourceArn: source,
+            ActionNames: actions.slice(start, start + 100),
+            Marker: marker,
+          }),
+        );
+        for (const result of page.EvaluationResults ?? [])
+          if (result.EvalDecision !== "allowed" && result.EvalActionName) denied.push(result.EvalActionName);
+        marker = page.IsTruncated ? page.Marker : undefined;
+      } while (marker);
+    }
+    return denied.length === 0
+      ? {
+          check,
+          allowed: true,
+          detail: `all ${actions.length} actions of the operator policy allowed for ${source}`,
+        }
+      : {
+          check,
+          allowed: false,
+          detail: `${denied.length} of ${actions.length} actions not allowed for ${source}: ${denied.join(", ")} (attach the policies of \`deploy --print-operator-policy\`)`,
+        };
+  } catch (error) {
+    return {
+      check,
+      allowed: null,
+      detail: `could not simulate the operator policy (${errorName(error)}: ${(error as Error).message}); iam:SimulatePrincipalPolicy on your own principal is needed for this check`,
+    };
+  }
+}

@@ -1,0 +1,44 @@
+/**
+ * What CloudFormation does with the caller's rights to create, update, roll back and delete a
+ * resource of each type, where both the region's stack and a schedule's nested stack have that
+ * type (operator-policy.ts and schedule-policy.ts scope them to their own resources).
+ */
+export const IAM_ROLE_ACTIONS = [
+  "iam:CreateRole",
+  "iam:DeleteRole",
+  "iam:GetRole",
+  "iam:UpdateRole",
+  "iam:UpdateAssumeRolePolicy",
+  "iam:PutRolePolicy",
+  "iam:GetRolePolicy",
+  "iam:DeleteRolePolicy",
+  "iam:ListRolePolicies",
+  "iam:ListAttachedRolePolicies",
+  "iam:TagRole",
+  "iam:UntagRole",
+  // a permissions boundary (deploy --permissions-boundary) is set and kept on every role
+  "iam:PutRolePermissionsBoundary",
+  "iam:DeleteRolePermissionsBoundary",
+];
+
+export const LAMBDA_FUNCTION_ACTIONS = [
+  "lambda:CreateFunction",
+  "lambda:DeleteFunction",
+  "lambda:GetFunction",
+  "lambda:GetFunctionConfiguration",
+  "lambda:UpdateFunctionCode",
+  "lambda:UpdateFunctionConfiguration",
+  "lambda:TagResource",
+  "lambda:UntagResource",
+  "lambda:ListTags",
+];
+
+export const LOG_GROUP_ACTIONS = [
+  "logs:CreateLogGroup",
+  "logs:DeleteLogGroup",
+  "logs:PutRetentionPolicy",
+  "logs:DeleteRetentionPolicy",
+  "logs:TagResource",
+  "logs:UntagResource",
+  "logs:ListTagsForResource",
+];
