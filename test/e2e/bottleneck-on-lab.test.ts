@@ -45,7 +45,10 @@ after(async () => {
   if (out) await rm(out, { recursive: true, force: true });
 });
 
-test("a CPU share too small for the link is CPU-bound; a plain quota is quota-bound", { skip, timeout: 900_000 }, async () => {
+test("a CPU share too small for the link is CPU-bound; a plain quota is quota-bound", {
+  skip,
+  timeout: 900_000,
+}, async () => {
   const plan = validatePlan({
     name: "bottleneck-lab",
     targets: [{ platform: "local", profile: profile.name }],
@@ -57,12 +60,19 @@ test("a CPU share too small for the link is CPU-bound; a plain quota is quota-bo
   const result = await runPlan({
     start: { plan, parentDir: out, source: { preset: null, configPath: null, regions: null } },
     openPlatform: () =>
-      LocalPlatform.open({ profile: profile.name, customProfiles: plan.profiles ?? [], labName: privateLabName() }),
+      LocalPlatform.open({
+        profile: profile.name,
+        customProfiles: plan.profiles ?? [],
+        labName: privateLabName(),
+      }),
   });
   assert.equal(result.remaining, 0);
   const { records } = await readRecords(result.dir);
   const measured = records.filter((record) => !record.warmup);
-  assert.ok(measured.every((record) => record.ok), "every invocation succeeded");
+  assert.ok(
+    measured.every((record) => record.ok),
+    "every invocation succeeded",
+  );
   for (const record of measured) {
     assert.match(record.serverCpu?.server ?? "", /^iperf3 server :\d+/, "the server's CPU is recorded");
     assert.ok((record.serverCpu?.seconds ?? -1) >= 0 && (record.serverCpu?.wallSeconds ?? 0) > 0);
