@@ -3,6 +3,7 @@ import {
   compareWithBaseline,
   renderBaselineMarkdownTable,
 } from "./baseline-comparison.js";
+import { bottleneckSentence } from "./bottleneck-lines.js";
 import { fleetMarkdownLines } from "./fleet-section.js";
 import { methodNotes } from "./method-notes.js";
 import type { ReportFormat } from "./report-format.js";
@@ -39,6 +40,8 @@ export function renderMarkdown(model: ReportModel): string {
   out.push(`| ${summaryColumns.map((c) => (c.align === "right" ? "---:" : ":---")).join(" | ")} |`);
   for (const cell of measuringCells(model))
     out.push(`| ${summaryColumns.map((c) => escapeCell(c.text(cell))).join(" | ")} |`);
+  out.push("", "## What limits each cell", "");
+  for (const cell of measuringCells(model)) out.push(`- ${bottleneckSentence(cell)}`);
   out.push("", "## Recommendation", "");
   for (const curve of model.analysis.curves)
     out.push(`- ${curveSentence(curve, model.analysis.moveGigabytes)}`);

@@ -1,5 +1,6 @@
 import type { CellStatistics, CurveAnalysis } from "../results/analysis.js";
 import type { Spread } from "../results/statistics.js";
+import { bottleneckMarks } from "./bottleneck-lines.js";
 import { rateHeaders } from "./rate-words.js";
 import type { ReportModel } from "./report-model.js";
 import { spreadMinimumRepetitions } from "./statistics-display.js";
@@ -126,6 +127,12 @@ export const summaryColumns: Column[] = [
     align: "right",
   },
   {
+    header: "Limit",
+    text: (c) => bottleneckMarks[c.bottleneck.kind],
+    raw: (c) => c.bottleneck.kind,
+    align: "left",
+  },
+  {
     header: "Cost ($/GB)",
     text: (c) => formatUsd(c.costPerGigabyteUsd),
     raw: (c) => c.costPerGigabyteUsd,
@@ -199,6 +206,7 @@ export const csvColumns: CsvColumn[] = [
   { header: "CPU used median (cores)", raw: (c) => c.cpuCores?.median ?? null },
   { header: "CPU share (cores)", raw: (c) => c.cpuShareCores },
   { header: "CPU-bound", raw: (c) => c.cpuBound },
+  { header: "Bottleneck", raw: (c) => c.bottleneck.kind },
   { header: "Cost at sustained ($/GB)", raw: (c) => c.costPerGigabyteUsd },
   { header: "Failed", raw: (c) => Object.values(c.failures).reduce((a, b) => a + b, 0) },
 ];

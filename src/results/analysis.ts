@@ -1,6 +1,7 @@
 import type { Architecture } from "../plan/architecture.js";
 import type { Cell } from "../plan/cell.js";
 import { targetKey, targetName } from "../plan/plan-schema.js";
+import { type Bottleneck, bottleneckInput, nameBottleneck } from "./bottleneck.js";
 import { environmentCpuShare } from "./cpu-share.js";
 import type { RunManifest } from "./manifest.js";
 import type { PlatformFacts } from "./platform-facts.js";
@@ -8,6 +9,7 @@ import { type LambdaPrice, lambdaPrice, type PriceTable, priceTable } from "./pr
 import { type RecordRates, recordRates } from "./record-rates.js";
 import type { ResultRecord } from "./result-record.js";
 import { describe, type Spread, slope } from "./statistics.js";
+import { type StreamsSweep, streamsSweeps } from "./streams-sweeps.js";
 
 /** A cell is CPU-bound when its client used at least this share of the CPU it had. */
 export const cpuBoundShare = 0.9;
@@ -63,6 +65,8 @@ export interface CellStatistics {
   /** USD per GB (1e9 bytes) moved at the median sustained rate: GB-seconds plus requests; null without a price or a sustained rate. */
   costPerGigabyteUsd: number | null;
   cold: number;
+  /** What limited the sustained rate (quota, flow, cpu, server or undetermined), with its evidence. */
+  bottleneck: Bottleneck;
 }
 
 export interface CurveAnalysis {
@@ -122,11 +126,12 @@ export function analyzeRun(
   }
   const facts = manifest.platforms;
   const byTargetPrice: Record<string, LambdaPrice | null> = {};
+  const sweeps = streamsSweeps(measured);
   const cells = manifest.cells.map((cell) => {
     const key = targetKey(cell.target);
     const price = lambdaPrice(cell.target.platform, targetName(cell.target), cell.arch, prices);
     byTargetPrice[`${key}/${cell.arch}`] = price;
-    return cellStatistics(cell, byCell.get(cell.id) ?? [], facts[key], price);
+    return cellStatistics(cell, byCell.get(cell.id) ?? [], facts[key], price, sweeps);
   });
   const curves = buildCurves(cells, manifest.plan.moveGigabytes);
   const factList = Object.values(facts);
@@ -153,6 +158,8 @@ export function cellStatistics(
   records: ResultRecord[],
   facts: PlatformFacts | undefined,
   price: LambdaPrice | null,
+  /** The run's streams sweeps: a per-flow cap fitted there can explain this cell's rate. */
+  sweeps: readonly StreamsSweep[] = [],
 ): CellStatistics {
   const failures: Record<string, number> = {};
   for (const record of records) {
@@ -211,6 +218,13 @@ export function cellStatistics(
         ? costPerGigabyte(cell.memoryMb, sustained.median, bytes.median, price)
         : null,
     cold: records.filter((r) => r.cold === true).length,
+    bottleneck: nameBottleneck(
+      bottleneckInput(cell, records, facts, sweeps, {
+        sustainedBitsPerSecond: sustained?.median ?? null,
+        cpuUsedCores: cpuCores?.median ?? null,
+        cpuShareCores: cpuShare.cores,
+      }),
+    ),
   };
 }
 

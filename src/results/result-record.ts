@@ -1,7 +1,7 @@
 import type { Cell } from "../plan/cell.js";
 import { probeParameters } from "../plan/cell.js";
 import type { IntervalSamples } from "../probes/interval-sampler.js";
-import type { InvocationOutcome } from "./invocation-outcome.js";
+import type { InvocationOutcome, ServerCpuUse } from "./invocation-outcome.js";
 
 /** schemaVersion 1: a nominal interval and the length of the last, partial one. */
 export interface LegacyIntervalSamples {
@@ -77,6 +77,8 @@ export interface ResultRecord {
   agentEndedAt: string | null;
   /** Small probe details (info, the concurrency s3-get chose with `auto`); null when large or absent. */
   detail: unknown;
+  /** The server side's CPU over the invocation (the lab sees it; AWS does not: null). Absent in older runs. */
+  serverCpu?: ServerCpuUse | null;
   error: { kind: string; message: string } | null;
 }
 
@@ -144,6 +146,7 @@ export function buildRecord(args: {
     groupId: group?.id ?? null,
     agentEndedAt: response ? agentEndTime(response.startedAt, response.durationSeconds) : null,
     detail,
+    serverCpu: outcome.serverCpu ?? null,
     error,
   };
 }

@@ -8,6 +8,8 @@ import type { ResultRecord } from "./result-record.js";
  * cap fit. Pure.
  */
 export interface StreamsSweep {
+  /** What the sweep's points share (see streamsPosition): a cell of the sweep has the same key. */
+  key: string;
   target: string;
   arch: string;
   memoryMb: number;
@@ -27,32 +29,50 @@ const MIN_STREAM_COUNTS = 3;
 /** The parameter that counts streams, per probe kind. */
 const streamsParameter: Record<string, string> = { iperf3: "parallel", "s3-get": "concurrency" };
 
+/** What places a record (or a cell) on a streams axis: the condition without the stream count. */
+export type StreamsCondition = Pick<
+  ResultRecord,
+  "target" | "platform" | "arch" | "memoryMb" | "probe" | "parameters" | "environments" | "vpc"
+>;
+
+/** The sweep a condition belongs to and its stream count; null for probes without one (or `auto`). */
+export function streamsPosition(
+  condition: StreamsCondition,
+): { key: string; streams: number; rest: Record<string, unknown> } | null {
+  const name = streamsParameter[condition.probe];
+  if (!name) return null;
+  const streams = condition.parameters[name];
+  if (typeof streams !== "number") return null; // "auto" concurrency is not a point of the axis
+  const { [name]: _streams, ...rest } = condition.parameters;
+  const key = stableHash({
+    t: condition.target,
+    p: condition.platform,
+    a: condition.arch,
+    m: condition.memoryMb,
+    k: condition.probe,
+    // a fleet's members share the link: their per-environment rates are another sweep
+    e: condition.environments ?? 1,
+    v: condition.vpc ?? false,
+    rest,
+  });
+  return { key, streams, rest };
+}
+
 export function streamsSweeps(records: readonly ResultRecord[]): StreamsSweep[] {
   const groups = new Map<
     string,
     { sweep: Omit<StreamsSweep, "fit" | "points">; byStreams: Map<number, number[]> }
   >();
   for (const record of records) {
-    const name = streamsParameter[record.probe];
-    if (!name || record.warmup || !record.ok || record.bitsPerSecond === null) continue;
-    const streams = record.parameters[name];
-    if (typeof streams !== "number") continue; // "auto" concurrency is not a point of the axis
-    const { [name]: _streams, ...rest } = record.parameters;
-    const key = stableHash({
-      t: record.target,
-      p: record.platform,
-      a: record.arch,
-      m: record.memoryMb,
-      k: record.probe,
-      // a fleet's members share the link: their per-environment rates are another sweep
-      e: record.environments ?? 1,
-      v: record.vpc ?? false,
-      rest,
-    });
+    if (record.warmup || !record.ok || record.bitsPerSecond === null) continue;
+    const position = streamsPosition(record);
+    if (!position) continue;
+    const { key, streams, rest } = position;
     let group = groups.get(key);
     if (!group) {
       group = {
         sweep: {
+          key,
           target: record.target,
           arch: record.arch,
           memoryMb: record.memoryMb,

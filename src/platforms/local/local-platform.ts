@@ -24,6 +24,7 @@ import { classifyAgentExit, oomKillsBefore } from "./oom-classification.js";
 import { checkMemoryMb, chooseProfile, type EnvironmentShape, environmentShape } from "./profiles.js";
 import { type CommandResult, runCommand } from "./run-command.js";
 import { applyS3ConnectionCap } from "./s3-connection-cap.js";
+import { serverProcessesFor, startServerCpu } from "./server-cpu.js";
 import { fqFlowCapAvailable } from "./shaping.js";
 import { type LabState, writeLabState } from "./state-file.js";
 import { TestObjectSeeder } from "./test-object-seeding.js";
@@ -230,6 +231,7 @@ export class LocalPlatform implements Platform {
       const agent = slotAgent(this.state, slot, variant.memoryMb);
       const cgroup = slot.environment.cgroup;
       const before = await oomKillsBefore(cgroup);
+      const serverCpu = await startServerCpu(serverProcessesFor(this.state, event));
       const result = await agent.invoke(
         event,
         options.timeoutSeconds ?? this.functionTimeoutSeconds,
@@ -237,7 +239,10 @@ export class LocalPlatform implements Platform {
         (exit) => classifyAgentExit(cgroup, slot.environment.shape?.memoryMb, exit, before),
       );
       if (!agent.alive) slot.agent = null;
-      return finish({ response: result.response, failure: result.failure });
+      return {
+        ...finish({ response: result.response, failure: result.failure }),
+        serverCpu: await serverCpu(),
+      };
     } catch (error) {
       return finish({ response: null, failure: { kind: "platform", message: (error as Error).message } });
     } finally {

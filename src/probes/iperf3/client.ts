@@ -189,7 +189,7 @@ class Iperf3ClientRun {
           break;
         case State.TEST_RUNNING:
           this.expectPhase(state, "running");
-          for (const stream of this.streams) stream.startSending();
+          for (const stream of this.streams) stream.startRunning();
           break;
         case State.EXCHANGE_RESULTS:
           this.expectPhase(state, "waiting for EXCHANGE_RESULTS");

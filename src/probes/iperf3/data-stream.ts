@@ -38,6 +38,8 @@ export class DataStream {
   readonly id: number;
   readonly localSends: boolean;
   private movedBytes = 0;
+  /** Received before counting began (see startRunning). */
+  private earlyBytes = 0;
   private socket: Socket | undefined;
   address = { localHost: "", localPort: 0, remoteHost: "", remotePort: 0 };
   private sending = false;
@@ -106,9 +108,22 @@ export class DataStream {
     );
   }
 
-  /** TEST_RUNNING: start writing (sending streams only). */
-  startSending(): void {
-    if (!this.localSends || this.sending) return;
+  /**
+   * TEST_RUNNING: a sending stream starts writing; a receiving one counts what arrived before the
+   * control loop saw TEST_START (the server writes right after it, and Node may deliver those
+   * reads first: uncounted, a --bytes download fell short of its limit and ran to the time cap).
+   */
+  startRunning(): void {
+    if (!this.localSends) {
+      const early = this.earlyBytes;
+      this.earlyBytes = 0;
+      if (early > 0 && this.tally.counting) {
+        this.movedBytes += early;
+        this.tally.addReceived(early);
+      }
+      return;
+    }
+    if (this.sending) return;
     this.sending = true;
     this.pump();
   }
@@ -136,13 +151,30 @@ export class DataStream {
         return;
       }
       socket.cork();
-      for (let i = 0; i < this.blocksPerBatch; i += 1) socket.write(this.block, this.onWritten);
+      for (let i = 0; i < this.blocksPerBatch; i += 1) {
+        if (!this.writeBlock(socket)) {
+          // the byte limit is spent: what was written so far ends the test once it is taken
+          this.sending = false;
+          break;
+        }
+      }
       socket.uncork();
       if (!this.sending) return;
     }
     // the kernel took everything at once (fast link): yield so timers and control reads run
     setImmediate(this.pump);
   };
+
+  /** One block, or the part of it the byte limit still allows; false when nothing may go out. */
+  private writeBlock(socket: Socket): boolean {
+    const bytes = this.tally.allowance(this.block.length);
+    if (bytes === this.block.length) {
+      socket.write(this.block, this.onWritten);
+      return true;
+    }
+    if (bytes > 0) socket.write(this.block.subarray(0, bytes), (error) => this.countWritten(bytes, error));
+    return false;
+  }
 
   private readonly onDrain = (): void => {
     if (!this.awaitingDrain) return;
@@ -152,17 +184,22 @@ export class DataStream {
 
   /** Counts a block once Node handed it to the kernel, as C counts what write() accepted. */
   private readonly onWritten = (error?: Error | null): void => {
-    if (error || !this.tally.counting) return;
-    this.movedBytes += this.block.length;
-    this.tally.addSent(this.block.length);
+    this.countWritten(this.block.length, error);
   };
+
+  private countWritten(bytes: number, error?: Error | null): void {
+    if (error || !this.tally.counting) return;
+    this.movedBytes += bytes;
+    this.tally.addSent(bytes);
+  }
 
   private readonly onRead = (bytes: number, buffer: Buffer): boolean => {
     if (this.tally.counting) {
       this.movedBytes += bytes;
       this.tally.addReceived(bytes);
-    } else if (!this.finished && buffer[0] === 0xff) {
-      this.rejected = true;
+    } else if (!this.finished) {
+      if (buffer[0] === 0xff) this.rejected = true;
+      this.earlyBytes += bytes;
     }
     return true;
   };

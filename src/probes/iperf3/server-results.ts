@@ -51,3 +51,35 @@ export function buildServerResults(input: ServerResultsInput): Record<string, un
 export function streamId(index: number): number {
   return index === 0 ? 1 : index + 2;
 }
+
+/** What the one-line summary of a test needs (the server's own count of each stream). */
+export interface TestSummaryInput {
+  client: string;
+  reverse: boolean;
+  bidirectional: boolean;
+  parallel: number;
+  seconds: number;
+  streams: Array<StreamTotals & { broken: boolean }>;
+}
+
+/** One line per test: client, direction, streams, bytes and rate, as the server counted them. */
+export function formatTestSummary(input: TestSummaryInput): string {
+  const mode = input.bidirectional
+    ? "bidir"
+    : input.reverse
+      ? "reverse (server sends)"
+      : "normal (client sends)";
+  const part = (sends: boolean, label: string) => {
+    const bytes = input.streams.filter((s) => s.sends === sends).reduce((sum, s) => sum + s.bytes, 0);
+    const mbits = input.seconds > 0 ? (bytes * 8) / input.seconds / 1e6 : 0;
+    return `${label} ${bytes} bytes = ${mbits.toFixed(1)} Mbit/s`;
+  };
+  const parts: string[] = [];
+  if (!input.reverse || input.bidirectional) parts.push(part(false, "received"));
+  if (input.reverse || input.bidirectional) parts.push(part(true, "sent"));
+  const broken = input.streams.filter((s) => s.broken).length;
+  return (
+    `test from ${input.client}: ${mode}, ${input.parallel} stream(s), ${input.seconds.toFixed(3)} s: ` +
+    `${parts.join(", ")}${broken > 0 ? ` (${broken} stream(s) broke)` : ""}`
+  );
+}

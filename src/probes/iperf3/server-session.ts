@@ -1,44 +1,27 @@
 import { randomBytes } from "node:crypto";
 import type { Socket } from "node:net";
-import { emptySamples, IntervalSampler, type IntervalSamples } from "../interval-sampler.js";
-import { AcknowledgedTotal, UnacknowledgedBytes } from "../unacknowledged-bytes.js";
-import { ControlReader, encodeJson, encodeState, MAX_PARAMS_JSON_BYTES, State } from "./protocol.js";
+import type { IntervalSamples } from "../interval-sampler.js";
+import {
+  ControlReader,
+  encodeJson,
+  encodeState,
+  isControlReadError,
+  MAX_PARAMS_JSON_BYTES,
+  State,
+} from "./protocol.js";
 import { checkAuthToken, type ServerAuth } from "./server-auth.js";
+import { ServerClock } from "./server-clock.js";
 import { denyAccess, peerAddress } from "./server-connection.js";
 import { encodeServerError, IperfErrno, ServerFailure } from "./server-failure.js";
 import { formatServerIntervals, SERVER_SAMPLE_INTERVAL_MS } from "./server-intervals.js";
 import { parseTestParams, type TestParams } from "./server-params.js";
 import type { ReceivePath } from "./server-receive.js";
-import { buildServerResults, streamId } from "./server-results.js";
+import { buildServerResults, formatTestSummary, streamId } from "./server-results.js";
 import { DataStream, SendBudget } from "./server-stream.js";
+import { type ServerTimeouts, SessionWatchdogs } from "./server-watchdogs.js";
 
 export type SessionPhase = "params" | "create-streams" | "running" | "results" | "done";
 
-/** Timeouts that keep one bad client from holding the port (roughly the stock 3.15+ values). */
-export interface ServerTimeouts {
-  /** A new connection must deliver its 37-byte cookie within this (3.12 waits forever). */
-  cookieMs: number;
-  paramsMs: number;
-  /** All data streams must connect within this after CREATE_STREAMS. */
-  streamsMs: number;
-  resultsMs: number;
-  doneMs: number;
-  /** The C server's watchdog: TEST_END must come within time + omit + this. */
-  watchdogMarginSeconds: number;
-  /** No byte moved on any stream for this long: the client is gone (iperf3's --rcv-timeout). */
-  idleMs: number;
-}
-
-export const DEFAULT_SERVER_TIMEOUTS: ServerTimeouts = {
-  cookieMs: 10_000,
-  paramsMs: 30_000,
-  streamsMs: 30_000,
-  resultsMs: 30_000,
-  doneMs: 10_000,
-  watchdogMarginSeconds: 40,
-  idleMs: 120_000,
-};
-const IDLE_CHECK_MS = 5_000;
 const MAX_CLIENT_RESULTS_BYTES = 1024 * 1024;
 const CLOSE_GRACE_MS = 2_000;
 
@@ -67,38 +50,34 @@ export interface ServerTestReport {
   samples: IntervalSamples;
 }
 
+/** What the parameter exchange settled for the whole test. */
+interface AgreedTest {
+  params: TestParams;
+  /** The test-wide -n / -k limits every sending stream draws on. */
+  budget: SendBudget;
+  /** The block every sending stream writes (random bytes, as the C server's). */
+  block: Buffer;
+}
+
 /**
- * One iperf3 test on the server side, from the control connection's cookie to IPERF_DONE
- * (protocol doc 2.3 and section 10). `run()` never throws: every failure is logged, reported
- * to the client where the protocol allows, and ends with all sockets closed.
+ * The control loop of one iperf3 test on the server side (iperf_handle_message_server in C),
+ * from the control connection's cookie to IPERF_DONE (protocol doc 2.3 and section 10): each
+ * step one method. The clock and samples (ServerClock), the timers (SessionWatchdogs) and the
+ * results and summary (server-results.ts) live apart. `run()` never throws: every failure is
+ * logged, reported to the client where the protocol allows, and ends with all sockets closed.
  */
 export class ServerSession {
   phase: SessionPhase = "params";
   private readonly reader: ControlReader;
   private readonly client: string;
   private readonly streams: DataStream[] = [];
-  private params: TestParams | undefined;
-  private budget = new SendBudget(0, 0);
-  private block = Buffer.alloc(0);
-  private readonly timers = new Set<NodeJS.Timeout>();
+  private readonly clock: ServerClock;
+  private readonly watchdogs = new SessionWatchdogs((error) => this.interrupt(error));
+  private agreed: AgreedTest | undefined;
   private interrupted: Error | undefined;
-  private onStreamsReady: (() => void) | undefined;
-  private onSetupFailed: ((error: Error) => void) | undefined;
-  private startMs = 0;
-  private endMs = 0;
-  private cpuStart = process.cpuUsage();
-  private cpuUsed = { user: 0, system: 0 };
-  private wallStartMs = 0;
-  /** Samples every counted byte of the test (received or sent): one direction, or both in bidir. */
-  private readonly sampler: IntervalSampler;
-  private samples: IntervalSamples;
-  /** The sending streams' bytes not yet acknowledged by the client. */
-  private readonly unacknowledged = new UnacknowledgedBytes();
-  private readonly acknowledged = new AcknowledgedTotal(
-    this.unacknowledged,
-    () => this.countedBytes(true),
-    () => this.countedBytes(false),
-  );
+  private streamsConnecting: { ready: () => void; failed: (error: Error) => void } | undefined;
+  /** The client's next state byte, read from CREATE_STREAMS on (it may speak while streams connect). */
+  private nextState: Promise<number> = Promise.resolve(0);
 
   constructor(
     private readonly control: Socket,
@@ -106,11 +85,7 @@ export class ServerSession {
     private readonly options: SessionOptions,
   ) {
     this.client = peerAddress(control);
-    const sampleIntervalMs = options.sampleIntervalMs ?? SERVER_SAMPLE_INTERVAL_MS;
-    // sent bytes count what crossed the link: what the kernel accepted minus what it still holds
-    // unacknowledged (see UnacknowledgedBytes), so the first interval holds no send-buffer fill
-    this.sampler = new IntervalSampler(sampleIntervalMs, this.acknowledged.total);
-    this.samples = emptySamples(sampleIntervalMs);
+    this.clock = new ServerClock(this.streams, options.sampleIntervalMs ?? SERVER_SAMPLE_INTERVAL_MS);
     control.setNoDelay(true);
     control.setKeepAlive(true, 30_000);
     this.reader = new ControlReader(control, `client ${this.client}`, MAX_CLIENT_RESULTS_BYTES + 64);
@@ -119,12 +94,12 @@ export class ServerSession {
 
   /** Offers a connection that arrived with a complete cookie during CREATE_STREAMS. */
   offerDataConnection(socket: Socket, cookie: Buffer): void {
-    const params = this.params;
-    const expected = this.expectedStreams();
-    if (this.phase !== "create-streams" || !params || !cookie.equals(this.cookie)) {
+    const agreed = this.agreed;
+    if (this.phase !== "create-streams" || !agreed || !cookie.equals(this.cookie)) {
       denyAccess(socket);
       return;
     }
+    const { params, budget, block } = agreed;
     const index = this.streams.length;
     const sends = params.reverse || (params.bidirectional && index >= params.parallel);
     if (params.noDelay) socket.setNoDelay(true);
@@ -133,14 +108,14 @@ export class ServerSession {
         streamId(index),
         socket,
         sends,
-        this.block,
-        this.budget,
+        block,
+        budget,
         params.bandwidthBitsPerSecond,
         this.options.receivePath,
         this.options.flowCapBitsPerSecond ?? null,
       ),
     );
-    if (this.streams.length === expected) this.onStreamsReady?.();
+    if (this.streams.length === this.expectedStreams()) this.streamsConnecting?.ready();
   }
 
   /** The test's figures as the server measured them (empty samples before TEST_END). */
@@ -148,8 +123,8 @@ export class ServerSession {
     return {
       client: this.client,
       bytes: this.streams.reduce((sum, stream) => sum + stream.countedBytes, 0),
-      seconds: this.durationSeconds(),
-      samples: this.samples,
+      seconds: this.clock.durationSeconds,
+      samples: this.clock.samples,
     };
   }
 
@@ -163,16 +138,15 @@ export class ServerSession {
 
   async run(): Promise<void> {
     try {
-      await this.exchangeParams();
+      this.agreed = await this.exchangeParams();
       await this.createStreams();
-      const state = await this.runTest();
+      const state = await this.runTest(this.agreed.params);
       if (state === State.TEST_END) await this.exchangeResults();
     } catch (error) {
       this.fail(error);
     } finally {
       this.phase = "done";
-      for (const timer of this.timers) clearTimeout(timer);
-      this.timers.clear();
+      this.watchdogs.clear();
       for (const stream of this.streams) stream.destroy();
       this.reader.close(new Error("test over"));
       this.control.end();
@@ -180,25 +154,12 @@ export class ServerSession {
     }
   }
 
-  private async exchangeParams(): Promise<void> {
+  private async exchangeParams(): Promise<AgreedTest> {
     this.control.write(encodeState(State.PARAM_EXCHANGE));
     const { paramsMs } = this.options.timeouts;
-    const timer = this.arm(paramsMs, () => new Error(`no parameters within ${paramsMs / 1000} s`));
-    const length = (await this.reader.readExact(4)).readUInt32BE(0);
-    if (length === 0 || length > MAX_PARAMS_JSON_BYTES) {
-      throw new ServerFailure(
-        IperfErrno.IERECVPARAMS,
-        `parameter JSON of ${length} bytes refused (allowed 1..${MAX_PARAMS_JSON_BYTES})`,
-      );
-    }
-    const body = await this.reader.readExact(length);
-    this.disarm(timer);
-    let document: unknown;
-    try {
-      document = JSON.parse(body.toString("utf8"));
-    } catch {
-      throw new ServerFailure(IperfErrno.IERECVPARAMS, "parameters are not valid JSON");
-    }
+    const timer = this.watchdogs.arm(paramsMs, () => new Error(`no parameters within ${paramsMs / 1000} s`));
+    const document = await this.readParamsDocument();
+    this.watchdogs.disarm(timer);
     const params = parseTestParams(document);
     if (this.options.auth) {
       const user = checkAuthToken(params.authToken, this.options.auth, Math.floor(Date.now() / 1000));
@@ -209,25 +170,37 @@ export class ServerSession {
         `client ${this.client}: ignoring ${params.ignored.join(", ")} (socket options Node cannot set)`,
       );
     }
-    this.params = params;
-    this.budget = new SendBudget(params.byteLimit, params.blockLimit);
-    // the C server fills its send buffer with random bytes, so compression on the path gains nothing
-    this.block = params.reverse || params.bidirectional ? randomBytes(params.blockBytes) : this.block;
+    return {
+      params,
+      budget: new SendBudget(params.byteLimit, params.blockLimit),
+      // the C server fills its send buffer with random bytes, so compression on the path gains nothing
+      block: params.reverse || params.bidirectional ? randomBytes(params.blockBytes) : Buffer.alloc(0),
+    };
+  }
+
+  /** The parameters frame; a bad length or body is the C server's IERECVPARAMS, told to the client. */
+  private async readParamsDocument(): Promise<unknown> {
+    try {
+      return await this.reader.readJson(MAX_PARAMS_JSON_BYTES);
+    } catch (error) {
+      if (!isControlReadError(error, "malformed")) throw error;
+      throw new ServerFailure(IperfErrno.IERECVPARAMS, `parameters refused: ${error.message}`);
+    }
   }
 
   private async createStreams(): Promise<void> {
     const expected = this.expectedStreams();
     const ready = new Promise<void>((resolve, reject) => {
-      this.onStreamsReady = resolve;
-      this.onSetupFailed = reject;
+      this.streamsConnecting = { ready: resolve, failed: reject };
     });
     this.phase = "create-streams";
     this.control.write(encodeState(State.CREATE_STREAMS));
-    const timer = this.arm(
-      this.options.timeouts.streamsMs,
+    const { streamsMs } = this.options.timeouts;
+    const timer = this.watchdogs.arm(
+      streamsMs,
       () =>
         new Error(
-          `only ${this.streams.length} of ${expected} data streams connected within ${this.options.timeouts.streamsMs / 1000} s`,
+          `only ${this.streams.length} of ${expected} data streams connected within ${streamsMs / 1000} s`,
         ),
     );
     // the control connection may end or say CLIENT_TERMINATE while streams connect
@@ -238,56 +211,30 @@ export class ServerSession {
     });
     controlSpoke.catch(() => {}); // once the streams are in, the test phase reads this state
     await Promise.race([ready, controlSpoke]);
-    this.disarm(timer);
+    this.watchdogs.disarm(timer);
   }
 
-  private nextState: Promise<number> = Promise.resolve(0);
-
   /** TEST_START, TEST_RUNNING, then wait for the client's next state byte. */
-  private async runTest(): Promise<number> {
-    const params = this.params as TestParams;
+  private async runTest(params: TestParams): Promise<number> {
     this.phase = "running";
     this.control.write(Buffer.from([State.TEST_START, State.TEST_RUNNING]));
-    this.startMs = performance.now();
-    this.wallStartMs = this.startMs;
-    this.cpuStart = process.cpuUsage();
-    for (const stream of this.streams) {
-      stream.start();
-      const { localPort, remotePort, remoteAddress } = stream.socket;
-      if (stream.sends) this.unacknowledged.track(localPort, remotePort, remoteAddress);
-    }
-    this.sampler.start(this.startMs);
+    for (const stream of this.streams) stream.start();
+    this.clock.start();
     if (params.omitSeconds > 0) {
-      this.arm(params.omitSeconds * 1000, () => {
-        this.startMs = performance.now();
-        this.budget.reset();
-        for (const stream of this.streams) stream.resetCounters();
-        this.acknowledged.reset();
-        this.sampler.start(this.startMs);
+      this.watchdogs.arm(params.omitSeconds * 1000, () => {
+        this.endOmit();
         return undefined;
       });
     }
-    if (params.timeSeconds > 0) {
-      const margin = this.options.timeouts.watchdogMarginSeconds;
-      const limitSeconds = params.timeSeconds + params.omitSeconds + margin;
-      this.arm(
-        limitSeconds * 1000,
-        () =>
-          new ServerFailure(
-            IperfErrno.IESERVERTESTDURATIONEXPIRED,
-            `no TEST_END within time + omit + ${margin} = ${limitSeconds} s`,
-          ),
-      );
-    }
-    this.watchIdle();
+    if (params.timeSeconds > 0) this.armDurationWatchdog(params);
+    this.watchdogs.watchIdle(
+      this.options.timeouts.idleMs,
+      () => this.streams.reduce((sum, stream) => sum + stream.rawReceivedBytes, 0) + this.sentBytes(),
+    );
     const state = await this.nextState;
-    this.endMs = performance.now();
     for (const stream of this.streams) stream.stop();
-    this.samples = this.sampler.stop(this.endMs);
-    const cpu = process.cpuUsage(this.cpuStart);
-    this.cpuUsed = { user: cpu.user, system: cpu.system };
-    for (const timer of this.timers) clearTimeout(timer);
-    this.timers.clear();
+    this.clock.stop();
+    this.watchdogs.clear();
     if (state === State.TEST_END) return state;
     if (state === State.CLIENT_TERMINATE || state === State.IPERF_DONE) {
       this.options.log(`${this.summary()} (interrupted by the client)`);
@@ -296,82 +243,93 @@ export class ServerSession {
     throw this.unexpectedState(state, "during the test");
   }
 
+  /** End of -O: the sent totals, every stream's counters and the clock start again. */
+  private endOmit(): void {
+    this.agreed?.budget.reset();
+    for (const stream of this.streams) stream.resetCounters();
+    this.clock.endOmit();
+  }
+
+  /** The C server's watchdog: a test with a time limit must see TEST_END within time + omit + margin. */
+  private armDurationWatchdog(params: TestParams): void {
+    const margin = this.options.timeouts.watchdogMarginSeconds;
+    const limitSeconds = params.timeSeconds + params.omitSeconds + margin;
+    this.watchdogs.arm(
+      limitSeconds * 1000,
+      () =>
+        new ServerFailure(
+          IperfErrno.IESERVERTESTDURATIONEXPIRED,
+          `no TEST_END within time + omit + ${margin} = ${limitSeconds} s`,
+        ),
+    );
+  }
+
   private async exchangeResults(): Promise<void> {
     // the C server closes its data sockets at TEST_END: in-flight bytes are not counted
     for (const stream of this.streams) stream.destroy();
     this.phase = "results";
     this.control.write(encodeState(State.EXCHANGE_RESULTS));
-    this.arm(this.options.timeouts.resultsMs, () => new Error("no results from the client in time"));
-    const length = (await this.reader.readExact(4)).readUInt32BE(0);
-    if (length === 0 || length > MAX_CLIENT_RESULTS_BYTES) {
-      throw new Error(`client results JSON of ${length} bytes refused`);
-    }
-    await this.reader.readExact(length); // the client's view; ours is what we log
+    this.watchdogs.arm(
+      this.options.timeouts.resultsMs,
+      () => new Error("no results from the client in time"),
+    );
+    await this.reader.readJson(MAX_CLIENT_RESULTS_BYTES); // the client's view; ours is what we log
     const summary = this.summary();
+    const intervalLines = formatServerIntervals(this.clock.samples);
+    const cpu = this.clock.cpu;
     const results = buildServerResults({
       streams: this.streams.map((stream) => ({
         id: stream.id,
         sends: stream.sends,
         bytes: stream.countedBytes,
       })),
-      durationSeconds: this.durationSeconds(),
-      cpuUserMicros: this.cpuUsed.user,
-      cpuSystemMicros: this.cpuUsed.system,
-      wallMicros: (this.endMs - this.wallStartMs) * 1000,
-      ...(this.params?.getServerOutput
-        ? { serverOutputText: `${[...formatServerIntervals(this.samples), summary].join("\n")}\n` }
+      durationSeconds: this.clock.durationSeconds,
+      cpuUserMicros: cpu.userMicros,
+      cpuSystemMicros: cpu.systemMicros,
+      wallMicros: cpu.wallMicros,
+      ...(this.agreed?.params.getServerOutput
+        ? { serverOutputText: `${[...intervalLines, summary].join("\n")}\n` }
         : {}),
     });
     this.control.write(Buffer.concat([encodeJson(results), encodeState(State.DISPLAY_RESULTS)]));
-    for (const line of formatServerIntervals(this.samples))
-      this.options.log(`client ${this.client}: ${line}`);
+    for (const line of intervalLines) this.options.log(`client ${this.client}: ${line}`);
     this.options.log(summary);
-    const doneTimer = this.arm(this.options.timeouts.doneMs, () => new TestInterrupted("no IPERF_DONE"));
+    const doneTimer = this.watchdogs.arm(
+      this.options.timeouts.doneMs,
+      () => new TestInterrupted("no IPERF_DONE"),
+    );
     try {
       await this.reader.readState(); // IPERF_DONE (16); anything else ends the test just the same
     } catch {
       // the results are out; a client that closes without IPERF_DONE changes nothing
     }
-    this.disarm(doneTimer);
+    this.watchdogs.disarm(doneTimer);
   }
 
-  /** One line per test: client, direction, streams, bytes and rate, as the server counted them. */
   private summary(): string {
-    const params = this.params as TestParams;
-    const mode = params.bidirectional
-      ? "bidir"
-      : params.reverse
-        ? "reverse (server sends)"
-        : "normal (client sends)";
-    const seconds = this.durationSeconds();
-    const part = (sends: boolean, label: string) => {
-      const bytes = this.streams.filter((s) => s.sends === sends).reduce((sum, s) => sum + s.countedBytes, 0);
-      const mbits = seconds > 0 ? (bytes * 8) / seconds / 1e6 : 0;
-      return `${label} ${bytes} bytes = ${mbits.toFixed(1)} Mbit/s`;
-    };
-    const parts: string[] = [];
-    if (!params.reverse || params.bidirectional) parts.push(part(false, "received"));
-    if (params.reverse || params.bidirectional) parts.push(part(true, "sent"));
-    const broken = this.streams.filter((s) => s.error !== undefined).length;
-    return (
-      `test from ${this.client}: ${mode}, ${params.parallel} stream(s), ${seconds.toFixed(3)} s: ` +
-      `${parts.join(", ")}${broken > 0 ? ` (${broken} stream(s) broke)` : ""}`
-    );
+    const params = this.agreed?.params as TestParams;
+    return formatTestSummary({
+      client: this.client,
+      reverse: params.reverse,
+      bidirectional: params.bidirectional,
+      parallel: params.parallel,
+      seconds: this.clock.durationSeconds,
+      streams: this.streams.map((stream) => ({
+        id: stream.id,
+        sends: stream.sends,
+        bytes: stream.countedBytes,
+        broken: stream.error !== undefined,
+      })),
+    });
   }
 
-  /** What the sending streams (`sending`) or the receiving ones counted. */
-  private countedBytes(sending: boolean): number {
-    let total = 0;
-    for (const stream of this.streams) if (stream.sends === sending) total += stream.countedBytes;
-    return total;
-  }
-
-  private durationSeconds(): number {
-    return Math.max(0, (this.endMs - this.startMs) / 1000);
+  /** Blocks handed to the sockets so far over all sending streams (for the idle watch). */
+  private sentBytes(): number {
+    return this.agreed?.budget.bytesSent ?? 0;
   }
 
   private expectedStreams(): number {
-    const params = this.params;
+    const params = this.agreed?.params;
     if (!params) return 0;
     return params.bidirectional ? params.parallel * 2 : params.parallel;
   }
@@ -381,48 +339,9 @@ export class ServerSession {
     return new ServerFailure(IperfErrno.IEMESSAGE, `unexpected state byte ${state} ${when}`);
   }
 
-  /** Ends the test when no byte moved on any stream for timeouts.idleMs. */
-  private watchIdle(): void {
-    let lastMoved = -1;
-    let idleSinceMs = performance.now();
-    const check = () => {
-      const moved =
-        this.streams.reduce((sum, stream) => sum + stream.rawReceivedBytes, 0) + this.budget.bytesSent;
-      const now = performance.now();
-      if (moved !== lastMoved) {
-        lastMoved = moved;
-        idleSinceMs = now;
-      } else if (now - idleSinceMs >= this.options.timeouts.idleMs) {
-        this.interrupt(new Error(`no data moved for ${this.options.timeouts.idleMs / 1000} s`));
-        return;
-      }
-      this.arm(Math.min(IDLE_CHECK_MS, this.options.timeouts.idleMs), () => {
-        check();
-        return undefined;
-      });
-    };
-    check();
-  }
-
-  /** Arms a timer whose result, if an Error, interrupts the test. */
-  private arm(ms: number, onFire: () => Error | undefined): NodeJS.Timeout {
-    const timer = setTimeout(() => {
-      this.timers.delete(timer);
-      const error = onFire();
-      if (error) this.interrupt(error);
-    }, ms);
-    this.timers.add(timer);
-    return timer;
-  }
-
-  private disarm(timer: NodeJS.Timeout): void {
-    clearTimeout(timer);
-    this.timers.delete(timer);
-  }
-
   private interrupt(error: Error): void {
     this.interrupted ??= error;
-    this.onSetupFailed?.(error);
+    this.streamsConnecting?.failed(error);
     this.reader.close(error);
   }
 

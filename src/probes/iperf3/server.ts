@@ -2,12 +2,8 @@ import { createServer, type Socket } from "node:net";
 import type { ServerAuth } from "./server-auth.js";
 import { denyAccess, peerAddress, readCookie } from "./server-connection.js";
 import { probeReceivePath, type ReceivePath } from "./server-receive.js";
-import {
-  DEFAULT_SERVER_TIMEOUTS,
-  ServerSession,
-  type ServerTestReport,
-  type ServerTimeouts,
-} from "./server-session.js";
+import { ServerSession, type ServerTestReport } from "./server-session.js";
+import { DEFAULT_SERVER_TIMEOUTS, type ServerTimeouts } from "./server-watchdogs.js";
 
 export interface Iperf3ServerOptions {
   /** 0 picks a free port; the returned handle has the real one. */

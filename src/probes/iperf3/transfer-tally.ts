@@ -11,6 +11,8 @@ export class TransferTally {
   private omitting = false;
   private sent = 0;
   private received = 0;
+  /** Bytes the sending streams were allowed to write (taken or still with Node); >= sent. */
+  private granted = 0;
   /** Counts at the end of the omit period; the byte limit applies to what moved after it. */
   private sentAtOmit = 0;
   private receivedAtOmit = 0;
@@ -31,6 +33,21 @@ export class TransferTally {
   /** True from TEST_START until TEST_END is decided; bytes moved outside are not counted. */
   get counting(): boolean {
     return this.countingNow;
+  }
+
+  /**
+   * How much of a `bytes` write a sending stream may still make under the byte limit (0: stop).
+   * The limit is the test's total over all streams, so every stream asks here before each
+   * write; without it a stream's burst of writes ran past the limit before the first write
+   * was counted (1 MiB asked, 2 MiB sent; 8 MiB with four streams).
+   */
+  allowance(bytes: number): number {
+    if (!this.countingNow) return 0;
+    const remaining =
+      this.byteLimit > 0 && !this.omitting ? this.sentAtOmit + this.byteLimit - this.granted : bytes;
+    const allowed = Math.max(0, Math.min(bytes, remaining));
+    this.granted += allowed;
+    return allowed;
   }
 
   /** TEST_START: count from now; the byte limit waits for the omit end when there is one. */

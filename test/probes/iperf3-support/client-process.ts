@@ -24,6 +24,8 @@ export interface ClientRunOptions {
   parallel: number;
   reverse: boolean;
   timeoutMs: number;
+  /** --bytes: end after this many bytes over all streams (ours only). */
+  byteLimit?: number;
 }
 
 /** Our client through the real CLI (`probe iperf3 --json`) in its own process. */
@@ -45,6 +47,7 @@ export function runOurClient(options: ClientRunOptions): Promise<ClientRun> {
     "--parallel",
     String(options.parallel),
     ...(options.reverse ? ["--reverse"] : []),
+    ...(options.byteLimit ? ["--bytes", String(options.byteLimit)] : []),
     "--json",
   ];
   return runJson(args, options.timeoutMs).then((document) => {

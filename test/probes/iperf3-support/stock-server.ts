@@ -1,4 +1,5 @@
 import { type ChildProcess, spawn } from "node:child_process";
+import { readFile } from "node:fs/promises";
 import { createServer } from "node:net";
 
 /** A free loopback TCP port chosen by the OS (never assume 5201 is free). */
@@ -15,7 +16,16 @@ export interface StockServer {
   pid: number;
   /** Everything the server printed (for assertion messages). */
   output: () => string;
+  /** With `json`: the server's own -J document of each finished test, in order. */
+  documents: () => Array<Record<string, unknown>>;
   stop: () => Promise<void>;
+}
+
+/** True once some socket listens on `port` (/proc/net/tcp state 0A): a -J server prints nothing until a test ends. */
+async function listening(port: number): Promise<boolean> {
+  const table = await readFile("/proc/net/tcp", "utf8");
+  const local = `:${port.toString(16).toUpperCase().padStart(4, "0")} `;
+  return table.split("\n").some((line) => line.includes(local) && line.split(/\s+/)[4] === "0A");
 }
 
 /**
@@ -24,7 +34,14 @@ export interface StockServer {
  * execs iperf3, so the PID we kill is iperf3's own.
  */
 export async function startStockServer(
-  options: { port?: number; bindAddress?: string; extraArgs?: string[]; command?: string[] } = {},
+  options: {
+    port?: number;
+    bindAddress?: string;
+    extraArgs?: string[];
+    command?: string[];
+    /** -J: one JSON document per test on stdout (see `documents`). */
+    json?: boolean;
+  } = {},
 ): Promise<StockServer> {
   const port = options.port ?? (await freePort());
   const [program, ...prefix] = options.command ?? ["iperf3"];
@@ -35,6 +52,7 @@ export async function startStockServer(
     String(port),
     ...(options.bindAddress ? ["-B", options.bindAddress] : []),
     "--forceflush",
+    ...(options.json ? ["-J"] : []),
     ...(options.extraArgs ?? []),
   ];
   const child: ChildProcess = spawn(program as string, args, { stdio: ["ignore", "pipe", "pipe"] });
@@ -47,7 +65,7 @@ export async function startStockServer(
   });
   const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
   const deadline = Date.now() + 5_000;
-  while (!output.includes("Server listening")) {
+  while (!(options.json ? await listening(port) : output.includes("Server listening"))) {
     if (child.exitCode !== null || Date.now() > deadline) {
       child.kill("SIGKILL");
       throw new Error(`iperf3 -s did not start: ${output}`);
@@ -58,6 +76,12 @@ export async function startStockServer(
     port,
     pid: child.pid as number,
     output: () => output,
+    // each document ends with a "}" alone on its line (the server indents everything inside)
+    documents: () =>
+      output
+        .split(/^\}$/m)
+        .filter((part) => part.trim().startsWith("{"))
+        .map((part) => JSON.parse(`${part}}`) as Record<string, unknown>),
     stop: async () => {
       if (child.exitCode === null) {
         process.kill(child.pid as number, "SIGKILL");
