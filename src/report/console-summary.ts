@@ -14,9 +14,6 @@ import { buildVerdicts, missingReason } from "./verdict.js";
  * with care, and a warning naming the cells with too few repetitions. Fits `width`. Pure.
  */
 
-/** A cell the bottleneck analysis has named (quota, flow, cpu, server, undetermined), when it ran. */
-type WithBottleneck = CellStatistics & { bottleneck?: { kind: string } | null };
-
 /** Marks after a cell's number; the legend lists the ones that appear. */
 export const cellMarks: Array<{ mark: string; meaning: string; applies: (cell: CellStatistics) => boolean }> =
   [
@@ -28,17 +25,17 @@ export const cellMarks: Array<{ mark: string; meaning: string; applies: (cell: C
     {
       mark: "c",
       meaning: "CPU-bound (the client's limit, maybe not the network's)",
-      applies: (c) => c.cpuBound === true || (c as WithBottleneck).bottleneck?.kind === "cpu",
+      applies: (c) => c.cpuBound === true || c.bottleneck?.kind === "cpu",
     },
     {
       mark: "f",
       meaning: "held by a per-connection (flow) cap",
-      applies: (c) => (c as WithBottleneck).bottleneck?.kind === "flow",
+      applies: (c) => c.bottleneck?.kind === "flow",
     },
     {
       mark: "s",
       meaning: "held by the server, not the environment",
-      applies: (c) => (c as WithBottleneck).bottleneck?.kind === "server",
+      applies: (c) => c.bottleneck?.kind === "server",
     },
     {
       mark: "!",
