@@ -218,7 +218,9 @@ describe("the bottleneck of each cell, named from its own figures", () => {
     const markdown = renderMarkdown(model);
     assert.match(markdown, /## What limits each cell/);
     assert.match(markdown, /tiny-cpu arm64 iperf3 upload -P 4 -t 4s at 1,024 MB: CPU-bound: the client used/);
-    const terminal = renderTerminal(model).split("\n");
+    // the compact console summary marks the cell; the wide table names the limit in its own column
+    assert.match(renderTerminal(model), /c +CPU-bound/);
+    const terminal = renderTerminal(model, { wide: true }).split("\n");
     const header = terminal.find((line) => line.includes("Limit")) ?? "";
     const row = terminal.find((line) => line.startsWith("tiny-cpu")) ?? "";
     assert.ok(header.length > 0, "a Limit column");
