@@ -1,5 +1,6 @@
 import type { BucketMeasurement } from "../probes/bucket/measurement.js";
 import type { IntervalSamples } from "../probes/interval-sampler.js";
+import { median } from "./statistics.js";
 
 /**
  * The token-bucket model fitted to one bucket measurement (one direction, one repetition). Pure.
@@ -62,6 +63,8 @@ export interface BucketFit {
   bucketBytes: number;
   /** How long the full bucket lasted at the peak rate, seconds. */
   burstSeconds: number;
+  /** The long transfer's rate over its first second: what a tool sampling each second reports as the burst. */
+  firstSecondBitsPerSecond: number | null;
   /** The long transfer's two segments (for charts). */
   transfer: TransferFit;
   /** null without a bucket, or without refill transfers. */
@@ -167,7 +170,26 @@ export function fitTransfer(samples: IntervalSamples, sustainedBytesPerSecond: n
   const breakSeconds = t[best.k] as number;
   const startSeconds = Math.min(breakSeconds, Math.max(0, -best.a / best.p));
   const excessBytes = Math.max(0, (best.p - s) * (breakSeconds - startSeconds));
-  return { peakBitsPerSecond: best.p * 8, startSeconds, breakSeconds, excessBytes };
+  const peakBytesPerSecond = insideMedianRate(samples, startSeconds, breakSeconds) ?? best.p;
+  return { peakBitsPerSecond: peakBytesPerSecond * 8, startSeconds, breakSeconds, excessBytes };
+}
+
+/** Fewer samples inside the burst than this: its rate is the segment's slope. */
+const MIN_INSIDE_SAMPLES = 3;
+
+/**
+ * The median rate of the samples wholly inside [from, to]: the peak as the link ran it. The
+ * slope of the first segment also spans the transfer's first, slower interval (connect and TCP
+ * start): on a 4,000 Mbit/s lab peak it read 3,835, the median of the inside samples 4,000.
+ */
+function insideMedianRate(samples: IntervalSamples, from: number, to: number): number | null {
+  const rates: number[] = [];
+  samples.bytes.forEach((b, i) => {
+    const start = samples.startSeconds[i] ?? 0;
+    const duration = samples.durationSeconds[i] ?? 0;
+    if (start >= from && start + duration <= to && duration > 0) rates.push(b / duration);
+  });
+  return rates.length < MIN_INSIDE_SAMPLES ? null : median(rates);
 }
 
 /**
@@ -224,9 +246,23 @@ export function fitBucket(measurement: BucketMeasurement): BucketFit | null {
     peakBitsPerSecond: peak,
     bucketBytes,
     burstSeconds: burst ? fit.breakSeconds - fit.startSeconds : 0,
+    firstSecondBitsPerSecond: firstSecondRate(first.samples),
     transfer: fit,
     refill: burst && refillPoints.length > 0 ? fitRefill(refillPoints, bucketBytes) : null,
   };
+}
+
+/** Rate over the samples that start in the first second (null for a transfer shorter than one second). */
+function firstSecondRate(samples: IntervalSamples): number | null {
+  let bytes = 0;
+  let seconds = 0;
+  samples.bytes.forEach((b, i) => {
+    if ((samples.startSeconds[i] ?? 0) < 1) {
+      bytes += b;
+      seconds += samples.durationSeconds[i] ?? 0;
+    }
+  });
+  return seconds >= 1 ? (bytes * 8) / seconds : null;
 }
 
 /**

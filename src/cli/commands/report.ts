@@ -13,6 +13,8 @@ interface ReportOptions {
   /** A published baseline to show beside the run, or "none". */
   baseline?: string;
   history?: string[];
+  /** Writes the run's bucket fits as a lab profile (a runnable plan) named this. */
+  saveProfile?: string;
 }
 
 /**
@@ -34,6 +36,10 @@ export function registerReportCommand(program: Command): void {
       "--baseline <name>",
       `published dataset shown beside the run in md, html, json and the charts: ${baselineNames.join(", ")} or none`,
       defaultBaselineName,
+    )
+    .option(
+      "--save-profile <name>",
+      "write the run's bucket fits as a lab profile, in a plan: NAME.plan.json",
     )
     .option("--history <dirs...>", "sustained and burst rates over these runs (run directories or runs/)")
     .action(async (runDir: string | undefined, options: ReportOptions) => {
@@ -68,6 +74,10 @@ export async function reportCommand(runDir: string, options: ReportOptions): Pro
     return 2;
   }
   const model = await loadReportModel(runDir, baseline === "none" ? null : baseline);
+  if (options.saveProfile !== undefined) {
+    const { saveRunProfile } = await import("./probe-bucket.js");
+    return saveRunProfile(model.analysis.buckets, options.saveProfile);
+  }
   if (formats.length === 0) {
     process.stdout.write(renderTerminal(model));
     return 0;

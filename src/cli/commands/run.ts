@@ -5,6 +5,7 @@ import { loadPlan } from "../../plan/load-plan.js";
 import { type Plan, targetName } from "../../plan/plan-schema.js";
 import { presetNames } from "../../plan/presets.js";
 import { compareWithBaseline, renderBaselineText } from "../../report/baseline-comparison.js";
+import { renderBucketText } from "../../report/bucket-section.js";
 import type { ReportModel } from "../../report/report-model.js";
 import { writeStreamsSection } from "../../report/streams-section.js";
 import { renderTerminal } from "../../report/terminal-format.js";
@@ -179,6 +180,8 @@ export async function runCommand(options: RunCommandOptions, deps: RunCommandDep
     const model = await loadReportModel(result.dir);
     process.stdout.write(renderTerminal(model));
     printBesideBaseline(model);
+    const buckets = renderBucketText(model.analysis.buckets);
+    if (buckets) process.stdout.write(`\n${buckets}`);
     const written = await writeReport(model, runReportFormats, result.dir);
     written.push(...(await printStreamsSection(result.dir)));
     console.log(`\nRun directory: ${result.dir}\nReport: ${written.join(", ")}`);

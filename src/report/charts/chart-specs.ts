@@ -1,5 +1,6 @@
 import type { TopLevelSpec } from "vega-lite";
 import type { BaselineOverlay, ReportModel } from "../report-model.js";
+import { bucketCharts } from "./bucket-chart.js";
 import type { ChartSpec } from "./chart-spec.js";
 import { fleetCharts } from "./fleet-chart.js";
 
@@ -21,7 +22,7 @@ export function buildCharts(model: ReportModel): ChartSpec[] {
     const cost = costPerGigabyte(model, target.key);
     if (cost) charts.push(cost);
   }
-  charts.push(...fleetCharts(model));
+  charts.push(...fleetCharts(model), ...bucketCharts(model));
   return charts;
 }
 
