@@ -42,9 +42,9 @@ export {
 
 export const agentEventSchema = z.discriminatedUnion("probe", [
   iperf3EventSchema,
-  bucketEventSchema,
   s3GetEventSchema,
   s3PutEventSchema,
+  bucketEventSchema,
   infoEventSchema,
   cpuBurnEventSchema,
   allocateEventSchema,

@@ -51,10 +51,14 @@ function cellTitle(cell: BucketCell): string {
   return `${cell.target} ${cell.arch} ${cell.memoryMb.toLocaleString("en-US")} MB ${cell.model.direction}`;
 }
 
+function rangeText(range: { low: number; high: number }): string {
+  return range.low === range.high ? integer(range.low) : `${integer(range.low)}-${integer(range.high)}`;
+}
+
 /** The published figure with this run's counterpart measured the same way (the first 1 s sample, the sustained rate). */
 function publishedLine(published: PublishedBucket, model: BucketModel): string {
   const ours = model.firstSecondBitsPerSecond
-    ? `; this run's first second ${mbps(model.firstSecondBitsPerSecond.median)} Mbit/s (published ${published.firstSecondMegabitsPerSecond.low}-${published.firstSecondMegabitsPerSecond.high})`
+    ? `; this run's first second ${mbps(model.firstSecondBitsPerSecond.median)} Mbit/s (published ${rangeText(published.firstSecondMegabitsPerSecond)})`
     : "";
   return `published (${published.source}; ${published.measured}): ${published.statement}${ours}`;
 }
