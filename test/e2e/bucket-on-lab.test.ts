@@ -125,10 +125,7 @@ test("seed-oregon-2026 (60 MB at 4,000 Mbit/s over 625): the fit recovers bucket
 test("the report of a bucket run: its section in report.md and a chart with the fit", { skip }, async (t) => {
   if (!oregonRun) return t.skip("the seed-oregon-2026 fingerprint did not run");
   const model = await loadReportModel(oregonRun);
-  assert.match(
-    renderMarkdown(model),
-    /## Token bucket[\s\S]*seed-oregon-2026 \S+ 2,048 MB download \| 3 \|/,
-  );
+  assert.match(renderMarkdown(model), /## Token bucket[\s\S]*seed-oregon-2026 \S+ 2,048 MB download \| 3 \|/);
   const charts = buildCharts(model).filter((c) => c.name.startsWith("bucket-"));
   assert.deepEqual(
     charts.map((c) => c.name.replace(/-(arm64|x86-64)-/, "-ARCH-")),

@@ -22,6 +22,7 @@ interface BucketCliOptions {
   repetitions: string;
   memoryMb: string;
   saveProfile?: string;
+  out: string;
   username?: string;
   passwordEnv?: string;
   rsaPublicKeyPath?: string;
@@ -58,6 +59,7 @@ export function registerBucketProbeCommand(probe: Command): void {
       process.env.AWS_LAMBDA_FUNCTION_MEMORY_SIZE ?? "1024",
     )
     .option("--save-profile <name>", "write the fit as a lab profile, in a runnable plan: NAME.plan.json")
+    .option("--out <dir>", "where --save-profile writes NAME.plan.json", ".")
     .option("--username <user>", "iperf3 RSA authentication: user name")
     .option("--password-env <VAR>", "environment variable holding the password (never a flag value)")
     .option("--rsa-public-key-path <pem>", "server's RSA public key (PEM)")
@@ -127,7 +129,7 @@ async function bucketCommand(options: BucketCliOptions): Promise<number> {
     models.map((model) => ({ memoryMb, model })),
     `iperf3 server ${options.host}:${options.port}`,
   );
-  console.error(`profile written: ${await writeProfilePlan(profile, [memoryMb])}`);
+  console.error(`profile written: ${await writeProfilePlan(profile, [memoryMb], options.out)}`);
   return 0;
 }
 
@@ -152,7 +154,11 @@ function bucketEvent(
 }
 
 /** `report RUN_DIR --save-profile NAME`: the run's bucket cells as one profile. */
-export async function saveRunProfile(cells: readonly BucketCell[], name: string): Promise<number> {
+export async function saveRunProfile(
+  cells: readonly BucketCell[],
+  name: string,
+  dir: string,
+): Promise<number> {
   const problem = checkProfileName(name);
   if (problem) return fail(problem, 2);
   if (cells.length === 0)

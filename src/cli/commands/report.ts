@@ -39,7 +39,7 @@ export function registerReportCommand(program: Command): void {
     )
     .option(
       "--save-profile <name>",
-      "write the run's bucket fits as a lab profile, in a plan: NAME.plan.json",
+      "write the run's bucket fits as a lab profile, in a plan: NAME.plan.json (in --out, default the run directory)",
     )
     .option("--history <dirs...>", "sustained and burst rates over these runs (run directories or runs/)")
     .action(async (runDir: string | undefined, options: ReportOptions) => {
@@ -76,7 +76,7 @@ export async function reportCommand(runDir: string, options: ReportOptions): Pro
   const model = await loadReportModel(runDir, baseline === "none" ? null : baseline);
   if (options.saveProfile !== undefined) {
     const { saveRunProfile } = await import("./probe-bucket.js");
-    return saveRunProfile(model.analysis.buckets, options.saveProfile);
+    return saveRunProfile(model.analysis.buckets, options.saveProfile, resolve(options.out ?? runDir));
   }
   if (formats.length === 0) {
     process.stdout.write(renderTerminal(model));
