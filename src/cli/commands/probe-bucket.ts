@@ -173,6 +173,7 @@ export async function saveRunProfile(
     await writeProfilePlan(
       profile,
       cells.map((c) => c.memoryMb),
+      dir,
     ),
   );
   return 0;

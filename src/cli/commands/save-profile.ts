@@ -19,7 +19,7 @@ export function checkProfileName(name: string): string | null {
 export async function writeProfilePlan(
   profile: LabProfile,
   memorySizes: number[],
-  dir = ".",
+  dir: string,
 ): Promise<string> {
   const plan = {
     name: profile.name,
