@@ -25,7 +25,7 @@ export function describeRefill(model: BucketModel): string {
   if (!refill?.bytesPerSecond) return model.burstFound > 0 ? "refill not measured" : "no bucket to refill";
   const rate = `${refill.bound === "at-least" ? "at least " : ""}${spread(refill.bytesPerSecond, megabytes)} MB/s`;
   const delay =
-    refill.delaySeconds && refill.delaySeconds.median > 0.005
+    refill.delaySeconds && Math.round(refill.delaySeconds.median * 100) > 0
       ? `, after ${refill.delaySeconds.median.toFixed(2)} s`
       : "";
   const full = refill.fullAfterSeconds

@@ -80,9 +80,9 @@ const SATURATED_SHARE = 0.85;
 /** Below this share of the bucket, a refill point tells only the delay (it is mostly noise). */
 const NOISE_SHARE = 0.05;
 /** Relative RMS residual up to which refill points lie on one line. */
-const LINEAR_RESIDUAL = 0.2;
+const LINEAR_RESIDUAL = 1 / 5;
 /** Leave this share of the samples after the last candidate break, so the sustained segment has points. */
-const TAIL_SHARE = 0.2;
+const TAIL_SHARE = 1 / 5;
 
 interface Cumulative {
   seconds: number[];

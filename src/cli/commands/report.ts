@@ -1,5 +1,6 @@
 import { resolve } from "node:path";
 import type { Command } from "commander";
+import { renderBucketText } from "../../report/bucket-section.js";
 import { reportFormatNames, reportFormats } from "../../report/formats.js";
 import { defaultBaselineName } from "../../report/report-model.js";
 import { renderTerminal } from "../../report/terminal-format.js";
@@ -80,6 +81,8 @@ export async function reportCommand(runDir: string, options: ReportOptions): Pro
   }
   if (formats.length === 0) {
     process.stdout.write(renderTerminal(model));
+    const buckets = renderBucketText(model.analysis.buckets);
+    if (buckets) process.stdout.write(`\n${buckets}`);
     return 0;
   }
   if (options.stdout) {
