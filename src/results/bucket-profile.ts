@@ -1,5 +1,6 @@
 import { type LabProfile, labProfileSchema } from "../plan/lab-profile.js";
 import type { BucketModel } from "./bucket-cells.js";
+import { median } from "./statistics.js";
 
 /**
  * A fitted bucket model as a lab profile (the plan's `profiles:` form), so a measured
@@ -31,11 +32,7 @@ function curve(fits: FittedDirection[]): Array<{ memoryMb: number; megabitsPerSe
     .map(([memoryMb, megabitsPerSecond]) => ({ memoryMb, megabitsPerSecond }));
 }
 
-function middle(values: number[]): number | null {
-  if (values.length === 0) return null;
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor((sorted.length - 1) / 2)] as number;
-}
+const middle = (values: number[]): number | null => (values.length === 0 ? null : median(values));
 
 function describeFit(fit: FittedDirection): string {
   const m = fit.model;
