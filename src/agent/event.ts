@@ -1,5 +1,6 @@
 import { z } from "zod";
 
+import { type BucketEvent, bucketEventSchema } from "../probes/bucket/options.js";
 import {
   allocateEventSchema,
   cpuBurnEventSchema,
@@ -26,10 +27,11 @@ import {
  * before any traffic flows.
  */
 
-export type { InfoEvent, Iperf3Auth, Iperf3Event, S3GetEvent, S3PutEvent };
+export type { BucketEvent, InfoEvent, Iperf3Auth, Iperf3Event, S3GetEvent, S3PutEvent };
 // re-exported for the layers above the agent (plan, CLI) that name them from here
 export {
   allocateEventSchema,
+  bucketEventSchema,
   cpuBurnEventSchema,
   infoEventSchema,
   iperf3AuthSchema,
@@ -42,6 +44,7 @@ export const agentEventSchema = z.discriminatedUnion("probe", [
   iperf3EventSchema,
   s3GetEventSchema,
   s3PutEventSchema,
+  bucketEventSchema,
   infoEventSchema,
   cpuBurnEventSchema,
   allocateEventSchema,

@@ -74,6 +74,8 @@ function singleLabel(probe: ProbeSpec): string {
       return `s3-get ${probe.objectMib} MiB conc ${probe.concurrency} chunk ${probe.chunkMib} MiB`;
     case "s3-put":
       return `s3-put ${probe.sizeMib} MiB conc ${probe.concurrency} part ${probe.partMib} MiB`;
+    case "bucket":
+      return `bucket ${probe.direction} -P ${probe.parallel} ${probe.intervalMs} ms`;
     case "info":
       return "info";
   }

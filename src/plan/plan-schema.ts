@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { bucketEventSchema } from "../probes/bucket/options.js";
 import { iperf3EventSchema } from "../probes/iperf3/options.js";
 import { s3GetEventSchema, s3PutEventSchema } from "../probes/s3/options.js";
 import { builtInProfileNames, labProfileSchema } from "./lab-profile.js";
@@ -33,6 +34,7 @@ export const targetSchema = z.discriminatedUnion("platform", [
 const iperf3Event = iperf3EventSchema.shape;
 const s3GetEvent = s3GetEventSchema.shape;
 const s3PutEvent = s3PutEventSchema.shape;
+const bucketEvent = bucketEventSchema.shape;
 
 const probeCommon = {
   /** Overrides the plan's repetitions for this probe (e.g. 1 for single-stream S3). */
@@ -74,12 +76,32 @@ export const s3PutProbeSchema = z
   })
   .strict();
 
+/**
+ * The environment's token bucket in one direction against the iperf3 server (src/probes/bucket):
+ * a long transfer, then idle gaps each followed by a short transfer. Every field has a default,
+ * so `{ kind: bucket }` alone measures both directions (see expandStreamLists).
+ */
+export const bucketProbeSchema = z
+  .object({
+    kind: z.literal("bucket"),
+    direction: z.enum(["upload", "download"]).default("download"),
+    parallel: bucketEvent.parallel,
+    intervalMs: bucketEvent.intervalMs,
+    transferSeconds: bucketEvent.transferSeconds,
+    gapsSeconds: bucketEvent.gapsSeconds,
+    refillTransferSeconds: bucketEvent.refillTransferSeconds,
+    restSeconds: bucketEvent.restSeconds,
+    ...probeCommon,
+  })
+  .strict();
+
 export const infoProbeSchema = z.object({ kind: z.literal("info"), ...probeCommon }).strict();
 
 export const probeSpecSchema = z.discriminatedUnion("kind", [
   iperf3ProbeSchema,
   s3GetProbeSchema,
   s3PutProbeSchema,
+  bucketProbeSchema,
   infoProbeSchema,
 ]);
 
@@ -97,11 +119,28 @@ function countOrList<T extends z.ZodType>(single: T) {
   ]);
 }
 
-/** What a plan file may write for a probe: iperf3 `parallel` and s3-get `concurrency` also take a list. */
+/**
+ * What a plan file may write for a probe: iperf3 `parallel` and s3-get `concurrency` also take a
+ * list; bucket `direction` too (default both: one cell per direction).
+ */
 const probeEntrySchema = z.discriminatedUnion("kind", [
   iperf3ProbeSchema.extend({ parallel: countOrList(iperf3Event.parallel.unwrap()).default(4) }),
   s3GetProbeSchema.extend({ concurrency: countOrList(s3GetEvent.concurrency.unwrap()).default(10) }),
   s3PutProbeSchema,
+  bucketProbeSchema.extend({
+    direction: z
+      .union([
+        bucketProbeSchema.shape.direction.unwrap(),
+        z.array(bucketProbeSchema.shape.direction.unwrap()),
+      ])
+      .default(["download", "upload"])
+      .refine(
+        (value) => !Array.isArray(value) || (value.length > 0 && new Set(value).size === value.length),
+        {
+          message: "directions must be distinct, at least one",
+        },
+      ),
+  }),
   infoProbeSchema,
 ]);
 type ProbeEntry = z.output<typeof probeEntrySchema>;
@@ -125,6 +164,13 @@ export function expandStreamLists(entries: ProbeEntry[]): ProbeSpec[] {
         ...entry,
         concurrency,
         ...(entry.label ? { label: `${entry.label} conc ${concurrency}` } : {}),
+      }));
+    }
+    if (entry.kind === "bucket" && Array.isArray(entry.direction)) {
+      return entry.direction.map((direction) => ({
+        ...entry,
+        direction,
+        ...(entry.label ? { label: `${entry.label} ${direction}` } : {}),
       }));
     }
     return [entry as ProbeSpec];
@@ -242,6 +288,12 @@ export type ProbeSpec = z.output<typeof probeSpecSchema>;
 export type Iperf3ProbeSpec = z.output<typeof iperf3ProbeSchema>;
 export type S3GetProbeSpec = z.output<typeof s3GetProbeSchema>;
 export type S3PutProbeSpec = z.output<typeof s3PutProbeSchema>;
+export type BucketProbeSpec = z.output<typeof bucketProbeSchema>;
+
+/** Probes that measure against the iperf3 server (each invocation needs a server port of its own). */
+export function usesIperf3Server(probe: ProbeSpec): probe is Iperf3ProbeSpec | BucketProbeSpec {
+  return probe.kind === "iperf3" || probe.kind === "bucket";
+}
 
 export function targetName(target: Target): string {
   return target.platform === "local" ? target.profile : target.region;

@@ -1,3 +1,4 @@
+import type { BucketMeasurement } from "./bucket/measurement.js";
 import type { IntervalSamples } from "./interval-sampler.js";
 
 /**
@@ -67,6 +68,8 @@ export interface ProbeSummary {
   iperf3?: Iperf3Breakdown;
   /** s3-get only: client and credential set-up, HEAD and transfer, as the seed timed boto3's download. */
   wholeSeconds?: number;
+  /** bucket only: every transfer of the schedule, with its samples and the idle time before it. */
+  bucket?: BucketMeasurement;
 }
 
 export function bitsPerSecond(bytes: number, seconds: number): number {

@@ -4,6 +4,7 @@ import {
   renderBaselineMarkdownTable,
 } from "./baseline-comparison.js";
 import { bottleneckSentence } from "./bottleneck-lines.js";
+import { renderBucketMarkdown } from "./bucket-section.js";
 import { fleetMarkdownLines } from "./fleet-section.js";
 import { methodNotes } from "./method-notes.js";
 import type { ReportFormat } from "./report-format.js";
@@ -51,6 +52,7 @@ export function renderMarkdown(model: ReportModel): string {
     out.push(...renderBaselineMarkdownTable(beside));
   }
   out.push(...fleetMarkdownLines(model.fleets));
+  if (model.analysis.buckets.length > 0) out.push("", renderBucketMarkdown(model.analysis.buckets).trimEnd());
   out.push("", "## How these numbers were measured", "");
   for (const note of methodNotes(model)) out.push(`- ${note}`);
   return `${out.join("\n")}\n`;

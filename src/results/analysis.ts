@@ -2,6 +2,7 @@ import type { Architecture } from "../plan/architecture.js";
 import type { Cell } from "../plan/cell.js";
 import { targetKey, targetName } from "../plan/plan-schema.js";
 import { type Bottleneck, bottleneckInput, nameBottleneck } from "./bottleneck.js";
+import { type BucketCell, bucketCells } from "./bucket-cells.js";
 import { environmentCpuShare } from "./cpu-share.js";
 import type { RunManifest } from "./manifest.js";
 import type { PlatformFacts } from "./platform-facts.js";
@@ -108,6 +109,8 @@ export interface RunAnalysis {
   cells: CellStatistics[];
   curves: CurveAnalysis[];
   quotas: Record<string, number | null>;
+  /** The bucket probe's fitted models, one per bucket cell (empty without bucket cells). */
+  buckets: BucketCell[];
   prices: { retrievedOn: string; source: string; byTarget: Record<string, LambdaPrice | null> };
 }
 
@@ -149,6 +152,7 @@ export function analyzeRun(
     cells,
     curves,
     quotas,
+    buckets: bucketCells(measured),
     prices: { retrievedOn: prices.retrievedOn, source: prices.source, byTarget: byTargetPrice },
   };
 }

@@ -1,6 +1,8 @@
 import type { Cell } from "../plan/cell.js";
 import { probeParameters } from "../plan/cell.js";
+import type { BucketMeasurement } from "../probes/bucket/measurement.js";
 import type { IntervalSamples } from "../probes/interval-sampler.js";
+import { type BucketFit, fitBucket } from "./bucket-fit.js";
 import type { InvocationOutcome, ServerCpuUse } from "./invocation-outcome.js";
 
 /** schemaVersion 1: a nominal interval and the length of the last, partial one. */
@@ -75,6 +77,11 @@ export interface ResultRecord {
    * time, so a group's aggregate can be summed over the window in which all its members ran.
    */
   agentEndedAt: string | null;
+  /**
+   * bucket probe only: every transfer of its schedule (samples and idle times) and the model
+   * fitted to them (null when the samples were too few). Absent in other records.
+   */
+  bucket?: { measurement: BucketMeasurement; fit: BucketFit | null };
   /** Small probe details (info, the concurrency s3-get chose with `auto`); null when large or absent. */
   detail: unknown;
   /** The server side's CPU over the invocation (the lab sees it; AWS does not: null). Absent in older runs. */
@@ -145,6 +152,7 @@ export function buildRecord(args: {
     environmentIndex: group?.index ?? 0,
     groupId: group?.id ?? null,
     agentEndedAt: response ? agentEndTime(response.startedAt, response.durationSeconds) : null,
+    ...(summary?.bucket ? { bucket: { measurement: summary.bucket, fit: fitBucket(summary.bucket) } } : {}),
     detail,
     serverCpu: outcome.serverCpu ?? null,
     error,

@@ -38,6 +38,24 @@ export function buildEvent(cell: Cell, context: EventContext): AgentEventInput {
         ...(server.auth ? { auth: server.auth } : {}),
       };
     }
+    case "bucket": {
+      const server = context.endpoints.iperf3;
+      if (!server) throw new MissingEndpointError("this target has no iperf3 server");
+      if (context.iperf3Port === undefined) throw new Error("iperf3 port not assigned");
+      return {
+        probe: "bucket",
+        host: server.host,
+        port: context.iperf3Port,
+        direction: probe.direction,
+        parallel: probe.parallel,
+        intervalMs: probe.intervalMs,
+        transferSeconds: probe.transferSeconds,
+        gapsSeconds: probe.gapsSeconds,
+        refillTransferSeconds: probe.refillTransferSeconds,
+        ...(probe.restSeconds !== undefined ? { restSeconds: probe.restSeconds } : {}),
+        ...(server.auth ? { auth: server.auth } : {}),
+      };
+    }
     case "s3-get": {
       const s3 = requireS3(context);
       if (context.s3ObjectKey === undefined) throw new Error("test object not resolved");

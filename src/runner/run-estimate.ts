@@ -1,5 +1,5 @@
 import { expandPlan } from "../plan/expand-plan.js";
-import type { Plan, ProbeSpec } from "../plan/plan-schema.js";
+import { type BucketProbeSpec, type Plan, type ProbeSpec, usesIperf3Server } from "../plan/plan-schema.js";
 import { type CostEstimate, estimateCost } from "../results/cost-estimate.js";
 import { defaultParallelism } from "./parallelism.js";
 
@@ -79,7 +79,7 @@ export function estimatePlan(
       }
     const parallelism = planParallelism(plan) ?? defaultParallelism(target);
     const durationSeconds = preparationSeconds + invocationSeconds / Math.max(1, parallelism);
-    const needsServer = mine.some((cell) => cell.probe.kind === "iperf3");
+    const needsServer = mine.some((cell) => usesIperf3Server(cell.probe));
     const cost = estimateCost({
       region: target.region,
       lambda,
@@ -133,12 +133,26 @@ function estimatedSeconds(probe: ProbeSpec): number {
       return (probe.objectMib * 1_048_576) / defaultQuotaBytesPerSecond + 2;
     case "s3-put":
       return (probe.sizeMib * 1_048_576) / defaultQuotaBytesPerSecond + 2;
+    case "bucket":
+      return bucketProbeSeconds(probe) + 2;
     case "info":
       return 1;
   }
 }
 
+/** The bucket probe's schedule: rest, the long transfer, every gap and its short transfer. */
+function bucketProbeSeconds(probe: BucketProbeSpec): number {
+  const gaps = probe.gapsSeconds.reduce((sum, gap) => sum + gap, 0);
+  const rest = probe.restSeconds ?? Math.max(...probe.gapsSeconds);
+  return rest + probe.transferSeconds + gaps + probe.gapsSeconds.length * probe.refillTransferSeconds;
+}
+
 function iperf3Bytes(probe: ProbeSpec): number {
+  if (probe.kind === "bucket")
+    return (
+      defaultQuotaBytesPerSecond *
+      (probe.transferSeconds + probe.gapsSeconds.length * probe.refillTransferSeconds)
+    );
   if (probe.kind !== "iperf3") return 0;
   const directions = probe.direction === "bidir" ? 2 : 1;
   return defaultQuotaBytesPerSecond * (probe.timeSeconds + probe.omitSeconds) * directions;

@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { type Cell, stableHash } from "../plan/cell.js";
+import { usesIperf3Server } from "../plan/plan-schema.js";
 import type { InvocationOutcome } from "../results/invocation-outcome.js";
 import { buildRecord, type ResultRecord } from "../results/result-record.js";
 import { buildEvent, mebibyte } from "./build-event.js";
@@ -140,7 +141,7 @@ export async function runTarget(options: RunTargetOptions): Promise<RunTargetRes
 
   /** One repetition of a cell: one invocation, or a fleet of `size` invoked at once. */
   async function runGroup(task: Task, size: number): Promise<void> {
-    const isIperf3 = task.cell.probe.kind === "iperf3" && endpoints.iperf3 !== undefined;
+    const isIperf3 = usesIperf3Server(task.cell.probe) && endpoints.iperf3 !== undefined;
     let groupPorts: number[] = [];
     if (isIperf3) {
       if (ports.size === 0) throw new Error(`${platform.target}: endpoints().iperf3.ports is empty`);
@@ -323,7 +324,7 @@ export function fleetPortProblems(tasks: Task[], serverPorts: number | null): st
   if (serverPorts === null) return [];
   const largest = Math.max(
     0,
-    ...tasks.filter((t) => t.cell.probe.kind === "iperf3").map((t) => fleetSize(t.cell)),
+    ...tasks.filter((t) => usesIperf3Server(t.cell.probe)).map((t) => fleetSize(t.cell)),
   );
   return largest > serverPorts
     ? [

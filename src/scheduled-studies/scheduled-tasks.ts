@@ -1,5 +1,6 @@
 import type { AgentEventInput } from "../agent/event.js";
 import type { Cell } from "../plan/cell.js";
+import { usesIperf3Server } from "../plan/plan-schema.js";
 import type { InvocationFailureKind } from "../results/invocation-outcome.js";
 import { buildEvent, mebibyte } from "../runner/build-event.js";
 import type { EnvironmentVariant, ProbeEndpoints } from "../runner/platform.js";
@@ -73,12 +74,12 @@ export function buildScheduledWork(options: ScheduledWorkOptions): ScheduledWork
   const tasks = plannedTasks.map(({ cell, repetition }): ScheduledTask => {
     const functionName = options.functionNameFor({ memoryMb: cell.memoryMb, arch: cell.arch });
     const base = { functionName, cell, repetition };
-    if (cell.probe.kind === "iperf3" && options.skipIperf3)
+    if (usesIperf3Server(cell.probe) && options.skipIperf3)
       return { ...base, event: null, skip: { kind: "platform", message: options.skipIperf3 } };
     try {
       // iperf3 servers take one test at a time per port: tasks take the ports in turn
       const port =
-        cell.probe.kind === "iperf3" && ports.length > 0 ? ports[iperf3Index++ % ports.length] : undefined;
+        usesIperf3Server(cell.probe) && ports.length > 0 ? ports[iperf3Index++ % ports.length] : undefined;
       const objectKey =
         cell.probe.kind === "s3-get" ? options.objectKeys.get(cell.probe.objectMib * mebibyte) : undefined;
       const event = buildEvent(cell, {

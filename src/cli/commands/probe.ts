@@ -1,6 +1,7 @@
 import type { Command } from "commander";
 import { handleEvent } from "../../agent/handler.js";
 import { printResponse } from "./print-response.js";
+import { registerBucketProbeCommand } from "./probe-bucket.js";
 import { buildIperf3Event, formatIperf3Summary, type Iperf3CliOptions } from "./probe-iperf3.js";
 import { registerS3ProbeCommands } from "./probe-s3.js";
 
@@ -48,4 +49,5 @@ export function registerProbeCommand(program: Command): void {
       printResponse(await handleEvent(event), options.json === true, formatIperf3Summary);
     });
   registerS3ProbeCommands(probe);
+  registerBucketProbeCommand(probe);
 }

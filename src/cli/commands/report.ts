@@ -1,5 +1,6 @@
 import { resolve } from "node:path";
 import type { Command } from "commander";
+import { renderBucketText } from "../../report/bucket-section.js";
 import { reportFormatNames, reportFormats } from "../../report/formats.js";
 import { defaultBaselineName } from "../../report/report-model.js";
 import { renderSummaryJson } from "../../report/summary-json.js";
@@ -19,6 +20,8 @@ interface ReportOptions {
   wide?: boolean;
   /** Print the summary (verdict and cells) as JSON. */
   json?: boolean;
+  /** Writes the run's bucket fits as a lab profile (a runnable plan) named this. */
+  saveProfile?: string;
 }
 
 /**
@@ -43,6 +46,10 @@ export function registerReportCommand(program: Command): void {
     )
     .option("--wide", "text: the full table, one row per cell and every column (as in report.md)")
     .option("--json", "print the summary (verdict and cells, bit/s) as JSON, as `run --json` does")
+    .option(
+      "--save-profile <name>",
+      "write the run's bucket fits as a lab profile, in a plan: NAME.plan.json (in --out, default the run directory)",
+    )
     .option("--history <dirs...>", "sustained and burst rates over these runs (run directories or runs/)")
     .action(async (runDir: string | undefined, options: ReportOptions) => {
       if (options.history) {
@@ -76,6 +83,10 @@ export async function reportCommand(runDir: string, options: ReportOptions): Pro
     return 2;
   }
   const model = await loadReportModel(runDir, baseline === "none" ? null : baseline);
+  if (options.saveProfile !== undefined) {
+    const { saveRunProfile } = await import("./probe-bucket.js");
+    return saveRunProfile(model.analysis.buckets, options.saveProfile, resolve(options.out ?? runDir));
+  }
   if (options.json) {
     process.stdout.write(renderSummaryJson(model));
     return 0;
@@ -85,6 +96,8 @@ export async function reportCommand(runDir: string, options: ReportOptions): Pro
     (options.stdout !== true && formats.length === 1 && formats[0] === "text" && options.wide)
   ) {
     process.stdout.write(renderTerminal(model, { width: outputWidth(), wide: options.wide === true }));
+    const buckets = renderBucketText(model.analysis.buckets);
+    if (buckets) process.stdout.write(`\n${buckets}`);
     return 0;
   }
   if (options.stdout) {

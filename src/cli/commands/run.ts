@@ -4,6 +4,7 @@ import { PlanError } from "../../plan/expand-plan.js";
 import { loadPlan } from "../../plan/load-plan.js";
 import { type Plan, targetName } from "../../plan/plan-schema.js";
 import { presetNames } from "../../plan/presets.js";
+import { renderBucketText } from "../../report/bucket-section.js";
 import { writeStreamsSection } from "../../report/streams-section.js";
 import { outputWidth } from "../../report/text-layout.js";
 import { loadReportModel, writeReport } from "../../report/write-report.js";
@@ -194,6 +195,8 @@ export async function runCommand(options: RunCommandOptions, deps: RunCommandDep
     }
     const model = await loadReportModel(result.dir);
     printRunSummary(model, options.json === true);
+    const buckets = options.json === true ? "" : renderBucketText(model.analysis.buckets);
+    if (buckets) process.stdout.write(`\n${buckets}`);
     const written = await writeReport(model, runReportFormats, result.dir);
     written.push(...(await printStreamsSection(result.dir, options.json === true)));
     (options.json ? console.error : console.log)(

@@ -1,4 +1,4 @@
-import type { Plan } from "../../plan/plan-schema.js";
+import { type Plan, usesIperf3Server } from "../../plan/plan-schema.js";
 import { estimateAwsCost } from "../../runner/run-estimate.js";
 import type { ScheduleClients } from "../../scheduled-studies/schedule-clients.js";
 import { awsTestHooks, openAwsSession } from "./aws-session.js";
@@ -32,7 +32,7 @@ export async function withClients(
 
 /** The Lambda side of one scheduled run: iperf3 cells are not invoked (no server between runs). */
 export function scheduledLambdaCost(plan: Plan): ReturnType<typeof estimateAwsCost> {
-  const probes = plan.probes.filter((probe) => probe.kind !== "iperf3");
+  const probes = plan.probes.filter((probe) => !usesIperf3Server(probe));
   if (probes.length === 0) return { invocations: 0, gigabyteSeconds: 0, usd: 0 };
   return estimateAwsCost({ ...plan, probes });
 }

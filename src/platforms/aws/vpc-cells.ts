@@ -27,7 +27,7 @@ export function missingVpcFunction(region: string): string {
  * public name, reached through the subnets' NAT.
  */
 export function vpcServerHost(event: AgentEventInput, outputs: Record<string, string>): AgentEventInput {
-  if (event.probe !== "iperf3") return event;
+  if (event.probe !== "iperf3" && event.probe !== "bucket") return event;
   const sameVpc = outputs.VpcId !== undefined && outputs.VpcId === outputs.ServerVpcId;
   if (!sameVpc || !outputs.ServerPrivateIp) return event;
   return { ...event, host: outputs.ServerPrivateIp };

@@ -61,6 +61,8 @@ export interface Iperf3ClientResult {
   retries: number;
   /** Our own counts of the measured direction(s) at the sample interval, measured after the omit period. */
   samples: IntervalSamples;
+  /** The measured period on performance.now()'s clock, ms: a caller timing idle gaps between tests starts here. */
+  measuredPeriodMs: { from: number; to: number };
 }
 
 // one buffer for all receiving streams (bytes are counted and dropped); 1 MiB lets one read(2)
@@ -399,6 +401,7 @@ class Iperf3ClientRun {
       retransmits,
       retries: this.retries,
       samples: this.clock.samples,
+      measuredPeriodMs: this.clock.measuredPeriodMs,
     };
   }
 

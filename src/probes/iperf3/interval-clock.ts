@@ -24,6 +24,8 @@ export class IntervalClock {
   private startMarkNs = 0n;
   private lastTickNs = 0n;
   private endMarkNs = 0n;
+  /** performance.now() at the start and the end of the measured period: when a caller's idle gap begins and ends. */
+  private periodMs = { from: 0, to: 0 };
   private timer: NodeJS.Timeout | undefined;
   private sampled: IntervalSamples;
   private sampling = false;
@@ -87,6 +89,7 @@ export class IntervalClock {
     const now = process.hrtime.bigint();
     this.closeInterval(now);
     this.endMarkNs = now;
+    this.periodMs.to = performance.now();
     // no zero intervals while the results are exchanged
     if (this.sampling) this.sampled = this.sampler.stop();
     this.sampling = false;
@@ -106,6 +109,11 @@ export class IntervalClock {
 
   get samples(): IntervalSamples {
     return this.sampled;
+  }
+
+  /** The measured period on performance.now()'s clock, milliseconds (`to` is 0 before TEST_END). */
+  get measuredPeriodMs(): { from: number; to: number } {
+    return { ...this.periodMs };
   }
 
   /** Length of the measured period: from the start mark to TEST_END. */
@@ -143,6 +151,7 @@ export class IntervalClock {
 
   private mark(now: bigint): void {
     this.startMarkNs = now;
+    this.periodMs = { from: performance.now(), to: 0 };
     this.lastTickNs = now;
     // the samples cover the measured period only: they (re)start with it
     this.sampler.start();

@@ -1,5 +1,6 @@
 import type { ReportModel } from "../report-model.js";
 import { answerChart } from "./answer-chart.js";
+import { bucketCharts } from "./bucket-chart.js";
 import type { ChartLayout, ChartSpec } from "./chart-spec.js";
 import { costPerGigabyte } from "./cost-chart.js";
 import { cpuVsMemory } from "./cpu-chart.js";
@@ -32,6 +33,6 @@ export function buildCharts(model: ReportModel, layout: ChartLayout = "wide"): C
     const cost = costPerGigabyte(context);
     if (cost) charts.push(cost);
   }
-  charts.push(...fleetCharts(model, colours, plotSizes[layout].width));
+  charts.push(...fleetCharts(model, colours, plotSizes[layout].width), ...bucketCharts(model));
   return charts;
 }

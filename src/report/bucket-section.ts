@@ -1,0 +1,106 @@
+import { type PublishedBucket, publishedBucketsFor } from "../results/bucket-baseline.js";
+import type { BucketCell, BucketModel } from "../results/bucket-cells.js";
+import type { Spread } from "../results/statistics.js";
+
+/**
+ * The token-bucket section of a run's output: per bucket cell (one direction), the fitted model
+ * with its spread over the repetitions, and the published figures that measured the same
+ * direction at that memory size beside it. Its own section, beside the summary tables. Pure.
+ */
+
+const integer = (value: number) => Math.round(value).toLocaleString("en-US");
+const mbps = (bitsPerSecond: number) => integer(bitsPerSecond / 1e6);
+const megabytes = (bytes: number) => (bytes / 1e6).toFixed(1);
+
+/** "625 [624-627]" (median [min-max]); the range only from two values on. */
+function spread(value: Spread | null, format: (v: number) => string): string {
+  if (!value) return "–";
+  return value.n >= 2 && value.min !== value.max
+    ? `${format(value.median)} [${format(value.min)}-${format(value.max)}]`
+    : format(value.median);
+}
+
+export function describeRefill(model: BucketModel): string {
+  const refill = model.refill;
+  if (!refill?.bytesPerSecond) return model.burstFound > 0 ? "refill not measured" : "no bucket to refill";
+  const rate = `${refill.bound === "at-least" ? "at least " : ""}${spread(refill.bytesPerSecond, megabytes)} MB/s`;
+  const delay =
+    refill.delaySeconds && Math.round(refill.delaySeconds.median * 100) > 0
+      ? `, after ${refill.delaySeconds.median.toFixed(2)} s`
+      : "";
+  const full = refill.fullAfterSeconds
+    ? `; full after ${spread(refill.fullAfterSeconds, (v) => v.toFixed(2))} s idle`
+    : "";
+  return `refill ${rate} while idle (${refill.shape}${delay})${full}`;
+}
+
+/** One line of the model: sustained, peak, bucket, refill. */
+export function describeModel(model: BucketModel): string {
+  const sustained = `sustained ${spread(model.sustainedBitsPerSecond, mbps)} Mbit/s`;
+  if (model.burstFound === 0) return `${sustained}; no burst in ${model.n} repetition(s)`;
+  const partial = model.burstFound < model.n ? ` (burst in ${model.burstFound} of ${model.n})` : "";
+  return [
+    sustained,
+    `peak ${spread(model.peakBitsPerSecond, mbps)} Mbit/s`,
+    `bucket ${spread(model.bucketBytes, megabytes)} MB above the sustained rate${partial}, ${spread(model.burstSeconds, (v) => v.toFixed(2))} s at the peak`,
+    describeRefill(model),
+  ].join("; ");
+}
+
+function cellTitle(cell: BucketCell): string {
+  return `${cell.target} ${cell.arch} ${cell.memoryMb.toLocaleString("en-US")} MB ${cell.model.direction}`;
+}
+
+function rangeText(range: { low: number; high: number }): string {
+  return range.low === range.high ? integer(range.low) : `${integer(range.low)}-${integer(range.high)}`;
+}
+
+/** The published figure with this run's counterpart measured the same way (the first 1 s sample, the sustained rate). */
+function publishedLine(published: PublishedBucket, model: BucketModel): string {
+  const ours = model.firstSecondBitsPerSecond
+    ? `; this run's first second ${mbps(model.firstSecondBitsPerSecond.median)} Mbit/s (published ${rangeText(published.firstSecondMegabitsPerSecond)})`
+    : "";
+  return `published (${published.source}; ${published.measured}): ${published.statement}${ours}`;
+}
+
+export function renderBucketText(cells: readonly BucketCell[]): string {
+  if (cells.length === 0) return "";
+  const lines = ["Token bucket (each repetition fitted; median [min-max])"];
+  for (const cell of cells) {
+    lines.push(`- ${cellTitle(cell)}: ${describeModel(cell.model)} (n=${cell.model.n})`);
+    for (const published of publishedBucketsFor(cell.model.direction, cell.memoryMb))
+      lines.push(`  ${publishedLine(published, cell.model)}`);
+  }
+  return `${lines.join("\n")}\n`;
+}
+
+export function renderBucketMarkdown(cells: readonly BucketCell[]): string {
+  if (cells.length === 0) return "";
+  const out = [
+    "## Token bucket",
+    "",
+    "Each repetition's transfer is fitted as two straight lines of cumulative bytes (the peak while the bucket lasts, then the sustained rate); idle gaps, each followed by a short transfer, show the refill. Median [min-max] over the repetitions; payload rates.",
+    "",
+    "| Cell | n | Sustained (Mbit/s) | Peak (Mbit/s) | Bucket (MB) | Burst (s) | Refill while idle |",
+    "| :--- | ---: | ---: | ---: | ---: | ---: | :--- |",
+  ];
+  for (const cell of cells) {
+    const m = cell.model;
+    out.push(
+      `| ${cellTitle(cell)} | ${m.n} | ${spread(m.sustainedBitsPerSecond, mbps)} | ${spread(m.peakBitsPerSecond, mbps)} | ${spread(m.bucketBytes, megabytes)} | ${spread(m.burstSeconds, (v) => v.toFixed(2))} | ${describeRefill(m)} |`,
+    );
+  }
+  const published = cells.flatMap((cell) =>
+    publishedBucketsFor(cell.model.direction, cell.memoryMb).map(
+      (p) => `- ${cellTitle(cell)}: ${publishedLine(p, cell.model)}`,
+    ),
+  );
+  if (published.length > 0)
+    out.push(
+      "",
+      "Published figures for the same direction and memory size (AWS, not this run):",
+      "",
+      ...published,
+    );
+  return `${out.join("\n")}\n`;
+}

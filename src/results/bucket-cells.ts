@@ -1,0 +1,125 @@
+import type { Architecture } from "../plan/architecture.js";
+import type { IntervalSamples } from "../probes/interval-sampler.js";
+import type { BucketFit, TransferFit } from "./bucket-fit.js";
+import type { ResultRecord } from "./result-record.js";
+import { describe, median, type Spread } from "./statistics.js";
+
+/**
+ * The bucket model of one direction with its uncertainty: each repetition is fitted on its own
+ * (bucket-fit.ts), and every parameter is given as the spread of those fits (n, median, min,
+ * max, IQR). Pure.
+ */
+export interface BucketModel {
+  direction: "upload" | "download";
+  /** Repetitions fitted (successful measurements with enough samples). */
+  n: number;
+  /** Repetitions whose transfer ran measurably above the sustained rate at its start. */
+  burstFound: number;
+  sustainedBitsPerSecond: Spread | null;
+  /** The first second's rate: what tools sampling each second publish as "the burst". */
+  firstSecondBitsPerSecond: Spread | null;
+  /** Over the repetitions with a burst. */
+  peakBitsPerSecond: Spread | null;
+  bucketBytes: Spread | null;
+  burstSeconds: Spread | null;
+  refill: {
+    bytesPerSecond: Spread | null;
+    delaySeconds: Spread | null;
+    fullAfterSeconds: Spread | null;
+    /** "at-least" when any repetition could only bound the rate (full at its shortest gap). */
+    bound: "measured" | "at-least";
+    /** The shape most repetitions showed. */
+    shape: "linear" | "stepped" | "undetermined";
+    /** Idle seconds and refilled bytes of every repetition (for tables and charts). */
+    points: Array<{ idleSeconds: number; refilledBytes: number; saturated: boolean }>;
+  } | null;
+}
+
+export interface BucketCell {
+  cellId: string;
+  target: string;
+  targetKey: string;
+  platform: "local" | "aws";
+  memoryMb: number;
+  arch: Architecture;
+  probeLabel: string;
+  model: BucketModel;
+  /** The repetition whose bucket is the median one: its long transfer's samples and fit, for the chart. */
+  example: { samples: IntervalSamples; fit: TransferFit; sustainedBitsPerSecond: number } | null;
+}
+
+const pick = (values: Array<number | null | undefined>) =>
+  describe(values.filter((v): v is number => typeof v === "number"));
+
+/** One direction's model from its repetitions' fits (all of one direction); null when there is none. */
+export function summarizeBucketFits(fits: readonly BucketFit[]): BucketModel | null {
+  const first = fits[0];
+  if (!first) return null;
+  const bursts = fits.filter((f) => f.burst);
+  const refills = bursts
+    .map((f) => f.refill)
+    .filter((r): r is NonNullable<BucketFit["refill"]> => r !== null);
+  const shapes = refills.map((r) => r.shape);
+  const shape = (["linear", "stepped", "undetermined"] as const).reduce((best, candidate) =>
+    shapes.filter((s) => s === candidate).length > shapes.filter((s) => s === best).length ? candidate : best,
+  );
+  return {
+    direction: first.direction,
+    n: fits.length,
+    burstFound: bursts.length,
+    sustainedBitsPerSecond: pick(fits.map((f) => f.sustainedBitsPerSecond)),
+    firstSecondBitsPerSecond: pick(fits.map((f) => f.firstSecondBitsPerSecond)),
+    peakBitsPerSecond: pick(bursts.map((f) => f.peakBitsPerSecond)),
+    bucketBytes: pick(bursts.map((f) => f.bucketBytes)),
+    burstSeconds: pick(bursts.map((f) => f.burstSeconds)),
+    refill:
+      refills.length === 0
+        ? null
+        : {
+            bytesPerSecond: pick(refills.map((r) => r.bytesPerSecond)),
+            delaySeconds: pick(refills.filter((r) => r.bound === "measured").map((r) => r.delaySeconds)),
+            fullAfterSeconds: pick(refills.map((r) => r.fullAfterSeconds)),
+            bound: refills.some((r) => r.bound === "at-least") ? "at-least" : "measured",
+            shape,
+            points: refills.flatMap((r) => r.points),
+          },
+  };
+}
+
+/** The bucket cells of a run, one per cell with at least one fitted repetition, in record order. */
+export function bucketCells(records: readonly ResultRecord[]): BucketCell[] {
+  const byCell = new Map<string, ResultRecord[]>();
+  for (const record of records) {
+    if (record.warmup || !record.ok || !record.bucket?.fit) continue;
+    byCell.set(record.cellId, [...(byCell.get(record.cellId) ?? []), record]);
+  }
+  return [...byCell.values()].flatMap((list): BucketCell[] => {
+    const first = list[0] as ResultRecord;
+    const fitted = list.map((r) => ({ record: r, fit: r.bucket?.fit as BucketFit }));
+    const model = summarizeBucketFits(fitted.map((f) => f.fit));
+    if (!model) return [];
+    return [
+      {
+        cellId: first.cellId,
+        target: first.target,
+        targetKey: `${first.platform}:${first.target}`,
+        platform: first.platform,
+        memoryMb: first.memoryMb,
+        arch: first.arch,
+        probeLabel: first.probeLabel,
+        model,
+        example: medianExample(fitted),
+      },
+    ];
+  });
+}
+
+function medianExample(fitted: Array<{ record: ResultRecord; fit: BucketFit }>): BucketCell["example"] {
+  const middle = median(fitted.map((f) => f.fit.bucketBytes));
+  const chosen = [...fitted].sort(
+    (a, b) => Math.abs(a.fit.bucketBytes - middle) - Math.abs(b.fit.bucketBytes - middle),
+  )[0];
+  const samples = chosen?.record.bucket?.measurement.transfers[0]?.samples;
+  if (!chosen || !samples) return null;
+  return { samples, fit: chosen.fit.transfer, sustainedBitsPerSecond: chosen.fit.sustainedBitsPerSecond };
+}

@@ -1,0 +1,327 @@
+import type { BucketMeasurement } from "../probes/bucket/measurement.js";
+import type { IntervalSamples } from "../probes/interval-sampler.js";
+import { median } from "./statistics.js";
+
+/**
+ * The token-bucket model fitted to one bucket measurement (one direction, one repetition). Pure.
+ *
+ * A token bucket lets a transfer run at a peak rate P while it holds tokens, then at the
+ * sustained rate S; the bucket holds B bytes above S (it empties at P - S). The cumulative bytes
+ * of a transfer are then two straight lines: slope P from the start t0 to the break T, slope S
+ * after it, and B = (P - S) x (T - t0). The fit finds the break that makes the two lines fit the
+ * cumulative curve best (least squares), which uses every sample instead of thresholds on noisy
+ * 10 ms rates. After an idle gap the same fit on a short transfer gives the bytes that came back.
+ */
+
+export interface TransferFit {
+  /** Rate while the bucket lasted, bits per second (the first segment's slope). */
+  peakBitsPerSecond: number;
+  /** Where the first segment meets zero bytes: the transfer's effective start, seconds. */
+  startSeconds: number;
+  /** The break between the two segments, seconds from the start of the samples. */
+  breakSeconds: number;
+  /** Bytes above the sustained rate: (P - S) x (T - t0); 0 without a burst. */
+  excessBytes: number;
+}
+
+export interface RefillPoint {
+  /** Idle time before the transfer, seconds (as measured). */
+  idleSeconds: number;
+  refilledBytes: number;
+  /** At or near the full bucket: says only that the bucket was full by then. */
+  saturated: boolean;
+}
+
+export interface RefillFit {
+  points: RefillPoint[];
+  /**
+   * Bytes of bucket refilled per idle second while refilling (the slope over the unsaturated
+   * points); with `bound` "at-least", a lower bound (the bucket was full at the shortest gap).
+   */
+  bytesPerSecond: number | null;
+  bound: "measured" | "at-least";
+  /**
+   * Idle time before the refill shows, seconds (where the line meets zero): a shaper whose queue
+   * still drains after the sender stopped refills only once the queue is empty.
+   */
+  delaySeconds: number;
+  /** linear: the points lie on one line; stepped: they do not (refill in steps); undetermined: too few points. */
+  shape: "linear" | "stepped" | "undetermined";
+  /** Idle seconds until the bucket is full again (delay + bucket / rate); null when unknown. */
+  fullAfterSeconds: number | null;
+}
+
+export interface BucketFit {
+  direction: "upload" | "download";
+  /** Rate after the burst, bits per second (bytes / seconds after the break). */
+  sustainedBitsPerSecond: number;
+  /** True when the transfer ran measurably above the sustained rate at its start. */
+  burst: boolean;
+  /** Peak rate, bits per second (the sustained rate when there is no burst). */
+  peakBitsPerSecond: number;
+  /** Bucket size: bytes above the sustained rate; 0 without a burst. */
+  bucketBytes: number;
+  /** How long the full bucket lasted at the peak rate, seconds. */
+  burstSeconds: number;
+  /** The long transfer's rate over its first second: what a tool sampling each second reports as the burst. */
+  firstSecondBitsPerSecond: number | null;
+  /** The long transfer's two segments (for charts). */
+  transfer: TransferFit;
+  /** null without a bucket, or without refill transfers. */
+  refill: RefillFit | null;
+}
+
+/** A peak this far above the sustained rate is a burst (10 ms samples of a steady link vary by a few %). */
+const BURST_RATE_SHARE = 0.1;
+/** A burst must hold more than this many sample intervals at the sustained rate (tbf's minimum bucket is ~4 ms). */
+const MIN_BURST_INTERVALS = 2;
+/** A refill at this share of the bucket is taken as full. */
+const SATURATED_SHARE = 0.85;
+/** Below this share of the bucket, a refill point tells only the delay (it is mostly noise). */
+const NOISE_SHARE = 0.05;
+/** Relative RMS residual up to which refill points lie on one line. */
+const LINEAR_RESIDUAL = 1 / 5;
+/** Leave this share of the samples after the last candidate break, so the sustained segment has points. */
+const TAIL_SHARE = 1 / 5;
+
+interface Cumulative {
+  seconds: number[];
+  bytes: number[];
+}
+
+function cumulative(samples: IntervalSamples): Cumulative {
+  const seconds: number[] = [];
+  const bytes: number[] = [];
+  let total = 0;
+  samples.bytes.forEach((b, i) => {
+    total += b;
+    seconds.push((samples.startSeconds[i] ?? 0) + (samples.durationSeconds[i] ?? 0));
+    bytes.push(total);
+  });
+  return { seconds, bytes };
+}
+
+/** Bytes per second over the samples after `fromSeconds` (measured durations). */
+function rateAfter(samples: IntervalSamples, fromSeconds: number): number | null {
+  let bytes = 0;
+  let seconds = 0;
+  samples.bytes.forEach((b, i) => {
+    if ((samples.startSeconds[i] ?? 0) >= fromSeconds) {
+      bytes += b;
+      seconds += samples.durationSeconds[i] ?? 0;
+    }
+  });
+  return seconds > 0 ? bytes / seconds : null;
+}
+
+/**
+ * The break of the two-segment fit with the second slope fixed at `sustainedBytesPerSecond`:
+ * for each candidate break T (a sample end in the first 80% of the transfer), y = C - S x
+ * max(0, t - T) regressed on x = min(t, T) gives the first segment (intercept a, slope P); the
+ * T with the least squared error wins. Running sums make it linear in the number of samples.
+ */
+export function fitTransfer(samples: IntervalSamples, sustainedBytesPerSecond: number): TransferFit | null {
+  const { seconds: t, bytes: c } = cumulative(samples);
+  const n = t.length;
+  if (n < 4) return null;
+  const s = sustainedBytesPerSecond;
+  // suffix sums of D = C - S t (the second segment's points, shifted by S T per candidate)
+  const sufD = new Array<number>(n + 1).fill(0);
+  const sufD2 = new Array<number>(n + 1).fill(0);
+  for (let i = n - 1; i >= 0; i -= 1) {
+    const d = (c[i] as number) - s * (t[i] as number);
+    sufD[i] = (sufD[i + 1] as number) + d;
+    sufD2[i] = (sufD2[i + 1] as number) + d * d;
+  }
+  let best: { sse: number; a: number; p: number; k: number } | null = null;
+  let sx = 0;
+  let sxx = 0;
+  let sy = 0;
+  let sxy = 0;
+  let syy = 0;
+  const lastCandidate = Math.max(1, Math.floor(n * (1 - TAIL_SHARE)) - 1);
+  for (let k = 0; k <= lastCandidate; k += 1) {
+    const tk = t[k] as number;
+    const ck = c[k] as number;
+    sx += tk;
+    sxx += tk * tk;
+    sy += ck;
+    sxy += tk * ck;
+    syy += ck * ck;
+    if (k < 1) continue;
+    const m = n - k - 1;
+    // after the break: x = T, y = D + S T
+    const yTail = (sufD[k + 1] as number) + s * tk * m;
+    const y2Tail = (sufD2[k + 1] as number) + 2 * s * tk * (sufD[k + 1] as number) + m * s * s * tk * tk;
+    const Sx = sx + m * tk;
+    const Sxx = sxx + m * tk * tk;
+    const Sy = sy + yTail;
+    const Sxy = sxy + tk * yTail;
+    const Syy = syy + y2Tail;
+    const varX = Sxx - (Sx * Sx) / n;
+    if (!(varX > 0)) continue;
+    const cov = Sxy - (Sx * Sy) / n;
+    const p = cov / varX;
+    const a = (Sy - p * Sx) / n;
+    const sse = Syy - (Sy * Sy) / n - (cov * cov) / varX;
+    if (best === null || sse < best.sse) best = { sse, a, p, k };
+  }
+  if (best === null || !(best.p > 0)) return null;
+  const breakSeconds = t[best.k] as number;
+  const startSeconds = Math.min(breakSeconds, Math.max(0, -best.a / best.p));
+  const excessBytes = Math.max(0, (best.p - s) * (breakSeconds - startSeconds));
+  const peakBytesPerSecond = insideMedianRate(samples, startSeconds, breakSeconds) ?? best.p;
+  return { peakBitsPerSecond: peakBytesPerSecond * 8, startSeconds, breakSeconds, excessBytes };
+}
+
+/** Fewer samples inside the burst than this: its rate is the segment's slope. */
+const MIN_INSIDE_SAMPLES = 3;
+
+/**
+ * The median rate of the samples wholly inside [from, to]: the peak as the link ran it. The
+ * slope of the first segment also spans the transfer's first, slower interval (connect and TCP
+ * start): on a 4,000 Mbit/s lab peak it read 3,835, the median of the inside samples 4,000.
+ */
+function insideMedianRate(samples: IntervalSamples, from: number, to: number): number | null {
+  const rates: number[] = [];
+  samples.bytes.forEach((b, i) => {
+    const start = samples.startSeconds[i] ?? 0;
+    const duration = samples.durationSeconds[i] ?? 0;
+    if (start >= from && start + duration <= to && duration > 0) rates.push(b / duration);
+  });
+  return rates.length < MIN_INSIDE_SAMPLES ? null : median(rates);
+}
+
+/**
+ * The sustained rate after the burst: first over the second half of the transfer (past any
+ * burst the probe is built to outlast), then once more after the break that rate gives.
+ */
+function sustainedAndFit(samples: IntervalSamples): { sustained: number; fit: TransferFit } | null {
+  const end = samples.startSeconds.length
+    ? (samples.startSeconds[samples.startSeconds.length - 1] as number) +
+      (samples.durationSeconds[samples.durationSeconds.length - 1] as number)
+    : 0;
+  const initial = rateAfter(samples, end / 2);
+  if (initial === null || !(initial > 0)) return null;
+  const firstFit = fitTransfer(samples, initial);
+  if (!firstFit) return null;
+  const settled = rateAfter(samples, firstFit.breakSeconds + samples.intervalSeconds) ?? initial;
+  const fit = fitTransfer(samples, settled) ?? firstFit;
+  return { sustained: settled, fit };
+}
+
+function isBurst(fit: TransferFit, sustainedBytesPerSecond: number, intervalSeconds: number): boolean {
+  return (
+    fit.peakBitsPerSecond / 8 > sustainedBytesPerSecond * (1 + BURST_RATE_SHARE) &&
+    fit.excessBytes > sustainedBytesPerSecond * intervalSeconds * MIN_BURST_INTERVALS
+  );
+}
+
+/** Fits one bucket measurement; null when the long transfer has too few samples to fit. */
+export function fitBucket(measurement: BucketMeasurement): BucketFit | null {
+  const [first, ...refills] = measurement.transfers;
+  if (!first) return null;
+  const fitted = sustainedAndFit(first.samples);
+  if (!fitted) return null;
+  const { sustained, fit } = fitted;
+  const burst = isBurst(fit, sustained, first.samples.intervalSeconds);
+  const bucketBytes = burst ? fit.excessBytes : 0;
+  const peak = burst ? fit.peakBitsPerSecond : sustained * 8;
+  const refillPoints = refills.flatMap((transfer): RefillPoint[] => {
+    const refillFit = fitTransfer(transfer.samples, sustained);
+    if (!refillFit || transfer.idleSeconds === null) return [];
+    const refilled = isBurst(refillFit, sustained, 0) ? refillFit.excessBytes : 0;
+    return [
+      {
+        idleSeconds: transfer.idleSeconds,
+        refilledBytes: refilled,
+        saturated: refilled >= bucketBytes * SATURATED_SHARE,
+      },
+    ];
+  });
+  return {
+    direction: measurement.direction,
+    sustainedBitsPerSecond: sustained * 8,
+    burst,
+    peakBitsPerSecond: peak,
+    bucketBytes,
+    burstSeconds: burst ? fit.breakSeconds - fit.startSeconds : 0,
+    firstSecondBitsPerSecond: firstSecondRate(first.samples),
+    transfer: fit,
+    refill: burst && refillPoints.length > 0 ? fitRefill(refillPoints, bucketBytes) : null,
+  };
+}
+
+/** Rate over the samples that start in the first second (null for a transfer shorter than one second). */
+function firstSecondRate(samples: IntervalSamples): number | null {
+  let bytes = 0;
+  let seconds = 0;
+  samples.bytes.forEach((b, i) => {
+    if ((samples.startSeconds[i] ?? 0) < 1) {
+      bytes += b;
+      seconds += samples.durationSeconds[i] ?? 0;
+    }
+  });
+  return seconds >= 1 ? (bytes * 8) / seconds : null;
+}
+
+/**
+ * Refill = r x (idle - delay), up to the bucket. The line is fitted (least squares) to the
+ * points between noise and saturation; with one such point it goes through the last point the
+ * refill had not shown at (or the origin). All points saturated: r is at least bucket / the
+ * shortest idle time.
+ */
+export function fitRefill(points: RefillPoint[], bucketBytes: number): RefillFit {
+  const rising = points.filter((p) => !p.saturated && p.refilledBytes >= bucketBytes * NOISE_SHARE);
+  const shortest = Math.min(...points.map((p) => p.idleSeconds));
+  if (rising.length === 0) {
+    const allFull = points.every((p) => p.saturated);
+    const rate = allFull ? bucketBytes / shortest : null;
+    return {
+      points,
+      bytesPerSecond: rate,
+      bound: "at-least",
+      delaySeconds: 0,
+      shape: "undetermined",
+      fullAfterSeconds: allFull ? shortest : null,
+    };
+  }
+  const line = rising.length >= 2 ? leastSquares(rising) : null;
+  let rate: number;
+  let delay: number;
+  if (line && line.slope > 0 && line.intercept <= 0) {
+    rate = line.slope;
+    delay = -line.intercept / line.slope;
+  } else {
+    // through the origin: a line whose intercept is above zero would refill before any idle time
+    rate =
+      rising.reduce((sum, p) => sum + p.idleSeconds * p.refilledBytes, 0) /
+      rising.reduce((sum, p) => sum + p.idleSeconds ** 2, 0);
+    delay = 0;
+  }
+  const residuals = rising.map((p) => p.refilledBytes - rate * (p.idleSeconds - delay));
+  const meanRefill = rising.reduce((sum, p) => sum + p.refilledBytes, 0) / rising.length;
+  const rms = Math.sqrt(residuals.reduce((sum, r) => sum + r * r, 0) / rising.length);
+  // two points always lie on a line: linearity needs a third
+  const shape =
+    rising.length < 3 ? "undetermined" : rms / meanRefill <= LINEAR_RESIDUAL ? "linear" : "stepped";
+  return {
+    points,
+    bytesPerSecond: rate,
+    bound: "measured",
+    delaySeconds: delay,
+    shape,
+    fullAfterSeconds: rate > 0 ? delay + bucketBytes / rate : null,
+  };
+}
+
+function leastSquares(points: RefillPoint[]): { slope: number; intercept: number } | null {
+  const n = points.length;
+  const mx = points.reduce((s, p) => s + p.idleSeconds, 0) / n;
+  const my = points.reduce((s, p) => s + p.refilledBytes, 0) / n;
+  const sxx = points.reduce((s, p) => s + (p.idleSeconds - mx) ** 2, 0);
+  if (!(sxx > 0)) return null;
+  const sxy = points.reduce((s, p) => s + (p.idleSeconds - mx) * (p.refilledBytes - my), 0);
+  const slope = sxy / sxx;
+  return { slope, intercept: my - slope * mx };
+}

@@ -1,0 +1,210 @@
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { agentEventSchema } from "../../src/agent/event.js";
+import { validatePlan } from "../../src/plan/load-plan.js";
+import type { BucketMeasurement, BucketTransfer } from "../../src/probes/bucket/measurement.js";
+import type { IntervalSamples } from "../../src/probes/interval-sampler.js";
+import { renderBucketMarkdown, renderBucketText } from "../../src/report/bucket-section.js";
+import { publishedBucketsFor } from "../../src/results/bucket-baseline.js";
+import { summarizeBucketFits } from "../../src/results/bucket-cells.js";
+import { fitBucket, fitRefill } from "../../src/results/bucket-fit.js";
+import { bucketProfile } from "../../src/results/bucket-profile.js";
+
+/**
+ * The bucket fit on transfers simulated from a known token bucket: 10 ms samples of measured
+ * (jittered) length, a slower first sample (connect and TCP start), noise of a few % per
+ * sample. The lab test (test/e2e/bucket-on-lab.test.ts) does the same on real shaping.
+ */
+
+interface Bucket {
+  peakBytesPerSecond: number;
+  sustainedBytesPerSecond: number;
+  bucketBytes: number;
+}
+
+/** A small deterministic generator, so a failure reproduces. */
+function noise(seed: number): () => number {
+  let state = seed;
+  return () => {
+    state = (state * 1_103_515_245 + 12_345) % 2_147_483_648;
+    return state / 2_147_483_648 - 0.5;
+  };
+}
+
+function simulate(bucket: Bucket, tokens: number, seconds: number, seed: number): IntervalSamples {
+  const random = noise(seed);
+  const samples: IntervalSamples = {
+    intervalSeconds: 0.01,
+    startSeconds: [],
+    durationSeconds: [],
+    bytes: [],
+  };
+  let t = 0;
+  let left = tokens;
+  while (t < seconds) {
+    const duration = 0.01 * (1 + 0.2 * random());
+    // first sample: half of it spent connecting
+    const active = t === 0 ? duration / 2 : duration;
+    const excessRate = bucket.peakBytesPerSecond - bucket.sustainedBytesPerSecond;
+    const burstTime = left > 0 ? Math.min(active, left / excessRate) : 0;
+    left -= burstTime * excessRate;
+    const ideal =
+      burstTime * bucket.peakBytesPerSecond + (active - burstTime) * bucket.sustainedBytesPerSecond;
+    samples.startSeconds.push(t);
+    samples.durationSeconds.push(duration);
+    samples.bytes.push(Math.max(0, ideal * (1 + 0.06 * random())));
+    t += duration;
+  }
+  return samples;
+}
+
+/** The probe's schedule on a bucket that refills at `refillBytesPerSecond` after `delaySeconds` of idle time. */
+function measurement(
+  bucket: Bucket,
+  gaps: number[],
+  refill: (idle: number) => number,
+  seed = 7,
+): BucketMeasurement {
+  const transfers: BucketTransfer[] = [
+    { gapSeconds: null, idleSeconds: null, samples: simulate(bucket, bucket.bucketBytes, 3, seed) },
+  ];
+  gaps.forEach((gap, i) => {
+    const idle = gap + 0.004;
+    const tokens = Math.min(bucket.bucketBytes, refill(idle));
+    transfers.push({
+      gapSeconds: gap,
+      idleSeconds: idle,
+      samples: simulate(bucket, tokens, 1.2, seed + i + 1),
+    });
+  });
+  return { direction: "download", parallel: 8, transfers };
+}
+
+const oregon: Bucket = { peakBytesPerSecond: 500e6, sustainedBytesPerSecond: 78.125e6, bucketBytes: 60e6 };
+const near = (actual: number | null | undefined, expected: number, share: number, what: string) => {
+  assert.ok(actual !== null && actual !== undefined, `${what}: none`);
+  assert.ok(Math.abs(actual - expected) / expected <= share, `${what}: ${actual} vs ${expected}`);
+};
+
+test("a 60 MB bucket at 4,000 over 625 Mbit/s: peak, bucket, sustained and a linear refill with its delay", () => {
+  const linear = (idle: number) => 78.125e6 * Math.max(0, idle - 0.1);
+  const fit = fitBucket(measurement(oregon, [0.25, 0.4, 0.55, 0.7, 1.2], linear));
+  assert.ok(fit?.burst);
+  near(fit.sustainedBitsPerSecond, 625e6, 0.02, "sustained");
+  near(fit.peakBitsPerSecond, 4000e6, 0.05, "peak");
+  near(fit.bucketBytes, 60e6, 0.05, "bucket");
+  near(fit.burstSeconds, 60e6 / (500e6 - 78.125e6), 0.1, "burst seconds");
+  near(fit.refill?.bytesPerSecond, 78.125e6, 0.1, "refill");
+  near(fit.refill?.delaySeconds, 0.1, 0.3, "delay");
+  assert.equal(fit.refill?.shape, "linear");
+  assert.equal(fit.refill?.bound, "measured");
+  assert.deepEqual(
+    fit.refill?.points.map((p) => p.saturated),
+    [false, false, false, false, true],
+  );
+});
+
+test("no burst: none found, the sustained rate, no refill", () => {
+  const flat: Bucket = { peakBytesPerSecond: 78.125e6, sustainedBytesPerSecond: 78.125e6, bucketBytes: 0 };
+  const fit = fitBucket(measurement(flat, [0.5, 1], () => 0));
+  assert.equal(fit?.burst, false);
+  assert.equal(fit?.bucketBytes, 0);
+  assert.equal(fit?.refill, null);
+  near(fit?.sustainedBitsPerSecond, 625e6, 0.02, "sustained");
+});
+
+test("a stepped refill is not called linear, and a bucket full at the shortest gap only bounds the rate", () => {
+  const points = [0.5, 1, 1.5, 2, 2.5, 3].map((idle) => ({
+    idleSeconds: idle,
+    // half the bucket back at 1 s, nothing more until 3 s
+    refilledBytes: idle < 1 ? 3e6 : idle < 3 ? 30e6 : 60e6,
+    saturated: idle >= 3,
+  }));
+  assert.equal(fitRefill(points, 60e6).shape, "stepped");
+  const full = fitRefill([{ idleSeconds: 0.25, refilledBytes: 60e6, saturated: true }], 60e6);
+  assert.equal(full.bound, "at-least");
+  assert.equal(full.bytesPerSecond, 60e6 / 0.25);
+});
+
+test("repetitions give the model its spread; the model becomes a profile that a plan accepts", () => {
+  const linear = (idle: number) => 78.125e6 * idle;
+  const fits = [1, 2, 3].map((seed) => fitBucket(measurement(oregon, [0.25, 0.5, 1], linear, seed)));
+  const model = summarizeBucketFits(fits.filter((f) => f !== null));
+  assert.equal(model?.n, 3);
+  assert.ok(model?.bucketBytes && model.bucketBytes.min <= model.bucketBytes.median);
+  assert.ok(model.bucketBytes.max >= model.bucketBytes.median);
+  const profile = bucketProfile("measured-env", [{ memoryMb: 2048, model }], "aws:us-west-2");
+  assert.equal(profile.payload, true);
+  near(profile.burst?.bytes, 60e6, 0.05, "profile bucket");
+  near(profile.burst?.peakMegabitsPerSecond, 4000, 0.05, "profile peak");
+  near(profile.download[0]?.megabitsPerSecond, 625, 0.02, "profile download");
+  // only download measured: upload copies it, and the source says so
+  assert.deepEqual(profile.upload, profile.download);
+  assert.match(profile.source, /Only download was measured/);
+  assert.match(profile.source, /refills its bucket at the sustained rate/);
+  const plan = validatePlan({
+    targets: [{ platform: "local", profile: "measured-env" }],
+    memoryMb: [2048],
+    probes: [{ kind: "bucket" }],
+    profiles: [profile],
+  });
+  assert.equal(plan.profiles?.[0]?.name, "measured-env");
+});
+
+test("the section says the model with its spread and the published figures for the same direction and memory", () => {
+  const upload = {
+    ...measurement(oregon, [0.25, 0.5, 1], (idle) => 78.125e6 * idle),
+    direction: "upload" as const,
+  };
+  const fits = [fitBucket(upload), fitBucket(upload)].filter((f) => f !== null);
+  const model = summarizeBucketFits(fits);
+  assert.ok(model);
+  const cell = {
+    cellId: "c1",
+    target: "us-west-2",
+    targetKey: "aws:us-west-2",
+    platform: "aws" as const,
+    memoryMb: 1024,
+    arch: "arm64" as const,
+    probeLabel: "bucket upload -P 8 10 ms",
+    model,
+    example: null,
+  };
+  const text = renderBucketText([cell]);
+  assert.match(
+    text,
+    /sustained 62\d Mbit\/s; peak 4,0\d\d Mbit\/s; bucket 6\d\.\d MB above the sustained rate/,
+  );
+  assert.match(text, /sjakthol\/aws-network-benchmark/);
+  assert.match(text, /this run's first second [\d,]+ Mbit\/s \(published 2,043-2,752\)/);
+  assert.match(renderBucketMarkdown([cell]), /\| us-west-2 arm64 1,024 MB upload \| 2 \|/);
+  assert.equal(publishedBucketsFor("download", 1024).length, 0, "no published download figure at 1,024 MB");
+  assert.equal(publishedBucketsFor("download", 7076)[0]?.id, "skyrise-2025-download");
+});
+
+test("plan kind bucket: defaults alone measure both directions, one cell each; bad fields are named", () => {
+  const plan = validatePlan({
+    targets: [{ platform: "local", profile: "default-625" }],
+    memoryMb: [1024],
+    probes: [{ kind: "bucket" }],
+  });
+  assert.deepEqual(
+    plan.probes.map((p) => (p.kind === "bucket" ? [p.direction, p.intervalMs, p.gapsSeconds.length] : null)),
+    [
+      ["download", 10, 7],
+      ["upload", 10, 7],
+    ],
+  );
+  assert.throws(
+    () =>
+      validatePlan({
+        targets: [{ platform: "local", profile: "default-625" }],
+        memoryMb: [1024],
+        probes: [{ kind: "bucket", gapsSeconds: [1, 0.5] }],
+      }),
+    /gapsSeconds.*strictly increasing/,
+  );
+  const event = agentEventSchema.safeParse({ probe: "bucket", host: "h", intervalMs: 5 });
+  assert.equal(event.success, false);
+  assert.match(JSON.stringify(event.error?.issues), /intervalMs/);
+});
