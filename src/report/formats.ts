@@ -21,7 +21,7 @@ function lazyFormat(name: string, description: string, load: () => Promise<Repor
 
 export const htmlFormat = lazyFormat(
   "html",
-  "self-contained HTML page with charts (offline)",
+  "self-contained HTML page that leads with the verdict and one chart (offline)",
   async () => (await import("./html-format.js")).htmlFormat,
 );
 export const pngFormat = lazyFormat(
