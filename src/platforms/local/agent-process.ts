@@ -2,6 +2,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import type { Readable, Writable } from "node:stream";
 import type { AgentResponse } from "../../agent/agent-response.js";
 import type { InvocationFailureKind } from "../../results/invocation-outcome.js";
+import { agentNode } from "./agent-node.js";
 import { type EnvironmentCgroup, joinCgroupScript } from "./cgroups.js";
 import { AGENT_BUNDLE, AGENT_RUNTIME, checkBuilt } from "./dist-paths.js";
 import { inNamespace } from "./namespaces.js";
@@ -18,6 +19,8 @@ export interface AgentPlacement {
   cgroup: EnvironmentCgroup | null;
   memoryMb: number;
   functionName: string;
+  /** The agent bundle to load (default: dist/agent/index.mjs, the file deployed to Lambda). */
+  bundlePath?: string;
 }
 
 export type AgentResult =
@@ -78,7 +81,7 @@ export class AgentProcess {
     credentials: Record<string, string>,
   ) {
     checkBuilt();
-    const node = [process.execPath, AGENT_RUNTIME, AGENT_BUNDLE];
+    const node = [agentNode().path, AGENT_RUNTIME, placement.bundlePath ?? AGENT_BUNDLE];
     const [file, args] = inNamespace(placement.namespace, node[0] as string, node.slice(1));
     // join the cgroups before exec, so the agent is limited from its first instruction
     const spawnArgs: [string, string[]] = placement.cgroup

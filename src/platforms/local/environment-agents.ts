@@ -30,8 +30,14 @@ export async function shapeSlot(
   });
 }
 
-/** The slot's live agent, started (cold) when there is none. */
-export function slotAgent(state: LabState, slot: Slot, memoryMb: number): AgentProcess {
+/** The slot's live agent, started (cold) when there is none or it runs another bundle. */
+export async function slotAgent(
+  state: LabState,
+  slot: Slot,
+  memoryMb: number,
+  bundlePath?: string,
+): Promise<AgentProcess> {
+  if (slot.agent?.alive && slot.agent.placement.bundlePath !== bundlePath) await slot.agent.kill();
   if (!slot.agent?.alive) {
     slot.agent = new AgentProcess(
       {
@@ -39,6 +45,7 @@ export function slotAgent(state: LabState, slot: Slot, memoryMb: number): AgentP
         cgroup: slot.environment.cgroup,
         memoryMb,
         functionName: `${state.labName}-e${slot.environment.index}`,
+        ...(bundlePath ? { bundlePath } : {}),
       },
       {
         AWS_ACCESS_KEY_ID: LAB_S3_CREDENTIALS.accessKeyId,
