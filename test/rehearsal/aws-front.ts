@@ -30,13 +30,19 @@ export interface Front {
   server: Server;
   /** Calls answered here rather than by moto, "service operation" (tests assert on them). */
   answered: string[];
+  /** moto's answers with a 5xx status or an HTML page (its unimplemented operations and crashes). */
+  motoFailures: string[];
+  /** The last calls forwarded to moto with their status, newest last (to read after a failure). */
+  forwarded: string[];
   close(): Promise<void>;
 }
 
 export async function startFront(options: FrontOptions): Promise<Front> {
   const answered: string[] = [];
+  const motoFailures: string[] = [];
+  const forwarded: string[] = [];
   const server = createServer((incoming, outgoing) => {
-    handle(incoming, outgoing, options, answered).catch((error: Error) => {
+    handle(incoming, outgoing, options, { answered, motoFailures, forwarded }).catch((error: Error) => {
       if (!outgoing.headersSent) {
         outgoing.writeHead(500, {
           "content-type": "application/json",
@@ -56,6 +62,8 @@ export async function startFront(options: FrontOptions): Promise<Front> {
     url: `http://127.0.0.1:${port}`,
     server,
     answered,
+    motoFailures,
+    forwarded,
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();
@@ -74,7 +82,7 @@ async function handle(
   incoming: IncomingMessage,
   outgoing: ServerResponse,
   options: FrontOptions,
-  answered: string[],
+  { answered, motoFailures, forwarded }: Pick<Front, "answered" | "motoFailures" | "forwarded">,
 ): Promise<void> {
   const body = await readBody(incoming);
   const scope = signedScope(incoming.headers.authorization);
@@ -118,7 +126,25 @@ async function handle(
     new URLSearchParams(body.toString("utf8")).get("Action") === "DescribeStacks"
       ? (xml: string) => publishServerAddress(xml, options.publicAddress)
       : null;
-  await forward(incoming, outgoing, body, options.motoUrl, rewrite);
+  const label = `${scope?.service ?? "?"} ${incoming.method} ${url.pathname} ${operationOf(incoming, body)}`;
+  const status = await forward(
+    incoming,
+    outgoing,
+    body,
+    options.motoUrl,
+    rewrite,
+    scope?.service !== "s3",
+    (code, text) => motoFailures.push(`${label}: ${code} ${text.replace(/\s+/g, " ").slice(0, 300)}`),
+  );
+  forwarded.push(`${new Date().toISOString()} ${label} ${status}`);
+  if (forwarded.length > 500) forwarded.shift();
+}
+
+/** The operation a request names (query protocol Action, JSON X-Amz-Target), for diagnostics. */
+function operationOf(incoming: IncomingMessage, body: Buffer): string {
+  const target = incoming.headers["x-amz-target"];
+  if (target) return String(target);
+  return new URLSearchParams(body.toString("utf8")).get("Action") ?? "";
 }
 
 /** A function named by name, partial ARN or ARN (with or without a qualifier). */
@@ -173,16 +199,29 @@ function forward(
   body: Buffer,
   motoUrl: string,
   rewrite: ((text: string) => string) | null,
-): Promise<void> {
+  htmlIsFailure: boolean,
+  onFailure: (status: number, text: string) => void,
+): Promise<number> {
   return new Promise((resolve, reject) => {
     const upstream = request(
       new URL(incoming.url ?? "/", motoUrl),
       { method: incoming.method, headers: { ...incoming.headers, "content-length": String(body.length) } },
       (response) => {
+        // moto's S3 labels empty answers text/html; elsewhere an HTML page is its "not implemented"
+        const html = htmlIsFailure && String(response.headers["content-type"] ?? "").includes("text/html");
+        if ((response.statusCode ?? 500) >= 500 || html) {
+          readBody(response).then((raw) => {
+            onFailure(response.statusCode ?? 0, raw.toString("utf8"));
+            outgoing.writeHead(response.statusCode ?? 502, response.headers);
+            outgoing.end(raw);
+            resolve(response.statusCode ?? 0);
+          }, reject);
+          return;
+        }
         if (!rewrite) {
           outgoing.writeHead(response.statusCode ?? 502, response.headers);
           response.pipe(outgoing);
-          response.once("end", () => resolve());
+          response.once("end", () => resolve(response.statusCode ?? 0));
           response.once("error", reject);
           return;
         }
@@ -192,7 +231,7 @@ function forward(
           delete headers["transfer-encoding"];
           outgoing.writeHead(response.statusCode ?? 502, headers);
           outgoing.end(text);
-          resolve();
+          resolve(response.statusCode ?? 0);
         }, reject);
       },
     );

@@ -32,8 +32,6 @@ import { listenToSocket, type Mapping, startNamespaceRelay, stopChild } from "./
  * to them, so the CLI's own handshake reaches the same servers the environments measure against.
  */
 
-const TICK_MS = 1_000;
-
 interface Booted {
   instanceId: string;
   ports: string;
@@ -44,10 +42,6 @@ interface Booted {
 
 export class InstanceEmulator {
   private readonly booted = new Map<string, Booted>();
-  private timer: NodeJS.Timeout | null = null;
-  private ticking: Promise<void> = Promise.resolve();
-  /** What went wrong in a tick (the test fails on it instead of a silent "not ready"). */
-  readonly problems: string[] = [];
 
   constructor(
     private readonly moto: { ec2: EC2Client; ssm: SSMClient },
@@ -59,23 +53,13 @@ export class InstanceEmulator {
     },
   ) {}
 
-  start(): void {
-    this.timer = setInterval(() => {
-      this.ticking = this.ticking
-        .then(() => this.tick())
-        .catch((error: Error) => {
-          this.problems.push(error.message);
-        });
-    }, TICK_MS);
-  }
-
+  /** Stops every emulated instance's servers. */
   async stop(): Promise<void> {
-    if (this.timer) clearInterval(this.timer);
-    await this.ticking;
     for (const id of [...this.booted.keys()]) await this.shutDown(id);
   }
 
-  private async tick(): Promise<void> {
+  /** One watchdog pass over the account's instances of ours. */
+  async tick(): Promise<void> {
     const reservations = await this.moto.ec2.send(
       new DescribeInstancesCommand({
         Filters: [

@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { existsSync } from "node:fs";
 import { mkdir, writeFile } from "node:fs/promises";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import type { CloudFormationClient } from "@aws-sdk/client-cloudformation";
 import { DescribeStacksCommand } from "@aws-sdk/client-cloudformation";
 import {
@@ -51,6 +51,9 @@ export interface BridgedInvocation {
   memoryMb: number;
   arch: string;
   codeSha256: string;
+  /** The zip read back from S3 and the bundle unzipped from it, which the lab loaded. */
+  zipPath: string;
+  bundlePath: string;
   probe: string;
   outcome: InvocationOutcome;
 }
@@ -64,6 +67,7 @@ export class InvokeBridge {
     private readonly moto: { lambda: LambdaClient; s3: S3Client; cloudFormation: CloudFormationClient },
     private readonly addresses: LabAddresses,
     private readonly codeDir: string,
+    private readonly region: string,
   ) {}
 
   async invoke(functionName: string, qualifier: string, payload: string): Promise<LambdaAnswer> {
@@ -92,7 +96,7 @@ export class InvokeBridge {
     };
     const outcome = await this.lab.invoke(variant, event, {
       timeoutSeconds: config.Timeout ?? 3,
-      bundlePath,
+      code: { bundlePath, functionName, functionVersion: config.Version ?? "$LATEST", region: this.region },
     });
     this.invocations.push({
       functionName,
@@ -101,6 +105,8 @@ export class InvokeBridge {
       memoryMb: variant.memoryMb,
       arch: variant.arch,
       codeSha256: config.CodeSha256 ?? "",
+      zipPath: join(dirname(bundlePath), "code.zip"),
+      bundlePath,
       probe: String(event.probe),
       outcome,
     });

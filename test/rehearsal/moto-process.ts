@@ -1,4 +1,5 @@
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
+import { createWriteStream } from "node:fs";
 import { request } from "node:http";
 
 /**
@@ -24,7 +25,6 @@ export function motoMissing(): string | null {
 
 export interface MotoProcess {
   child: ChildProcess;
-  version: string;
 }
 
 /**
@@ -36,6 +36,8 @@ export async function startMoto(options: {
   host: string;
   port: number;
   probeUrl: string;
+  /** moto's own log (its tracebacks say why an operation answered 500). */
+  logFile: string;
 }): Promise<MotoProcess> {
   const command = ["python3", "-m", "moto.server", "-H", options.host, "-p", String(options.port)];
   const [file, ...args] = options.namespace
@@ -47,9 +49,12 @@ export async function startMoto(options: {
     env: { ...process.env, MOTO_DOCKER_NETWORK_MODE: "none", PYTHONUNBUFFERED: "1" },
   });
   let stderr = "";
+  const log = createWriteStream(options.logFile);
   child.stderr?.setEncoding("utf8").on("data", (chunk: string) => {
     stderr = (stderr + chunk).slice(-4000);
+    log.write(chunk);
   });
+  child.once("exit", () => log.end());
   const deadline = Date.now() + READY_LIMIT_MS;
   try {
     for (;;) {
@@ -59,15 +64,7 @@ export async function startMoto(options: {
         throw new Error(`moto did not answer within ${READY_LIMIT_MS / 1000} s: ${stderr}`);
       await new Promise((resolve) => setTimeout(resolve, 200));
     }
-    const version = await new Promise<string>((resolve) =>
-      request(`${options.probeUrl}/moto-api/data.json`, (response) => {
-        response.resume();
-        resolve(String(response.headers.server ?? ""));
-      })
-        .on("error", () => resolve(""))
-        .end(),
-    );
-    return { child, version };
+    return { child };
   } catch (error) {
     child.kill("SIGKILL");
     throw error;

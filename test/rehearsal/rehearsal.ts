@@ -14,15 +14,19 @@ import {
 } from "@aws-sdk/client-ec2";
 import { LambdaClient } from "@aws-sdk/client-lambda";
 import { S3Client } from "@aws-sdk/client-s3";
+import { SchedulerClient } from "@aws-sdk/client-scheduler";
 import { SSMClient } from "@aws-sdk/client-ssm";
 import { privateLabName } from "../../src/platforms/local/lab-names.js";
 import { LocalPlatform } from "../../src/platforms/local/local-platform.js";
 import { addAddress } from "../../src/platforms/local/namespaces.js";
+import { AccountTicker } from "./account-ticker.js";
 import { type AccountSettings, type Front, startFront } from "./aws-front.js";
 import { BandwidthQuota } from "./bandwidth-quota.js";
 import { InstanceEmulator } from "./instance-emulator.js";
 import { InvokeBridge } from "./invoke-bridge.js";
 import { startMoto } from "./moto-process.js";
+import { syncPlaceholderSchedules } from "./placeholder-schedules.js";
+import { REHEARSAL_CREDENTIALS } from "./rehearsal-credentials.js";
 import { listeningPort, listenToSocket, startNamespaceRelay, stopChild } from "./relays.js";
 
 /**
@@ -42,12 +46,6 @@ const INSTANCE_LAB_ADDRESS = "198.18.0.2";
 const MOTO_LAB_ADDRESS = "198.18.0.1";
 const MOTO_LAB_PORT = 4566;
 
-/** Fake static credentials: moto accepts any; nothing here may reach a real account. */
-export const REHEARSAL_CREDENTIALS = {
-  accessKeyId: "AKIAREHEARSAL0000001",
-  secretAccessKey: "rehearsal-secret-access-key-not-a-real-one",
-};
-
 export interface Rehearsal {
   /** The environment a CLI child needs to talk to the rehearsal (and nothing real). */
   env: NodeJS.ProcessEnv;
@@ -64,14 +62,19 @@ export interface Rehearsal {
     s3: S3Client;
     ssm: SSMClient;
     cloudFormation: CloudFormationClient;
+    scheduler: SchedulerClient;
   };
+  ticker: AccountTicker;
   accountSettings: AccountSettings;
   stop(): Promise<void>;
 }
 
 export async function startRehearsal(): Promise<Rehearsal> {
   const dir = await mkdtemp(join(tmpdir(), "lnb-rehearsal-"));
-  const undo: (() => Promise<void>)[] = [async () => rm(dir, { recursive: true, force: true })];
+  // LNB_REHEARSAL_KEEP=1 keeps the directory (moto's log, the emulated server's files) to read after a failure
+  const undo: (() => Promise<void>)[] = [
+    async () => (process.env.LNB_REHEARSAL_KEEP ? undefined : rm(dir, { recursive: true, force: true })),
+  ];
   const stop = async () => {
     for (const step of undo.splice(0).reverse()) await step().catch(() => undefined);
   };
@@ -101,13 +104,27 @@ export async function startRehearsal(): Promise<Rehearsal> {
       motoUrl = `http://127.0.0.1:${listeningPort(listener)}`;
       s3EndpointInLab = `http://${MOTO_LAB_ADDRESS}:${MOTO_LAB_PORT}`;
       motoChild = (
-        await startMoto({ namespace, host: MOTO_LAB_ADDRESS, port: MOTO_LAB_PORT, probeUrl: motoUrl })
+        await startMoto({
+          namespace,
+          host: MOTO_LAB_ADDRESS,
+          port: MOTO_LAB_PORT,
+          probeUrl: motoUrl,
+          logFile: join(dir, "moto.log"),
+        })
       ).child;
     } else {
       const port = await freeLoopbackPort();
       motoUrl = `http://127.0.0.1:${port}`;
       s3EndpointInLab = motoUrl;
-      motoChild = (await startMoto({ namespace: null, host: "127.0.0.1", port, probeUrl: motoUrl })).child;
+      motoChild = (
+        await startMoto({
+          namespace: null,
+          host: "127.0.0.1",
+          port,
+          probeUrl: motoUrl,
+          logFile: join(dir, "moto.log"),
+        })
+      ).child;
     }
     undo.push(() => stopChild(motoChild));
     const common = { region: REHEARSAL_REGION, endpoint: motoUrl, credentials: REHEARSAL_CREDENTIALS };
@@ -119,6 +136,7 @@ export async function startRehearsal(): Promise<Rehearsal> {
       s3: new S3Client({ ...common, forcePathStyle: true }),
       ssm: new SSMClient(common),
       cloudFormation: new CloudFormationClient(common),
+      scheduler: new SchedulerClient(common),
     };
     await giveDefaultVpcAnInternetGateway(moto.ec2);
     const bridge = new InvokeBridge(
@@ -130,6 +148,7 @@ export async function startRehearsal(): Promise<Rehearsal> {
         s3EndpointInLab,
       },
       join(dir, "code"),
+      REHEARSAL_REGION,
     );
     const quota = new BandwidthQuota(MOTO_ACCOUNT_ID);
     const accountSettings: AccountSettings = {
@@ -150,8 +169,16 @@ export async function startRehearsal(): Promise<Rehearsal> {
       publicAddress: INSTANCE_PUBLIC_ADDRESS,
       dir: join(dir, "instances"),
     });
-    instances.start();
     undo.push(() => instances.stop());
+    const ticker = new AccountTicker([
+      { name: "server instance", run: () => instances.tick() },
+      {
+        name: "schedules",
+        run: () => syncPlaceholderSchedules(moto, MOTO_ACCOUNT_ID),
+      },
+    ]);
+    ticker.start();
+    undo.push(() => ticker.stop());
     const env: NodeJS.ProcessEnv = {
       PATH: process.env.PATH,
       HOME: dir,
@@ -165,7 +192,7 @@ export async function startRehearsal(): Promise<Rehearsal> {
       AWS_EC2_METADATA_DISABLED: "true",
       COLUMNS: "100",
     };
-    return { env, front, quota, bridge, instances, lab, moto, accountSettings, stop };
+    return { env, front, quota, bridge, instances, ticker, lab, moto, accountSettings, stop };
   } catch (error) {
     await stop();
     throw error;

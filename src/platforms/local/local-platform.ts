@@ -8,6 +8,7 @@ import type { InvocationOutcome } from "../../results/invocation-outcome.js";
 import type { PlatformFacts } from "../../results/platform-facts.js";
 import type { EnvironmentVariant, Platform, ProbeEndpoints } from "../../runner/platform.js";
 import { agentNode } from "./agent-node.js";
+import type { FunctionCode } from "./agent-process.js";
 import { hostCgroups } from "./cgroup-choice.js";
 import { joinCgroupScript } from "./cgroups.js";
 import { checkBuilt } from "./dist-paths.js";
@@ -218,7 +219,7 @@ export class LocalPlatform implements Platform {
   async invoke(
     variant: EnvironmentVariant,
     event: AgentEventInput,
-    options: { signal?: AbortSignal; timeoutSeconds?: number; bundlePath?: string } = {},
+    options: { signal?: AbortSignal; timeoutSeconds?: number; code?: FunctionCode } = {},
   ): Promise<InvocationOutcome> {
     const startedAt = new Date().toISOString();
     const startMs = performance.now();
@@ -235,7 +236,7 @@ export class LocalPlatform implements Platform {
     const slot = await this.acquire(variant.memoryMb);
     try {
       await shapeSlot(this.state, this.profile, slot, this.shapeFor(variant.memoryMb));
-      const agent = await slotAgent(this.state, slot, variant.memoryMb, options.bundlePath);
+      const agent = await slotAgent(this.state, slot, variant.memoryMb, options.code);
       const cgroup = slot.environment.cgroup;
       const before = await oomKillsBefore(cgroup);
       const result = await agent.invoke(
