@@ -207,11 +207,14 @@ function forward(
       new URL(incoming.url ?? "/", motoUrl),
       { method: incoming.method, headers: { ...incoming.headers, "content-length": String(body.length) } },
       (response) => {
-        // moto's S3 labels empty answers text/html; elsewhere an HTML page is its "not implemented"
+        // an HTML page is moto's "not implemented" or crash (its S3 labels empty answers text/html)
         const html = htmlIsFailure && String(response.headers["content-type"] ?? "").includes("text/html");
         if ((response.statusCode ?? 500) >= 500 || html) {
           readBody(response).then((raw) => {
-            onFailure(response.statusCode ?? 0, raw.toString("utf8"));
+            // moto labels some JSON answers text/html too: its error pages start like one
+            const page = /^\s*<(!doctype html|html)/i.test(raw.toString("utf8", 0, 64));
+            if ((response.statusCode ?? 500) >= 500 || page)
+              onFailure(response.statusCode ?? 0, raw.toString("utf8"));
             outgoing.writeHead(response.statusCode ?? 502, response.headers);
             outgoing.end(raw);
             resolve(response.statusCode ?? 0);
