@@ -2,6 +2,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import type { Readable, Writable } from "node:stream";
 import type { AgentResponse } from "../../agent/agent-response.js";
 import type { InvocationFailureKind } from "../../results/invocation-outcome.js";
+import { agentNode } from "./agent-node.js";
 import { type EnvironmentCgroup, joinCgroupScript } from "./cgroups.js";
 import { AGENT_BUNDLE, AGENT_RUNTIME, checkBuilt } from "./dist-paths.js";
 import { inNamespace } from "./namespaces.js";
@@ -18,6 +19,16 @@ export interface AgentPlacement {
   cgroup: EnvironmentCgroup | null;
   memoryMb: number;
   functionName: string;
+  /** Another function's code instead of dist/agent/index.mjs (the file deployed to Lambda). */
+  code?: FunctionCode;
+}
+
+/** A deployed function's own code and identity, as Lambda gives them to its runtime. */
+export interface FunctionCode {
+  bundlePath: string;
+  functionName: string;
+  functionVersion: string;
+  region: string;
 }
 
 export type AgentResult =
@@ -55,8 +66,9 @@ export function agentEnvironment(
   return {
     PATH: process.env.PATH ?? "/usr/local/bin:/usr/bin:/bin",
     LANG: "C.UTF-8",
-    AWS_LAMBDA_FUNCTION_NAME: placement.functionName,
-    AWS_LAMBDA_FUNCTION_VERSION: "$LATEST",
+    AWS_LAMBDA_FUNCTION_NAME: placement.code?.functionName ?? placement.functionName,
+    AWS_LAMBDA_FUNCTION_VERSION: placement.code?.functionVersion ?? "$LATEST",
+    ...(placement.code ? { AWS_REGION: placement.code.region } : {}),
     AWS_LAMBDA_FUNCTION_MEMORY_SIZE: `${placement.memoryMb}`,
     ...credentials,
   };
@@ -78,7 +90,7 @@ export class AgentProcess {
     credentials: Record<string, string>,
   ) {
     checkBuilt();
-    const node = [process.execPath, AGENT_RUNTIME, AGENT_BUNDLE];
+    const node = [agentNode().path, AGENT_RUNTIME, placement.code?.bundlePath ?? AGENT_BUNDLE];
     const [file, args] = inNamespace(placement.namespace, node[0] as string, node.slice(1));
     // join the cgroups before exec, so the agent is limited from its first instruction
     const spawnArgs: [string, string[]] = placement.cgroup

@@ -1,5 +1,5 @@
 import { flowCapWireBitsPerSecond, type LabProfile } from "../../plan/lab-profile.js";
-import { AgentProcess } from "./agent-process.js";
+import { AgentProcess, type FunctionCode } from "./agent-process.js";
 import type { Slot } from "./environment-pool.js";
 import { configureEnvironment } from "./environments.js";
 import { LAB_S3_CREDENTIALS } from "./object-store.js";
@@ -30,8 +30,18 @@ export async function shapeSlot(
   });
 }
 
-/** The slot's live agent, started (cold) when there is none. */
-export function slotAgent(state: LabState, slot: Slot, memoryMb: number): AgentProcess {
+/**
+ * The slot's live agent, started (cold) when there is none or it runs other code: on Lambda
+ * another function or version never shares an execution environment.
+ */
+export async function slotAgent(
+  state: LabState,
+  slot: Slot,
+  memoryMb: number,
+  code?: FunctionCode,
+): Promise<AgentProcess> {
+  if (slot.agent?.alive && JSON.stringify(slot.agent.placement.code) !== JSON.stringify(code))
+    await slot.agent.kill();
   if (!slot.agent?.alive) {
     slot.agent = new AgentProcess(
       {
@@ -39,6 +49,7 @@ export function slotAgent(state: LabState, slot: Slot, memoryMb: number): AgentP
         cgroup: slot.environment.cgroup,
         memoryMb,
         functionName: `${state.labName}-e${slot.environment.index}`,
+        ...(code ? { code } : {}),
       },
       {
         AWS_ACCESS_KEY_ID: LAB_S3_CREDENTIALS.accessKeyId,

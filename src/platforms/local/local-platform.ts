@@ -7,6 +7,8 @@ import { lambdaArchitectureName } from "../../probes/info.js";
 import type { InvocationOutcome } from "../../results/invocation-outcome.js";
 import type { PlatformFacts } from "../../results/platform-facts.js";
 import type { EnvironmentVariant, Platform, ProbeEndpoints } from "../../runner/platform.js";
+import { agentNode } from "./agent-node.js";
+import type { FunctionCode } from "./agent-process.js";
 import { hostCgroups } from "./cgroup-choice.js";
 import { joinCgroupScript } from "./cgroups.js";
 import { checkBuilt } from "./dist-paths.js";
@@ -148,6 +150,8 @@ export class LocalPlatform implements Platform {
         hostArch: this.hostArch,
         cpuModel: os.cpus()[0]?.model ?? "unknown",
         kernel: os.release(),
+        // Lambda runs the agent on nodejs22.x: which Node ran it here
+        agentRuntime: { node: agentNode().version, source: agentNode().source },
       },
     };
   }
@@ -211,7 +215,7 @@ export class LocalPlatform implements Platform {
   async invoke(
     variant: EnvironmentVariant,
     event: AgentEventInput,
-    options: { signal?: AbortSignal; timeoutSeconds?: number } = {},
+    options: { signal?: AbortSignal; timeoutSeconds?: number; code?: FunctionCode } = {},
   ): Promise<InvocationOutcome> {
     const startedAt = new Date().toISOString();
     const startMs = performance.now();
@@ -228,7 +232,7 @@ export class LocalPlatform implements Platform {
     const slot = await this.acquire(variant.memoryMb);
     try {
       await shapeSlot(this.state, this.profile, slot, this.shapeFor(variant.memoryMb));
-      const agent = slotAgent(this.state, slot, variant.memoryMb);
+      const agent = await slotAgent(this.state, slot, variant.memoryMb, options.code);
       const cgroup = slot.environment.cgroup;
       const before = await oomKillsBefore(cgroup);
       const serverCpu = await startServerCpu(serverProcessesFor(this.state, event));

@@ -1,0 +1,286 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { mkdtemp, rm } from "node:fs/promises";
+import type { Server } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { CloudFormationClient } from "@aws-sdk/client-cloudformation";
+import {
+  AttachInternetGatewayCommand,
+  CreateInternetGatewayCommand,
+  CreateRouteCommand,
+  DescribeRouteTablesCommand,
+  DescribeVpcsCommand,
+  EC2Client,
+} from "@aws-sdk/client-ec2";
+import { LambdaClient } from "@aws-sdk/client-lambda";
+import { S3Client } from "@aws-sdk/client-s3";
+import { SchedulerClient } from "@aws-sdk/client-scheduler";
+import { SSMClient } from "@aws-sdk/client-ssm";
+import { privateLabName } from "../../src/platforms/local/lab-names.js";
+import { LocalPlatform } from "../../src/platforms/local/local-platform.js";
+import { addAddress } from "../../src/platforms/local/namespaces.js";
+import { AccountTicker } from "./account-ticker.js";
+import { type AccountSettings, type Front, startFront } from "./aws-front.js";
+import { BandwidthQuota } from "./bandwidth-quota.js";
+import { InstanceEmulator } from "./instance-emulator.js";
+import { InvokeBridge } from "./invoke-bridge.js";
+import { startMoto } from "./moto-process.js";
+import { syncPlaceholderSchedules } from "./placeholder-schedules.js";
+import { REHEARSAL_CREDENTIALS } from "./rehearsal-credentials.js";
+import { listeningPort, listenToSocket, startNamespaceRelay, stopChild } from "./relays.js";
+
+/**
+ * The rehearsal: moto, our front for its gaps, the invoke bridge to a private lab and the
+ * emulated server instance, composed and torn down together. With root the lab is shaped and
+ * moto runs in the lab's cloud namespace (the region's endpoints, S3 among them, where the
+ * environments reach them over their shaped links); without root the lab is unshaped and all of
+ * it sits on loopback.
+ */
+
+export const REHEARSAL_REGION = "us-west-2";
+export const MOTO_ACCOUNT_ID = "123456789012";
+/** The server instance's public address, on this machine's loopback (127/8 needs no set-up). */
+export const INSTANCE_PUBLIC_ADDRESS = "127.42.0.1";
+/** The same instance inside the lab's cloud namespace, beside the lab's own servers at 198.18.0.1. */
+const INSTANCE_LAB_ADDRESS = "198.18.0.2";
+const MOTO_LAB_ADDRESS = "198.18.0.1";
+const MOTO_LAB_PORT = 4566;
+
+export interface Rehearsal {
+  /** The environment a CLI child needs to talk to the rehearsal (and nothing real). */
+  env: NodeJS.ProcessEnv;
+  front: Front;
+  quota: BandwidthQuota;
+  bridge: InvokeBridge;
+  instances: InstanceEmulator;
+  lab: LocalPlatform;
+  moto: {
+    url: string;
+    pid: number;
+    ec2: EC2Client;
+    lambda: LambdaClient;
+    s3: S3Client;
+    ssm: SSMClient;
+    cloudFormation: CloudFormationClient;
+    scheduler: SchedulerClient;
+  };
+  ticker: AccountTicker;
+  accountSettings: AccountSettings;
+  stop(): Promise<void>;
+}
+
+export async function startRehearsal(): Promise<Rehearsal> {
+  const dir = await mkdtemp(join(tmpdir(), "lnb-rehearsal-"));
+  // LNB_REHEARSAL_KEEP=1 keeps the directory (moto's log, the emulated server's files) to read after a failure
+  const undo: (() => Promise<void>)[] = [
+    async () => (process.env.LNB_REHEARSAL_KEEP ? undefined : rm(dir, { recursive: true, force: true })),
+  ];
+  const stop = async () => {
+    for (const step of undo.splice(0).reverse()) await step().catch(() => undefined);
+  };
+  try {
+    const shaped = process.getuid?.() === 0;
+    const lab = await LocalPlatform.open({
+      profile: "default-625",
+      labName: privateLabName(),
+      mode: shaped ? "shaped" : "unshaped",
+      environments: 2,
+      functionTimeoutSeconds: 900,
+    });
+    undo.push(() => lab.dispose());
+    const namespace = lab.lab.cloudNamespace;
+    let motoChild: ChildProcess;
+    let motoUrl: string;
+    let s3EndpointInLab: string;
+    if (namespace) {
+      await addAddress(namespace, "lo", `${INSTANCE_LAB_ADDRESS}/32`);
+      const socketPath = join(dir, "moto.sock");
+      const relay = await startNamespaceRelay(namespace, [
+        { socketPath, host: MOTO_LAB_ADDRESS, port: MOTO_LAB_PORT },
+      ]);
+      undo.push(() => stopChild(relay));
+      const listener: Server = await listenToSocket("127.0.0.1", 0, socketPath);
+      undo.push(() => new Promise((resolve) => listener.close(() => resolve())));
+      motoUrl = `http://127.0.0.1:${listeningPort(listener)}`;
+      s3EndpointInLab = `http://${MOTO_LAB_ADDRESS}:${MOTO_LAB_PORT}`;
+      motoChild = (
+        await startMoto({
+          namespace,
+          host: MOTO_LAB_ADDRESS,
+          port: MOTO_LAB_PORT,
+          probeUrl: motoUrl,
+          logFile: join(dir, "moto.log"),
+        })
+      ).child;
+    } else {
+      const port = await freeLoopbackPort();
+      motoUrl = `http://127.0.0.1:${port}`;
+      s3EndpointInLab = motoUrl;
+      motoChild = (
+        await startMoto({
+          namespace: null,
+          host: "127.0.0.1",
+          port,
+          probeUrl: motoUrl,
+          logFile: join(dir, "moto.log"),
+        })
+      ).child;
+    }
+    undo.push(() => stopChild(motoChild));
+    const common = { region: REHEARSAL_REGION, endpoint: motoUrl, credentials: REHEARSAL_CREDENTIALS };
+    const moto = {
+      url: motoUrl,
+      pid: motoChild.pid as number,
+      ec2: new EC2Client(common),
+      lambda: new LambdaClient(common),
+      s3: new S3Client({ ...common, forcePathStyle: true }),
+      ssm: new SSMClient(common),
+      cloudFormation: new CloudFormationClient(common),
+      scheduler: new SchedulerClient(common),
+    };
+    await giveDefaultVpcAnInternetGateway(moto.ec2);
+    const bridge = new InvokeBridge(
+      lab,
+      moto,
+      {
+        instancePublic: INSTANCE_PUBLIC_ADDRESS,
+        instanceInLab: namespace ? INSTANCE_LAB_ADDRESS : INSTANCE_PUBLIC_ADDRESS,
+        s3EndpointInLab,
+      },
+      join(dir, "code"),
+      REHEARSAL_REGION,
+    );
+    const quota = new BandwidthQuota(MOTO_ACCOUNT_ID);
+    const accountSettings: AccountSettings = {
+      concurrentExecutions: 1000,
+      unreservedConcurrentExecutions: 1000,
+    };
+    const front = await startFront({
+      motoUrl,
+      quota,
+      bridge,
+      accountSettings,
+      publicAddress: INSTANCE_PUBLIC_ADDRESS,
+    });
+    undo.push(() => front.close());
+    const instances = new InstanceEmulator(moto, {
+      namespace,
+      addressInLab: INSTANCE_LAB_ADDRESS,
+      publicAddress: INSTANCE_PUBLIC_ADDRESS,
+      dir: join(dir, "instances"),
+    });
+    undo.push(() => instances.stop());
+    const ticker = new AccountTicker([
+      { name: "server instance", run: () => instances.tick() },
+      {
+        name: "schedules",
+        run: () => syncPlaceholderSchedules(moto, MOTO_ACCOUNT_ID),
+      },
+    ]);
+    ticker.start();
+    undo.push(() => ticker.stop());
+    const env: NodeJS.ProcessEnv = {
+      PATH: process.env.PATH,
+      HOME: dir,
+      LANG: "C.UTF-8",
+      AWS_ENDPOINT_URL: front.url,
+      AWS_ACCESS_KEY_ID: REHEARSAL_CREDENTIALS.accessKeyId,
+      AWS_SECRET_ACCESS_KEY: REHEARSAL_CREDENTIALS.secretAccessKey,
+      // no shared config or credentials files of this machine, no instance metadata
+      AWS_CONFIG_FILE: join(dir, "aws-config"),
+      AWS_SHARED_CREDENTIALS_FILE: join(dir, "aws-credentials"),
+      AWS_EC2_METADATA_DISABLED: "true",
+      COLUMNS: "100",
+    };
+    return { env, front, quota, bridge, instances, ticker, lab, moto, accountSettings, stop };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+}
+
+/** moto's default VPC has no internet gateway; AWS's has one, routed from the main table. */
+async function giveDefaultVpcAnInternetGateway(ec2: EC2Client): Promise<void> {
+  const vpcs = await ec2.send(
+    new DescribeVpcsCommand({ Filters: [{ Name: "is-default", Values: ["true"] }] }),
+  );
+  const vpcId = vpcs.Vpcs?.[0]?.VpcId;
+  if (!vpcId) throw new Error("moto has no default VPC");
+  const gateway = await ec2.send(new CreateInternetGatewayCommand({}));
+  const gatewayId = gateway.InternetGateway?.InternetGatewayId as string;
+  await ec2.send(new AttachInternetGatewayCommand({ InternetGatewayId: gatewayId, VpcId: vpcId }));
+  const tables = await ec2.send(
+    new DescribeRouteTablesCommand({
+      Filters: [
+        { Name: "vpc-id", Values: [vpcId] },
+        { Name: "association.main", Values: ["true"] },
+      ],
+    }),
+  );
+  const tableId = tables.RouteTables?.[0]?.RouteTableId as string;
+  await ec2.send(
+    new CreateRouteCommand({
+      RouteTableId: tableId,
+      DestinationCidrBlock: "0.0.0.0/0",
+      GatewayId: gatewayId,
+    }),
+  );
+}
+
+async function freeLoopbackPort(): Promise<number> {
+  const { createServer } = await import("node:net");
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", () => resolve()));
+  const port = listeningPort(server);
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+/** Runs the real CLI (bin/lambda-netbench.js) against the rehearsal, as a user would type it. */
+export function runCli(
+  rehearsal: Rehearsal,
+  args: string[],
+  options: { timeoutMs?: number; env?: NodeJS.ProcessEnv; onSpawn?: (child: ChildProcess) => void } = {},
+): Promise<{
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+  seconds: number;
+}> {
+  const started = performance.now();
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, ["bin/lambda-netbench.js", ...args], {
+      env: { ...rehearsal.env, ...options.env },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    options.onSpawn?.(child);
+    let stdout = "";
+    let stderr = "";
+    child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
+      stdout += chunk;
+    });
+    child.stderr.setEncoding("utf8").on("data", (chunk: string) => {
+      stderr += chunk;
+    });
+    const timer = setTimeout(() => child.kill("SIGKILL"), options.timeoutMs ?? 180_000);
+    child.once("exit", (code, signal) => {
+      clearTimeout(timer);
+      resolve({
+        code,
+        signal,
+        stdout,
+        stderr: withoutSdkNotice(stderr),
+        seconds: (performance.now() - started) / 1000,
+      });
+    });
+  });
+}
+
+/** The AWS SDK's notice about Node 20 support, printed by every command on Node 20 (not ours). */
+export function withoutSdkNotice(stderr: string): string {
+  return stderr.replace(
+    /\(node:\d+\) Warning: NodeVersionSupportWarning[\s\S]*?--trace-warnings \.\.\.` to show where the warning was created\)\n/g,
+    "",
+  );
+}
