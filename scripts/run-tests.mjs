@@ -130,7 +130,9 @@ try {
 console.log("\ntier         files  tests  passed  failed  skipped  seconds");
 for (const r of results) {
   const cells = [r.files, r.tests, r.passed, r.failed, r.skipped, r.seconds.toFixed(0)];
-  console.log(`${r.tier.padEnd(11)} ${cells.map((c, i) => String(c).padStart([6, 6, 7, 7, 8, 8][i])).join(" ")}`);
+  console.log(
+    `${r.tier.padEnd(11)} ${cells.map((c, i) => String(c).padStart([6, 6, 7, 7, 8, 8][i])).join(" ")}`,
+  );
 }
 const sum = (key) => results.reduce((total, r) => total + r[key], 0);
 console.log(`whole run: ${((Date.now() - started) / 1000).toFixed(0)} s`);

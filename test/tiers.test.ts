@@ -23,7 +23,9 @@ test("a file that takes the bench lock runs in a serial tier or alone", () => {
     const tier = tierOf(file, manifest);
     return (tier === "unit" || tier === "integration") && !runsAlone(file, manifest);
   });
-  const locking = concurrent.filter((file) => /import [^;]*(bench-lock|withBenchLock)/.test(readFileSync(file, "utf8")));
+  const locking = concurrent.filter((file) =>
+    /import [^;]*(bench-lock|withBenchLock)/.test(readFileSync(file, "utf8")),
+  );
   assert.deepEqual(locking, [], 'list these under "alone" in test/tiers.json');
 });
 

@@ -20,7 +20,9 @@ function refuse(what: string): never {
 
 const spawners = ["spawn", "spawnSync", "exec", "execSync", "execFile", "execFileSync", "fork"] as const;
 for (const name of spawners) {
-  Object.assign(childProcess, { [name]: (command: unknown) => refuse(`started a process (${String(command)})`) });
+  Object.assign(childProcess, {
+    [name]: (command: unknown) => refuse(`started a process (${String(command)})`),
+  });
 }
 net.Server.prototype.listen = () => refuse("opened a listening socket");
 net.Socket.prototype.connect = () => refuse("opened a network connection");

@@ -19,7 +19,7 @@ test("the recorder bundle imports only node: modules and @aws-sdk/*, and exports
     [],
     "only the runtime's SDK",
   );
-  const module = (await import(new URL("../../../../dist/agent/recorder.mjs", import.meta.url).href)) as {
+  const module = (await import(new URL("../../dist/agent/recorder.mjs", import.meta.url).href)) as {
     handler?: unknown;
   };
   assert.equal(typeof module.handler, "function");
