@@ -32,7 +32,6 @@ export {
   allocateEventSchema,
   cpuBurnEventSchema,
   infoEventSchema,
-  iperf3AuthSchema,
   iperf3EventSchema,
   s3GetEventSchema,
   s3PutEventSchema,

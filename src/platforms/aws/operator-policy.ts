@@ -410,8 +410,3 @@ export function operatorPolicy(): { Version: "2012-10-17"; Statement: Statement[
     });
   return { Version: "2012-10-17", Statement: statements };
 }
-
-/** Every action the policy grants (for tests and the docs). */
-export function operatorPolicyActions(): Set<string> {
-  return new Set(operatorPolicy().Statement.flatMap((statement) => statement.Action));
-}
