@@ -9,7 +9,6 @@ import {
 import {
   type Iperf3Auth,
   type Iperf3Event,
-  iperf3AuthSchema,
   iperf3EventSchema,
 } from "../probes/iperf3/options.js";
 import {
