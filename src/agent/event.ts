@@ -6,11 +6,7 @@ import {
   type InfoEvent,
   infoEventSchema,
 } from "../probes/diagnostics/options.js";
-import {
-  type Iperf3Auth,
-  type Iperf3Event,
-  iperf3EventSchema,
-} from "../probes/iperf3/options.js";
+import { type Iperf3Auth, type Iperf3Event, iperf3EventSchema } from "../probes/iperf3/options.js";
 import {
   type S3GetEvent,
   type S3PutEvent,
