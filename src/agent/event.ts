@@ -7,12 +7,7 @@ import {
   type InfoEvent,
   infoEventSchema,
 } from "../probes/diagnostics/options.js";
-import {
-  type Iperf3Auth,
-  type Iperf3Event,
-  iperf3AuthSchema,
-  iperf3EventSchema,
-} from "../probes/iperf3/options.js";
+import { type Iperf3Auth, type Iperf3Event, iperf3EventSchema } from "../probes/iperf3/options.js";
 import {
   type S3GetEvent,
   type S3PutEvent,
@@ -34,7 +29,6 @@ export {
   bucketEventSchema,
   cpuBurnEventSchema,
   infoEventSchema,
-  iperf3AuthSchema,
   iperf3EventSchema,
   s3GetEventSchema,
   s3PutEventSchema,

@@ -17,10 +17,3 @@ export const rateHeaders = {
   burst: "Burst (Mbit/s)",
   average: "Avg incl. burst (Mbit/s)",
 } as const;
-
-/** One sentence per rate: what the legend and the method notes say. */
-export const rateDefinitions = {
-  sustained: "sustained: the median of the 250 ms interval rates after the burst has ended",
-  burst: "burst: the rate at the start of a transfer while the token bucket lasts, with its length",
-  average: "avg incl. burst: the whole transfer's bytes over its seconds, burst included",
-} as const;

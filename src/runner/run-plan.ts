@@ -3,13 +3,8 @@ import type { Cell } from "../plan/cell.js";
 import { expandPlan } from "../plan/expand-plan.js";
 import { type Plan, type Target, targetKey, targetName } from "../plan/plan-schema.js";
 import type { RunManifest } from "../results/manifest.js";
-import {
-  createRunDirectory,
-  ResultsWriter,
-  readManifest,
-  readRecords,
-  writeManifest,
-} from "../results/run-directory.js";
+import type { ResultRecord } from "../results/result-record.js";
+import { createRunDirectory, ResultsWriter, readRecords, writeManifest } from "../results/run-directory.js";
 import { defaultParallelism } from "./parallelism.js";
 import type { Platform } from "./platform.js";
 import { type RunnerEvent, runTarget } from "./run-target.js";
@@ -33,8 +28,8 @@ export type OpenPlatform = (target: Target, context: OpenContext) => Promise<Pla
 export interface RunPlanOptions {
   /** A new run: the plan and where to create the run directory. */
   start?: { plan: Plan; parentDir: string; source: RunManifest["source"] };
-  /** Or an interrupted run to complete. */
-  resumeDir?: string;
+  /** Or an interrupted run to complete: its directory and the manifest read from it. */
+  resume?: { dir: string; manifest: RunManifest };
   openPlatform: OpenPlatform;
   /** Open lab targets unshaped (`run --unshaped`). */
   unshaped?: boolean;
@@ -58,6 +53,8 @@ export interface RunPlanResult {
   recorded: number;
   /** Planned invocations still missing (0 when the run is complete). */
   remaining: number;
+  /** Planned invocations (warm-ups aside) recorded as failed, this session's and earlier ones. */
+  failed: number;
 }
 
 /**
@@ -69,9 +66,8 @@ export async function runPlan(options: RunPlanOptions): Promise<RunPlanResult> {
   const now = options.now ?? (() => new Date());
   let dir: string;
   let manifest: RunManifest;
-  if (options.resumeDir) {
-    dir = options.resumeDir;
-    manifest = await readManifest(dir);
+  if (options.resume) {
+    ({ dir, manifest } = options.resume);
   } else if (options.start) {
     const { plan, parentDir, source } = options.start;
     const createdAt = now();
@@ -91,11 +87,12 @@ export async function runPlan(options: RunPlanOptions): Promise<RunPlanResult> {
     };
     await writeManifest(dir, manifest);
   } else {
-    throw new Error("runPlan: give start or resumeDir");
+    throw new Error("runPlan: give start or resume");
   }
 
   const { records } = await readRecords(dir);
   const completed = new CompletedTasks(records);
+  let failed = records.filter(isPlannedFailure).length;
   const done = completed.keys;
   const totalTasks = invocationCount(orderTasks(manifest.cells));
   options.onStart?.({
@@ -133,6 +130,7 @@ export async function runPlan(options: RunPlanOptions): Promise<RunPlanResult> {
           record: (record) => {
             writer.append(record);
             completed.add(record);
+            if (isPlannedFailure(record)) failed += 1;
           },
           ...(options.stop ? { stop: options.stop } : {}),
           ...(options.abandon ? { abandon: options.abandon } : {}),
@@ -151,5 +149,9 @@ export async function runPlan(options: RunPlanOptions): Promise<RunPlanResult> {
     manifest.completedAt = now().toISOString();
     await writeManifest(dir, manifest);
   }
-  return { dir, manifest, recorded, remaining };
+  return { dir, manifest, recorded, remaining, failed };
+}
+
+function isPlannedFailure(record: ResultRecord): boolean {
+  return !record.warmup && !record.ok;
 }

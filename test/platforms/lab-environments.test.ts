@@ -1,61 +1,40 @@
 import assert from "node:assert/strict";
-import { existsSync, readFileSync } from "node:fs";
-import { after, before, test } from "node:test";
+import { readFileSync } from "node:fs";
+import { test } from "node:test";
 import { cgroups } from "../../src/platforms/local/cgroup-choice.js";
 import { CFS_PERIOD_US, quotaMicroseconds } from "../../src/platforms/local/cgroups.js";
-import { removeLab } from "../../src/platforms/local/cleanup.js";
-import { privateLabName } from "../../src/platforms/local/lab-names.js";
-import { LocalPlatform } from "../../src/platforms/local/local-platform.js";
-import { listNamespaces } from "../../src/platforms/local/namespaces.js";
+import { usePrivateLab } from "../helpers/private-lab.js";
 import { rootSkip } from "../helpers/root-gate.js";
-import { ensureBuilt, median, withBenchLock } from "./lab-helpers.js";
+import { median, withBenchLock } from "./lab-helpers.js";
 
 /**
  * Shaped environments of a private lab (lnblabp<PID>): bandwidth, CPU share, memory limit,
  * warm/cold agents and the failure kinds, checked against real tools and kernel counters.
  */
 const skip = rootSkip("the lab environment tests");
-const labName = privateLabName();
 const x86 = process.arch === "x64" ? "x86_64" : "arm64";
-let platform: LocalPlatform;
 
-before(async () => {
-  if (skip) return;
-  ensureBuilt();
-  // the stock iperf3 server as the peer: these tests check the shaper, not our server (which
-  // cannot yet receive a 2.8 Gbit/s burst here; see docs/lab.md)
-  platform = await LocalPlatform.open({
+const lab = usePrivateLab(
+  skip,
+  {
     profile: "default-625",
-    labName,
     environments: 2,
     mode: "shaped",
     iperf3Server: "stock",
-  });
-  await platform.prepare([{ memoryMb: 1024, arch: x86 }]);
-});
-
-after(async () => {
-  if (skip) return;
-  try {
-    await platform?.dispose();
-  } finally {
-    await removeLab(labName);
-  }
-  const left = (await listNamespaces()).filter((name) => name.startsWith(labName));
-  assert.deepEqual(left, [], "namespaces left behind");
-  for (const dir of cgroups().labDirs(labName)) assert.ok(!existsSync(dir), `cgroup ${dir} left behind`);
-});
+  },
+  [{ memoryMb: 1024, arch: x86 }],
+);
 
 test("facts say emulated and shaped", { skip }, async () => {
-  const facts = await platform.facts();
+  const facts = await lab.platform.facts();
   assert.equal(facts.platform, "local");
   assert.equal(facts.target, "default-625");
   assert.equal(facts.emulated, true);
   assert.equal(facts.unshaped, false);
   assert.equal(facts.quotaBitsPerSecond, 625e6);
   assert.match(String(facts.details.roundTrip), /not emulated/);
-  assert.equal(platform.maxConcurrency(), 2);
-  const endpoints = platform.endpoints();
+  assert.equal(lab.platform.maxConcurrency(), 2);
+  const endpoints = lab.platform.endpoints();
   assert.equal(endpoints.iperf3?.host, "198.18.0.1");
   assert.equal(endpoints.iperf3?.ports.length, 2);
   assert.match(endpoints.s3?.caPem ?? "", /BEGIN CERTIFICATE/);
@@ -65,9 +44,9 @@ test("the link is shaped both ways: burst at the peak, then the sustained rate (
   skip,
 }, async () => {
   await withBenchLock(async () => {
-    const port = String(platform.endpoints().iperf3?.ports[0]);
+    const port = String(lab.platform.endpoints().iperf3?.ports[0]);
     for (const direction of [["-R"], []]) {
-      const run = await platform.execInEnvironment(10_240, "iperf3", [
+      const run = await lab.platform.execInEnvironment(10_240, "iperf3", [
         "-c",
         "198.18.0.1",
         "-p",
@@ -102,7 +81,10 @@ test("the CPU share is real: cpu-burn at 1,024 MB gets ~0.58 core", { skip }, as
     // the quota is a ceiling; a busy host can only lower what we get, so take the best of 3
     const cores: number[] = [];
     for (let attempt = 0; attempt < 3; attempt += 1) {
-      const outcome = await platform.invoke({ memoryMb: 1024, arch: x86 }, { probe: "cpu-burn", seconds: 3 });
+      const outcome = await lab.platform.invoke(
+        { memoryMb: 1024, arch: x86 },
+        { probe: "cpu-burn", seconds: 3 },
+      );
       assert.equal(outcome.failure, null);
       assert.ok(outcome.response?.ok);
       cores.push((outcome.response.detail as { cores: number }).cores);
@@ -117,8 +99,8 @@ test("the CPU share is real: cpu-burn at 1,024 MB gets ~0.58 core", { skip }, as
 });
 
 test("the agent stays warm for the same memory size and starts cold for another", { skip }, async () => {
-  const first = await platform.invoke({ memoryMb: 512, arch: x86 }, { probe: "info" });
-  const second = await platform.invoke({ memoryMb: 512, arch: x86 }, { probe: "info" });
+  const first = await lab.platform.invoke({ memoryMb: 512, arch: x86 }, { probe: "info" });
+  const second = await lab.platform.invoke({ memoryMb: 512, arch: x86 }, { probe: "info" });
   assert.ok(first.response?.ok && second.response?.ok);
   assert.equal(second.response.invocation.environmentId, first.response.invocation.environmentId);
   assert.equal(second.response.invocation.cold, false);
@@ -128,7 +110,7 @@ test("the agent stays warm for the same memory size and starts cold for another"
 });
 
 test("allocating past the memory limit is reported as out-of-memory, not a hang", { skip }, async () => {
-  const outcome = await platform.invoke(
+  const outcome = await lab.platform.invoke(
     { memoryMb: 256, arch: x86 },
     { probe: "allocate", mib: 600 },
     { timeoutSeconds: 60 },
@@ -137,13 +119,13 @@ test("allocating past the memory limit is reported as out-of-memory, not a hang"
   assert.equal(outcome.failure?.kind, "out-of-memory");
   assert.ok(outcome.durationSeconds < 60);
   // the environment recovers with a cold start
-  const next = await platform.invoke({ memoryMb: 256, arch: x86 }, { probe: "info" });
+  const next = await lab.platform.invoke({ memoryMb: 256, arch: x86 }, { probe: "info" });
   assert.ok(next.response?.ok);
   assert.equal(next.response.invocation.cold, true);
 });
 
 test("an invocation past the timeout is killed and reported as timeout", { skip }, async () => {
-  const outcome = await platform.invoke(
+  const outcome = await lab.platform.invoke(
     { memoryMb: 1024, arch: x86 },
     { probe: "cpu-burn", seconds: 20 },
     { timeoutSeconds: 1 },
@@ -154,14 +136,14 @@ test("an invocation past the timeout is killed and reported as timeout", { skip 
 
 test("a crashed agent is reported as function-error", { skip }, async () => {
   const memoryMb = 768;
-  const warm = await platform.invoke({ memoryMb, arch: x86 }, { probe: "info" });
+  const warm = await lab.platform.invoke({ memoryMb, arch: x86 }, { probe: "info" });
   assert.ok(warm.response?.ok);
-  const running = platform.invoke({ memoryMb, arch: x86 }, { probe: "cpu-burn", seconds: 10 });
+  const running = lab.platform.invoke({ memoryMb, arch: x86 }, { probe: "cpu-burn", seconds: 10 });
   await new Promise((resolve) => setTimeout(resolve, 1000));
   // the agent of that environment: the only process in its cgroup
   let killed = 0;
   for (const index of [0, 1]) {
-    const cgroup = cgroups().environmentCgroup(labName, `e${index}`);
+    const cgroup = cgroups().environmentCgroup(lab.labName, `e${index}`);
     const pids = readFileSync(`${cgroup.dirs[0]}/cgroup.procs`, "utf8")
       .split("\n")
       .filter(Boolean)
@@ -180,8 +162,8 @@ test("a crashed agent is reported as function-error", { skip }, async () => {
 
 test("a variant of another architecture is refused with a clear message", { skip }, async () => {
   const other = x86 === "x86_64" ? "arm64" : "x86_64";
-  const outcome = await platform.invoke({ memoryMb: 1024, arch: other }, { probe: "info" });
+  const outcome = await lab.platform.invoke({ memoryMb: 1024, arch: other }, { probe: "info" });
   assert.equal(outcome.failure?.kind, "platform");
   assert.match(outcome.failure?.message ?? "", /arch: the local lab runs only this machine's architecture/);
-  await assert.rejects(platform.prepare([{ memoryMb: 100, arch: x86 }]), /memoryMb: 100 is not allowed/);
+  await assert.rejects(lab.platform.prepare([{ memoryMb: 100, arch: x86 }]), /memoryMb: 100 is not allowed/);
 });

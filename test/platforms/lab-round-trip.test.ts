@@ -1,16 +1,12 @@
 import assert from "node:assert/strict";
-import { existsSync } from "node:fs";
-import { after, before, test } from "node:test";
+import { test } from "node:test";
 import { labProfileSchema } from "../../src/plan/lab-profile.js";
 import { netemProblem } from "../../src/platforms/local/capabilities.js";
-import { cgroups } from "../../src/platforms/local/cgroup-choice.js";
-import { removeLab } from "../../src/platforms/local/cleanup.js";
-import { ENVIRONMENT_VETH_NAME, privateLabName } from "../../src/platforms/local/lab-names.js";
-import { LocalPlatform } from "../../src/platforms/local/local-platform.js";
-import { listNamespaces } from "../../src/platforms/local/namespaces.js";
+import { ENVIRONMENT_VETH_NAME } from "../../src/platforms/local/lab-names.js";
 import { describeShaping } from "../../src/platforms/local/shaping.js";
+import { usePrivateLab } from "../helpers/private-lab.js";
 import { rootSkip } from "../helpers/root-gate.js";
-import { ensureBuilt, median } from "./lab-helpers.js";
+import { median } from "./lab-helpers.js";
 
 /**
  * A custom profile with a round trip (100 Mbit/s, 20 ms, no burst) on a kernel with netem
@@ -25,7 +21,6 @@ const skip =
   rootSkip("the lab round-trip tests") ||
   (noNetem ? `SKIPPED: ${noNetem} (the refusal is checked by lab-refusals.test.ts)` : false);
 if (skip && !skip.startsWith("SKIPPED without root")) console.error(`\n*** ${skip} ***\n`);
-const labName = privateLabName();
 const arch = process.arch === "x64" ? "x86_64" : "arm64";
 const slowLink = labProfileSchema.parse({
   name: "slow-link",
@@ -33,54 +28,39 @@ const slowLink = labProfileSchema.parse({
   upload: [{ memoryMb: 128, megabitsPerSecond: 100 }],
   roundTripMs: 20,
 });
-let platform: LocalPlatform;
 
-before(async () => {
-  if (skip) return;
-  ensureBuilt();
-  platform = await LocalPlatform.open({
+const lab = usePrivateLab(
+  skip,
+  {
     profile: "slow-link",
     customProfiles: [slowLink],
-    labName,
     environments: 1,
     iperf3Server: "stock",
-  });
-  await platform.prepare([{ memoryMb: 1024, arch }]);
-});
-
-after(async () => {
-  if (skip) return;
-  try {
-    await platform?.dispose();
-  } finally {
-    await removeLab(labName);
-  }
-  const left = (await listNamespaces()).filter((name) => name.startsWith(labName));
-  assert.deepEqual(left, [], "namespaces left behind");
-  for (const dir of cgroups().labDirs(labName)) assert.ok(!existsSync(dir), `cgroup ${dir} left behind`);
-});
+  },
+  [{ memoryMb: 1024, arch }],
+);
 
 test("netem holds half the round trip on each end, under it the tbf holds the rate", { skip }, async (t) => {
-  const facts = await platform.facts();
+  const facts = await lab.platform.facts();
   assert.equal(facts.unshaped, false);
   assert.match(String(facts.details.roundTrip), /^20 ms \(netem/);
   t.diagnostic(`cgroup v${facts.details.cgroupVersion}; kernel ${facts.details.kernel}`);
-  await platform.execInEnvironment(1024, "true", []);
-  const qdiscs = await describeShaping(`${labName}-e0`, ENVIRONMENT_VETH_NAME);
+  await lab.platform.execInEnvironment(1024, "true", []);
+  const qdiscs = await describeShaping(`${lab.labName}-e0`, ENVIRONMENT_VETH_NAME);
   t.diagnostic(qdiscs);
   assert.match(qdiscs, /qdisc netem 1: root .*delay 10(\.0)?ms/);
   assert.match(qdiscs, /qdisc tbf 10: parent 1:1 rate 100Mbit/);
   // the TCP handshake to the lab's S3 endpoint takes one round trip (curl's time_connect;
   // ping is not installed everywhere): the best of 5 must show the 20 ms
-  const endpoint = platform.endpoints().s3?.endpoint ?? "";
+  const endpoint = lab.platform.endpoints().s3?.endpoint ?? "";
   const connects: number[] = [];
   for (let attempt = 0; attempt < 5; attempt += 1) {
-    const curl = await platform.execInEnvironment(1024, "curl", [
+    const curl = await lab.platform.execInEnvironment(1024, "curl", [
       "-s",
       "-o",
       "/dev/null",
       "--cacert",
-      platform.lab.s3.caFile,
+      lab.platform.lab.s3.caFile,
       "-w",
       "%{time_connect}",
       `${endpoint}/`,
@@ -96,12 +76,12 @@ test("netem holds half the round trip on each end, under it the tbf holds the ra
 test("stock iperf3 gets the profile's 100 Mbit/s both ways through the 20 ms round trip", {
   skip,
 }, async (t) => {
-  const host = platform.endpoints().iperf3?.host ?? "";
-  const port = `${platform.endpoints().iperf3?.ports[0]}`;
+  const host = lab.platform.endpoints().iperf3?.host ?? "";
+  const port = `${lab.platform.endpoints().iperf3?.ports[0]}`;
   for (const direction of [[], ["-R"]]) {
     const rates: number[] = [];
     for (let run = 0; run < 3; run += 1) {
-      const result = await platform.execInEnvironment(1024, "iperf3", [
+      const result = await lab.platform.execInEnvironment(1024, "iperf3", [
         "-c",
         host,
         "-p",
@@ -127,12 +107,12 @@ test("stock iperf3 gets the profile's 100 Mbit/s both ways through the 20 ms rou
 test("CPU share and memory limit come from the host's cgroups; out-of-memory is classified", {
   skip,
 }, async (t) => {
-  const info = await platform.invoke({ memoryMb: 1024, arch }, { probe: "info" });
+  const info = await lab.platform.invoke({ memoryMb: 1024, arch }, { probe: "info" });
   assert.ok(info.response?.ok, JSON.stringify(info.failure ?? info.response));
   const detail = info.response.detail as { memoryLimitMb: number; cpuQuotaCores: number };
   t.diagnostic(`info: ${detail.cpuQuotaCores} cores, ${detail.memoryLimitMb} MB`);
   assert.ok(Math.abs(detail.cpuQuotaCores - 1024 / 1769) < 0.001, `${detail.cpuQuotaCores} cores`);
-  const oom = await platform.invoke(
+  const oom = await lab.platform.invoke(
     { memoryMb: 256, arch },
     { probe: "allocate", mib: 600 },
     { timeoutSeconds: 300 },

@@ -1,10 +1,7 @@
 import assert from "node:assert/strict";
-import { after, before, test } from "node:test";
-import { removeLab } from "../../src/platforms/local/cleanup.js";
-import { privateLabName } from "../../src/platforms/local/lab-names.js";
-import { LocalPlatform } from "../../src/platforms/local/local-platform.js";
+import { test } from "node:test";
+import { usePrivateLab } from "../helpers/private-lab.js";
 import { rootSkip } from "../helpers/root-gate.js";
-import { ensureBuilt } from "./lab-helpers.js";
 
 /**
  * Uploads to the lab's S3 server (nginx receiving bodies into files + our control server):
@@ -13,40 +10,26 @@ import { ensureBuilt } from "./lab-helpers.js";
  * error XML.
  */
 const skip = rootSkip("the lab S3 upload tests");
-const labName = privateLabName();
 const arch = process.arch === "x64" ? "x86_64" : "arm64";
 const MEMORY_MB = 10_240;
-let platform: LocalPlatform;
 
-before(async () => {
-  if (skip) return;
-  ensureBuilt();
-  platform = await LocalPlatform.open({ profile: "raised-3000", labName, environments: 1, mode: "shaped" });
-  await platform.prepare([{ memoryMb: MEMORY_MB, arch }]);
-});
-
-after(async () => {
-  if (skip) return;
-  try {
-    await platform?.dispose();
-  } finally {
-    await removeLab(labName);
-  }
-});
+const lab = usePrivateLab(skip, { profile: "raised-3000", environments: 1, mode: "shaped" }, [
+  { memoryMb: MEMORY_MB, arch },
+]);
 
 function curl(args: string[]) {
-  const s3 = platform.endpoints().s3;
-  return platform.execInEnvironment(MEMORY_MB, "curl", [
+  const s3 = lab.platform.endpoints().s3;
+  return lab.platform.execInEnvironment(MEMORY_MB, "curl", [
     "-sS",
     "--cacert",
-    platform.lab.s3.caFile,
+    lab.platform.lab.s3.caFile,
     ...args.map((a) => a.replace("URL", `${s3?.endpoint}/${s3?.bucket}`)),
   ]);
 }
 
 test("the s3-put probe's multipart upload: ETag of the -N form, HEAD and GET agree", { skip }, async () => {
-  const s3 = platform.endpoints().s3;
-  const outcome = await platform.invoke(
+  const s3 = lab.platform.endpoints().s3;
+  const outcome = await lab.platform.invoke(
     { memoryMb: MEMORY_MB, arch },
     {
       probe: "s3-put",
@@ -81,15 +64,15 @@ test("the s3-put probe's multipart upload: ETag of the -N form, HEAD and GET agr
 test("the AWS SDK v3 (Upload, PutObject, the low-level calls) sees S3's semantics and errors", {
   skip,
 }, async () => {
-  const s3 = platform.endpoints().s3;
-  const run = await platform.execInEnvironment(
+  const s3 = lab.platform.endpoints().s3;
+  const run = await lab.platform.execInEnvironment(
     MEMORY_MB,
     process.execPath,
     [
       "test/platforms/fixtures/sdk-s3-semantics.mjs",
       s3?.endpoint ?? "",
       s3?.bucket ?? "",
-      platform.lab.s3.caFile,
+      lab.platform.lab.s3.caFile,
     ],
     180,
   );

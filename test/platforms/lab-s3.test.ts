@@ -1,10 +1,8 @@
 import assert from "node:assert/strict";
-import { after, before, test } from "node:test";
-import { removeLab } from "../../src/platforms/local/cleanup.js";
-import { privateLabName } from "../../src/platforms/local/lab-names.js";
-import { LocalPlatform } from "../../src/platforms/local/local-platform.js";
+import { test } from "node:test";
+import { usePrivateLab } from "../helpers/private-lab.js";
 import { rootSkip } from "../helpers/root-gate.js";
-import { ensureBuilt, withBenchLock } from "./lab-helpers.js";
+import { withBenchLock } from "./lab-helpers.js";
 
 /**
  * The lab's S3 server: test objects are created by the agent's s3-put probe (never copied in),
@@ -12,33 +10,19 @@ import { ensureBuilt, withBenchLock } from "./lab-helpers.js";
  * server, and nginx's per-request cap emulates S3's ~90 MB/s per connection.
  */
 const skip = rootSkip("the lab's S3 tests");
-const labName = privateLabName();
 const arch = process.arch === "x64" ? "x86_64" : "arm64";
 const MEMORY_MB = 10_240;
-let platform: LocalPlatform;
 
-before(async () => {
-  if (skip) return;
-  ensureBuilt();
-  platform = await LocalPlatform.open({ profile: "raised-3000", labName, environments: 1, mode: "shaped" });
-  await platform.prepare([{ memoryMb: MEMORY_MB, arch }]);
-});
-
-after(async () => {
-  if (skip) return;
-  try {
-    await platform?.dispose();
-  } finally {
-    await removeLab(labName);
-  }
-});
+const lab = usePrivateLab(skip, { profile: "raised-3000", environments: 1, mode: "shaped" }, [
+  { memoryMb: MEMORY_MB, arch },
+]);
 
 function curl(args: string[]) {
-  const s3 = platform.endpoints().s3;
-  return platform.execInEnvironment(MEMORY_MB, "curl", [
+  const s3 = lab.platform.endpoints().s3;
+  return lab.platform.execInEnvironment(MEMORY_MB, "curl", [
     "-sS",
     "--cacert",
-    platform.lab.s3.caFile,
+    lab.platform.lab.s3.caFile,
     ...args.map((a) => a.replace("URL", `${s3?.endpoint}/${s3?.bucket}`)),
   ]);
 }
@@ -47,8 +31,8 @@ test("ensureTestObject uploads with the s3-put probe and checks the size; HEAD a
   skip,
 }, async () => {
   const bytes = 8 * 1_048_576;
-  const key = await platform.ensureTestObject(bytes);
-  assert.equal(await platform.ensureTestObject(bytes), key, "the second call reuses the object");
+  const key = await lab.platform.ensureTestObject(bytes);
+  assert.equal(await lab.platform.ensureTestObject(bytes), key, "the second call reuses the object");
   const head = await curl(["--head", `URL/${key}`]);
   assert.match(head.stdout, /^HTTP\/1.1 200/);
   assert.match(head.stdout, new RegExp(`content-length: ${bytes}`, "i"));
@@ -72,7 +56,7 @@ test("ensureTestObject uploads with the s3-put probe and checks the size; HEAD a
 });
 
 test("listing, PutObject, missing keys", { skip }, async () => {
-  await platform.ensureTestObject(1_048_576);
+  await lab.platform.ensureTestObject(1_048_576);
   const list = await curl(["URL?list-type=2"]);
   assert.match(list.stdout, /<ListBucketResult/);
   assert.match(list.stdout, /<Key>lnb-test-objects\/1048576-bytes<\/Key>/);
@@ -91,9 +75,9 @@ test("listing, PutObject, missing keys", { skip }, async () => {
 
 test("the s3-get probe in an environment reads the test object", { skip }, async () => {
   const bytes = 64 * 1_048_576;
-  const key = await platform.ensureTestObject(bytes);
-  const s3 = platform.endpoints().s3;
-  const outcome = await platform.invoke(
+  const key = await lab.platform.ensureTestObject(bytes);
+  const s3 = lab.platform.endpoints().s3;
+  const outcome = await lab.platform.invoke(
     { memoryMb: MEMORY_MB, arch },
     {
       probe: "s3-get",
@@ -112,8 +96,8 @@ test("the s3-get probe in an environment reads the test object", { skip }, async
 
 test("the S3 cap is per connection: ~90 MB/s for one, several times that for four", { skip }, async () => {
   const bytes = 256 * 1_048_576;
-  const key = await platform.ensureTestObject(bytes);
-  const cap = platform.lab.s3.s3ConnectionBytesPerSecond ?? 0;
+  const key = await lab.platform.ensureTestObject(bytes);
+  const cap = lab.platform.lab.s3.s3ConnectionBytesPerSecond ?? 0;
   assert.equal(cap, 90_000_000);
   await withBenchLock(async () => {
     const one = await curl(["-o", "/dev/null", "-w", "%{speed_download}", `URL/${key}`]);
@@ -125,12 +109,12 @@ test("the S3 cap is per connection: ~90 MB/s for one, several times that for fou
     const quarter = bytes / 4;
     const ranges = [0, 1, 2, 3].map((i) => `-r ${i * quarter}-${(i + 1) * quarter - 1}`);
     const script = ranges
-      .map((range) => `curl -sS --cacert ${platform.lab.s3.caFile} ${range} -o /dev/null URL/${key} &`)
+      .map((range) => `curl -sS --cacert ${lab.platform.lab.s3.caFile} ${range} -o /dev/null URL/${key} &`)
       .join(" ");
     const start = performance.now();
-    const parallel = await platform.execInEnvironment(MEMORY_MB, "sh", [
+    const parallel = await lab.platform.execInEnvironment(MEMORY_MB, "sh", [
       "-c",
-      `${script.replaceAll("URL", `${platform.endpoints().s3?.endpoint}/${platform.endpoints().s3?.bucket}`)} wait`,
+      `${script.replaceAll("URL", `${lab.platform.endpoints().s3?.endpoint}/${lab.platform.endpoints().s3?.bucket}`)} wait`,
     ]);
     const aggregate = bytes / ((performance.now() - start) / 1000);
     assert.equal(parallel.exitCode, 0, parallel.stderr);

@@ -112,6 +112,45 @@ test("503 SlowDown and 500 InternalError are retried with backoff", async () => 
   assert.ok(performance.now() - startMs >= 70);
 });
 
+test("ten connections backing off at once: no listener warning (one deadline signal, many connections)", async () => {
+  await runS3PutProbe(
+    putEvent({
+      endpoint: server.endpoint,
+      bucket: "lnb-faults",
+      key: "obj12",
+      sizeMib: 12,
+      partMib: 5,
+      concurrency: 1,
+    }),
+    testDependencies,
+  );
+  const warnings: string[] = [];
+  const onWarning = (warning: Error) => warnings.push(`${warning.name}: ${warning.message}`);
+  process.on("warning", onWarning);
+  try {
+    // every connection's first GET is answered 503, and a 1-2 s backoff makes all ten wait together
+    proxy.setRules([
+      { method: "GET", ranged: true, times: 10, fault: { kind: "error", status: 503, code: "SlowDown" } },
+    ]);
+    const { detail } = await runS3GetProbe(
+      getEvent({
+        endpoint: proxy.endpoint,
+        bucket: "lnb-faults",
+        key: "obj12",
+        chunkMib: 1,
+        concurrency: 10,
+      }),
+      { ...testDependencies, backoffBaseMs: 2_000 },
+    );
+    assert.equal(detail.bytes, 12 * MIB);
+    assert.equal(detail.retries, 10);
+    await new Promise((resolve) => setImmediate(resolve));
+  } finally {
+    process.off("warning", onWarning);
+  }
+  assert.deepEqual(warnings, []);
+});
+
 test("a HEAD answered 503 is retried", async () => {
   const { detail } = await download([
     { method: "HEAD", times: 1, fault: { kind: "error", status: 503, code: "SlowDown" } },

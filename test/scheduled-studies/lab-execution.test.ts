@@ -5,16 +5,14 @@ import { join } from "node:path";
 import { after, before, test } from "node:test";
 import type { S3Client } from "@aws-sdk/client-s3";
 import { validatePlan } from "../../src/plan/load-plan.js";
-import { removeLab } from "../../src/platforms/local/cleanup.js";
-import { privateLabName } from "../../src/platforms/local/lab-names.js";
-import { LocalPlatform } from "../../src/platforms/local/local-platform.js";
 import { loadReportModel } from "../../src/report/write-report.js";
 import type { Platform } from "../../src/runner/platform.js";
 import { runPlan } from "../../src/runner/run-plan.js";
 import { pullRuns } from "../../src/scheduled-studies/pull-runs.js";
+import { usePrivateLab } from "../helpers/private-lab.js";
 import { rootSkip } from "../helpers/root-gate.js";
 import { type S3rverInstance, startS3rver } from "../helpers/s3rver-instance.js";
-import { ensureBuilt, withBenchLock } from "../platforms/lab-helpers.js";
+import { withBenchLock } from "../platforms/lab-helpers.js";
 import { assertSameRecords } from "./compare-records.js";
 import { executeScheduleLocally, s3rverClient } from "./local-state-machine.js";
 
@@ -24,32 +22,24 @@ import { executeScheduleLocally, s3rverClient } from "./local-state-machine.js";
  * probe kind, warm-ups included. Then `report` reads the pulled run.
  */
 const skip = rootSkip("the scheduled run on the lab");
-const labName = privateLabName();
 const bucket = "lnb-lab-region-bucket";
-let platform: LocalPlatform;
+const lab = usePrivateLab(skip, { profile: "default-625", environments: 1, mode: "shaped" });
 let s3rver: S3rverInstance;
 let s3: S3Client;
 let work: string;
 
 before(async () => {
   if (skip) return;
-  ensureBuilt();
   s3rver = await startS3rver({ buckets: [bucket] });
   s3 = s3rverClient(s3rver.endpoint);
   work = await mkdtemp(join(tmpdir(), "lnb-schedule-lab-"));
-  platform = await LocalPlatform.open({ profile: "default-625", labName, environments: 1, mode: "shaped" });
 });
 
 after(async () => {
   if (skip) return;
-  try {
-    await platform?.dispose();
-  } finally {
-    await removeLab(labName);
-    s3?.destroy();
-    await s3rver?.close();
-    await rm(work, { recursive: true, force: true });
-  }
+  s3?.destroy();
+  await s3rver?.close();
+  await rm(work, { recursive: true, force: true });
 });
 
 const plan = validatePlan({
@@ -67,7 +57,7 @@ const plan = validatePlan({
 });
 
 test("a scheduled execution on the lab records what `run` records on the lab", { skip }, async () => {
-  const kept: Platform = Object.assign(Object.create(platform) as Platform, { dispose: async () => {} });
+  const kept: Platform = Object.assign(Object.create(lab.platform) as Platform, { dispose: async () => {} });
   await withBenchLock(async () => {
     const run = await runPlan({
       start: {
@@ -79,7 +69,7 @@ test("a scheduled execution on the lab records what `run` records on the lab", {
     });
     assert.equal(run.remaining, 0);
     const { output } = await executeScheduleLocally({
-      platform,
+      platform: lab.platform,
       plan,
       mode: "inline",
       name: "lab",

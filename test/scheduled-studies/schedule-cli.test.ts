@@ -3,20 +3,19 @@ import assert from "node:assert/strict";
 import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, test } from "node:test";
-import { awsTestHooks } from "../../src/cli/commands/aws-session.js";
+import { describe, test } from "node:test";
 import { buildProgram } from "../../src/cli/main.js";
 import { buildStackTemplate } from "../../src/platforms/aws/stack-template.js";
 import { readManifest, readRecords } from "../../src/results/run-directory.js";
 import {
-  AwsStub,
+  type AwsStub,
   describeStacks,
   json,
   queryXml,
   restJson,
   restJsonError,
   stackDoesNotExist,
-  testCredentials,
+  useStubbedAws,
 } from "../platforms/aws/aws-stub.js";
 
 /**
@@ -79,31 +78,18 @@ describe("schedule and runs commands on the stubbed transport", () => {
   let stub: AwsStub;
   let out: string[];
   let bodies: Map<string, string>;
-  const originalLog = console.log;
-  const originalError = console.error;
-  beforeEach(() => {
-    stub = new AwsStub();
-    bodies = new Map();
-    const handle = stub.handler.handle;
-    (stub.handler as any).handle = async (request: any) => {
-      if (typeof request.body === "string") bodies.set(`${request.method} ${request.path}`, request.body);
-      return handle(request);
-    };
-    out = [];
-    awsTestHooks.requestHandler = stub.handler;
-    awsTestHooks.credentials = testCredentials;
-    awsTestHooks.fast = true;
-    console.log = (...args: unknown[]) => out.push(args.join(" "));
-    console.error = (...args: unknown[]) => out.push(args.join(" "));
-  });
-  afterEach(() => {
-    console.log = originalLog;
-    console.error = originalError;
-    delete awsTestHooks.requestHandler;
-    delete awsTestHooks.credentials;
-    delete awsTestHooks.fast;
-    process.exitCode = 0;
-  });
+  useStubbedAws(
+    (session) => {
+      ({ stub, out } = session);
+      bodies = new Map();
+      const handle = stub.handler.handle;
+      (stub.handler as any).handle = async (request: any) => {
+        if (typeof request.body === "string") bodies.set(`${request.method} ${request.path}`, request.body);
+        return handle(request);
+      };
+    },
+    { fast: true },
+  );
   const run = (...argv: string[]) => buildProgram().parseAsync(["node", "lambda-netbench", ...argv]);
 
   test("create: bad input is refused before any AWS call", async () => {

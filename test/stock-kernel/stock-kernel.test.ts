@@ -15,7 +15,7 @@ import {
   RATE_MEGABITS_PER_SECOND,
   RESULT_MARKER,
   ROUND_TRIP_MS,
-} from "./guest-study.js";
+} from "./guest-report.js";
 
 /**
  * The lab on the kernel most users have: Debian 12's own kernel (cgroup v2 only, netem as a

@@ -3,6 +3,7 @@ import { PlanError } from "../../plan/expand-plan.js";
 import { builtInProfileNames, type LabProfile } from "../../plan/lab-profile.js";
 import { loadPlan } from "../../plan/load-plan.js";
 import { DEFAULT_ENVIRONMENTS, labDown, labStatus, labUp } from "../../platforms/local/lab.js";
+import { describeHolder } from "../../platforms/local/lab-holder.js";
 import { DEFAULT_LAB_NAME } from "../../platforms/local/lab-names.js";
 import { LabRefusal } from "../../platforms/local/lab-refusal.js";
 
@@ -88,8 +89,17 @@ export function registerLabCommand(program: Command): void {
   lab
     .command("down")
     .description("stop the lab and remove every namespace, qdisc, cgroup and process it created")
-    .action(async () => {
-      const removed = await labDown(DEFAULT_LAB_NAME);
+    .option("--force", "take the lab down even while a run is using it (that run pauses; resume it later)")
+    .action(async (options: { force?: boolean }) => {
+      let removed: string[];
+      try {
+        removed = await labDown(DEFAULT_LAB_NAME, { force: options.force === true });
+      } catch (error) {
+        if (!(error instanceof LabRefusal)) throw error;
+        console.error(`lambda-netbench lab down: ${error.message}`);
+        process.exitCode = 2;
+        return;
+      }
       console.log(
         removed.length > 0 ? `removed:\n  ${removed.join("\n  ")}` : "lab was not up; nothing to remove",
       );
@@ -120,7 +130,7 @@ export function registerLabCommand(program: Command): void {
         console.log(
           `  host link: ${state.hostLink.megabitsPerSecond} Mbit/s each way, shared by all environments`,
         );
-      console.log(`  in use by: ${state.user ? `pid ${state.user.pid}` : "nobody"}`);
+      console.log(`  in use by: ${state.user ? describeHolder(state.user) : "nobody"}`);
       for (const problem of status.problems) console.log(`  problem: ${problem}`);
       if (!status.up) process.exitCode = 1;
     });

@@ -8,6 +8,7 @@ import { renderBucketText } from "../../report/bucket-section.js";
 import { writeStreamsSection } from "../../report/streams-section.js";
 import { outputWidth } from "../../report/text-layout.js";
 import { loadReportModel, writeReport } from "../../report/write-report.js";
+import type { RunManifest } from "../../results/manifest.js";
 import { readManifest } from "../../results/run-directory.js";
 import { RunPausedError } from "../../runner/platform.js";
 import { estimateAwsCost } from "../../runner/run-estimate.js";
@@ -81,6 +82,51 @@ export function registerRunCommand(
     });
 }
 
+function regionList(regions: string): string[] {
+  return regions
+    .split(",")
+    .map((r) => r.trim())
+    .filter((r) => r !== "");
+}
+
+/**
+ * What `run` was asked for, resolved once before anything else: a new run of a loaded plan, or
+ * the rest of a recorded run (its manifest read once, here). A refusal is an input error.
+ */
+type RunRequest =
+  | { kind: "new"; plan: Plan; source: RunManifest["source"] }
+  | { kind: "resume"; dir: string; manifest: RunManifest; plan: Plan };
+
+async function resolveRunRequest(options: RunCommandOptions): Promise<RunRequest | { refusal: string }> {
+  if (options.resume) {
+    if (options.config || options.preset || options.regions || options.region)
+      return { refusal: "--resume continues a run with its own plan; drop --config/--preset/--regions" };
+    try {
+      const manifest = await readManifest(options.resume);
+      return { kind: "resume", dir: options.resume, manifest, plan: manifest.plan };
+    } catch (error) {
+      return { refusal: `--resume ${options.resume}: ${(error as Error).message}` };
+    }
+  }
+  const regions = options.regions === undefined ? undefined : regionList(options.regions);
+  try {
+    const plan = await loadPlan({
+      ...(options.config ? { configPath: options.config } : {}),
+      ...(options.preset ? { preset: options.preset } : {}),
+      ...(regions ? { regions } : {}),
+    });
+    const source = {
+      preset: options.config ? null : (options.preset ?? "quick"),
+      configPath: options.config ?? null,
+      regions: regions ?? null,
+    };
+    return { kind: "new", plan, source };
+  } catch (error) {
+    if (error instanceof PlanError) return { refusal: error.message };
+    throw error;
+  }
+}
+
 export async function runCommand(options: RunCommandOptions, deps: RunCommandDeps): Promise<number> {
   if (options.profile !== undefined) process.env.AWS_PROFILE = options.profile;
   if (options.region !== undefined && options.regions !== undefined) {
@@ -88,50 +134,31 @@ export async function runCommand(options: RunCommandOptions, deps: RunCommandDep
     return 2;
   }
   if (options.region !== undefined) options = { ...options, regions: options.region };
-  if (options.resume && (options.config || options.preset || options.regions || options.region)) {
-    console.error(
-      "lambda-netbench run: --resume continues a run with its own plan; drop --config/--preset/--regions",
-    );
+  // an unknown region is refused before anything else (exit 2), as on every AWS command
+  if (options.regions !== undefined && !options.resume) {
+    const { validateRegion } = await import("../../platforms/aws/aws-input.js");
+    for (const region of regionList(options.regions))
+      validateRegion(region, options.region !== undefined ? "region" : "regions");
+  }
+  const request = await resolveRunRequest(options);
+  if ("refusal" in request) {
+    console.error(`lambda-netbench run: ${request.refusal}`);
     return 2;
   }
-  const regions = options.regions
-    ?.split(",")
-    .map((r) => r.trim())
-    .filter((r) => r !== "");
-  // an unknown region is refused before anything else (exit 2), as on every AWS command
-  if (regions) {
-    const { validateRegion } = await import("../../platforms/aws/aws-input.js");
-    for (const region of regions) validateRegion(region, options.region !== undefined ? "region" : "regions");
-  }
-  let plan: Awaited<ReturnType<typeof loadPlan>> | undefined;
-  if (!options.resume) {
-    try {
-      plan = await loadPlan({
-        ...(options.config ? { configPath: options.config } : {}),
-        ...(options.preset ? { preset: options.preset } : {}),
-        ...(regions ? { regions } : {}),
-      });
-    } catch (error) {
-      if (error instanceof PlanError) {
-        console.error(`lambda-netbench run: ${error.message}`);
-        return 2;
-      }
-      throw error;
-    }
-    if (options.dryRun) return (await checkBeforeRun(plan, { dryRun: true })).ok ? 0 : 1;
-  } else if (!(await resumePreflight(options.resume, options.dryRun === true))) return 1;
-  else if (options.dryRun) return 0;
-  const refusal = await labRefusalOf(plan, options, deps);
+  const { plan } = request;
+  if (options.dryRun) return (await checkBeforeRun(plan, { dryRun: true })).ok ? 0 : 1;
+  const refusal = deps.labRefusal ? await deps.labRefusal(plan, options.unshaped === true) : null;
   if (refusal) {
     console.error(`lambda-netbench run: ${refusal}`);
     return 2;
   }
-  if (plan?.targets.some((t) => t.platform === "aws")) {
+  if (plan.targets.some((t) => t.platform === "aws")) {
+    // a resumed AWS run gets the same preflight (credentials may have been renewed, the server extended)
     if (!(await checkBeforeRun(plan, { dryRun: false })).ok) {
       console.error("lambda-netbench run: the preflight failed (above); nothing was invoked");
       return 1;
     }
-    if (!(await confirmAws(plan, options.yes === true))) return 1;
+    if (request.kind === "new" && !(await confirmAws(plan, options.yes === true))) return 1;
   }
 
   const stop = new AbortController();
@@ -151,20 +178,9 @@ export async function runCommand(options: RunCommandOptions, deps: RunCommandDep
   process.on("SIGTERM", onSigint);
   try {
     const result = await runPlan({
-      ...(plan
-        ? {
-            start: {
-              plan,
-              parentDir: options.out,
-              source: {
-                preset: options.config ? null : (options.preset ?? "quick"),
-                configPath: options.config ?? null,
-                regions: regions ?? null,
-              },
-            },
-          }
-        : {}),
-      ...(options.resume ? { resumeDir: options.resume } : {}),
+      ...(request.kind === "new"
+        ? { start: { plan, parentDir: options.out, source: request.source } }
+        : { resume: { dir: request.dir, manifest: request.manifest } }),
       openPlatform: deps.openPlatform,
       unshaped: options.unshaped === true,
       stop: stop.signal,
@@ -174,7 +190,7 @@ export async function runCommand(options: RunCommandOptions, deps: RunCommandDep
         progress = new Progress(totalTasks, totalTasks - remainingTasks);
         const targets = manifest.plan.targets.map(targetName).join(", ");
         progress.message(
-          `${options.resume ? "Resuming" : "Running"} ${manifest.plan.name}: ${manifest.cells.length} cells on ${targets}, ` +
+          `${request.kind === "resume" ? "Resuming" : "Running"} ${manifest.plan.name}: ${manifest.cells.length} cells on ${targets}, ` +
             `${remainingTasks} of ${totalTasks} invocations to go. Results: ${dir}`,
         );
       },
@@ -202,6 +218,10 @@ export async function runCommand(options: RunCommandOptions, deps: RunCommandDep
     (options.json ? console.error : console.log)(
       `\nRun directory: ${result.dir}\nReport: ${written.join(", ")}`,
     );
+    if (result.failed > 0) {
+      console.error(failedAdvice(result.failed, result.manifest, result.dir));
+      return 1;
+    }
     return 0;
   } catch (error) {
     progress?.finish();
@@ -229,29 +249,23 @@ function resumeAdvice(runDir: string, error: unknown): string {
   return `What was recorded is in ${runDir}; once fixed, resume with: ${resume}`;
 }
 
-/** The lab's refusal (not root, a missing kernel piece, no netem for a round trip), for a new or resumed run. */
-async function labRefusalOf(
-  plan: Plan | undefined,
-  options: RunCommandOptions,
-  deps: RunCommandDeps,
-): Promise<string | null> {
-  if (!deps.labRefusal) return null;
-  const checked =
-    plan ??
-    (options.resume
-      ? await readManifest(options.resume).then(
-          (manifest) => manifest.plan,
-          () => undefined,
-        )
-      : undefined);
-  return checked ? deps.labRefusal(checked, options.unshaped === true) : null;
-}
-
-/** A resumed AWS run gets the same preflight (credentials may have been renewed, the server extended). */
-async function resumePreflight(dir: string, dryRun: boolean): Promise<boolean> {
-  const manifest = await readManifest(dir);
-  if (!manifest.plan.targets.some((t) => t.platform === "aws") && !dryRun) return true;
-  return (await checkBeforeRun(manifest.plan, { dryRun })).ok;
+/**
+ * A complete run with failed invocations exits non-zero (scripts and CI read the exit code).
+ * Failures are results and stay recorded; a failure the platform caused (an expired login, a
+ * lab taken away) pauses the run instead, so what is here failed in the function itself.
+ */
+function failedAdvice(failed: number, manifest: RunManifest, dir: string): string {
+  const planned = manifest.cells.reduce((sum, cell) => sum + cell.repetitions * (cell.environments ?? 1), 0);
+  const { preset, configPath, regions } = manifest.source;
+  const again = [
+    "lambda-netbench run",
+    configPath ? `--config ${configPath}` : `--preset ${preset ?? "quick"}`,
+    ...(regions ? [`--regions ${regions.join(",")}`] : []),
+  ].join(" ");
+  return (
+    `Failed: ${failed} of ${planned} invocations failed; they are recorded (the report lists why, ${dir}/results.jsonl has each error).\n` +
+    `Nothing is left to resume: once the cause is fixed, measure again with: ${again}`
+  );
 }
 
 async function confirmAws(

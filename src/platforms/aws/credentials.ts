@@ -24,11 +24,6 @@ export function missingCredentialsHelp(): string {
     : "set AWS_PROFILE (then `aws sso login` for SSO profiles), or AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (and AWS_SESSION_TOKEN for temporary keys), or run on a machine with a role";
 }
 
-/** How to log in again once temporary credentials or the SSO session have expired (login-advice.ts). */
-export function loginAgainHelp(): string {
-  return loginAdvice().text;
-}
-
 /**
  * Resolves once, before any AWS API call, so "no credentials" is a clear error naming what to
  * set instead of a failure halfway through; returns the provider the clients then use.

@@ -12,12 +12,7 @@ import {
 import { type ServerTemplateOptions, serverResources } from "./server-template.js";
 import { type VpcVariantOptions, vpcAgentOutputs, vpcAgentResources } from "./vpc-variant.js";
 
-export {
-  amiParameterName,
-  instanceArchitecture,
-  type ServerTemplateOptions,
-  serverLogicalId,
-} from "./server-template.js";
+export { instanceArchitecture, type ServerTemplateOptions } from "./server-template.js";
 
 /** What the region's stack holds; the template is a pure function of it. */
 export interface StackTemplateOptions {

@@ -1,11 +1,12 @@
 import { checkShapedLab } from "./capabilities.js";
 import { checkIperf3FlowCap, iperf3ServerKindOf } from "./iperf3-servers.js";
-import { type LabUpOptions, labDown, labUp, runningLab } from "./lab.js";
+import { type LabUpOptions, labDown, labStatus, labUp, runningLab } from "./lab.js";
+import { describeHolder, LabBusy, otherLiveHolder, thisProcessAsHolder } from "./lab-holder.js";
 import { environmentNamespace } from "./lab-names.js";
 import { LabRefusal } from "./lab-refusal.js";
 import { deleteNamespace } from "./namespaces.js";
 import type { ChosenProfile } from "./profiles.js";
-import { type LabState, processStartTicks, writeLabState } from "./state-file.js";
+import { type LabState, readLabState, writeLabState } from "./state-file.js";
 
 /**
  * Lab ownership: a platform uses a running lab (from `lab up`) or brings one up for itself
@@ -47,22 +48,39 @@ export async function attachLab(
   }
   // a lab started with the stock iperf3 server cannot pace this profile's streams
   if (state) checkIperf3FlowCap(iperf3ServerKindOf(state.iperf3.server), chosen.flowCapBitsPerSecond);
+  const holder = await thisProcessAsHolder();
   if (!state) {
-    const started = await labUp({ ...options, labName, profile: profile.name }, chosen);
-    started.user = { pid: process.pid, startTicks: (await processStartTicks(process.pid)) ?? 0 };
+    const started = await labUp({ ...options, labName, profile: profile.name, holder }, chosen);
     return { state: started, ownsLab: true };
   }
-  if (
-    state.user &&
-    state.user.pid !== process.pid &&
-    (await processStartTicks(state.user.pid)) === state.user.startTicks
-  ) {
-    throw new Error(
-      `lab ${labName} is in use by process ${state.user.pid}; wait for it or use a private lab`,
-    );
-  }
-  state.user = { pid: process.pid, startTicks: (await processStartTicks(process.pid)) ?? 0 };
+  const other = await otherLiveHolder(state);
+  if (other) throw new LabBusy(labName, other, "wait for it to finish, or use another lab");
+  state.user = holder;
   return { state, ownsLab: false };
+}
+
+/**
+ * Why this process no longer has its lab, or null while it does: someone took it down
+ * (`lab down --force`), brought it up anew, or its servers stopped. Asked after an invocation
+ * failed, so that a failure the environment caused pauses the run instead of being recorded.
+ */
+export async function lostLabReason(attachment: LabAttachment): Promise<string | null> {
+  const replaced = await replacedLabReason(attachment);
+  if (replaced) return replaced;
+  const { labName } = attachment.state;
+  const status = await labStatus(labName);
+  return status.up ? null : `lab ${labName} stopped working under this run: ${status.problems.join("; ")}`;
+}
+
+/** Why the lab on disk is no longer the one this process attached to, or null. */
+async function replacedLabReason(attachment: LabAttachment): Promise<string | null> {
+  const { labName, createdAt } = attachment.state;
+  const current = await readLabState(labName);
+  if (!current) return `lab ${labName} was taken down while this run was using it`;
+  if (current.createdAt !== createdAt)
+    return `lab ${labName} was brought up again by another process while this run was using it`;
+  const other = await otherLiveHolder(current);
+  return other ? `lab ${labName} was taken over by ${describeHolder(other)}` : null;
 }
 
 /** Environments of an earlier user that crashed: ours now, so remove them. */
@@ -72,8 +90,12 @@ export async function removeEarlierEnvironments(state: LabState): Promise<void> 
     await deleteNamespace(environmentNamespace(state.labName, i));
 }
 
-/** Takes the lab down if this process brought it up, else marks it free again. */
+/**
+ * Takes the lab down if this process brought it up, else marks it free again; a lab that is
+ * no longer the one this process attached to (taken down, brought up anew) is left alone.
+ */
 export async function detachLab(attachment: LabAttachment): Promise<void> {
+  if ((await replacedLabReason(attachment)) !== null) return;
   if (attachment.ownsLab) {
     await labDown(attachment.state.labName);
     return;

@@ -16,6 +16,7 @@ import {
   setIperf3FlowCap,
   startIperf3Servers,
 } from "./iperf3-servers.js";
+import { type LabHolder, refuseIfHeld } from "./lab-holder.js";
 import {
   CLOUD_SERVICE_ADDRESS,
   checkLabName,
@@ -49,6 +50,11 @@ export interface LabUpOptions {
   mode?: "shaped" | "unshaped";
   /** Which iperf3 server the cloud side runs (default: ours). */
   iperf3Server?: Iperf3ServerKind;
+  /**
+   * The process that will use the lab, recorded from the first write of the state file (a
+   * platform bringing the lab up for itself), so no second process sees it free meanwhile.
+   */
+  holder?: LabHolder;
 }
 
 export const DEFAULT_ENVIRONMENTS = 4;
@@ -81,6 +87,8 @@ export async function labUp(
   checkBuilt();
   const reason = shaped ? null : "unshaped mode requested";
 
+  // a lab someone is measuring on is never replaced behind their back
+  await refuseIfHeld(labName, "wait for it to finish, or use another lab");
   // a crashed run's leftovers: this lab's own, and private labs whose owner is gone
   await removeLab(labName);
   await removeOrphanedLabs();
@@ -110,7 +118,7 @@ export async function labUp(
       s3ConnectionBytesPerSecond: chosen.s3RequestBytesPerSecond,
     },
     processes: [],
-    user: null,
+    user: options.holder ?? null,
     hostCores: os.availableParallelism(),
   };
   try {
@@ -174,8 +182,21 @@ export async function labUp(
   }
 }
 
-export async function labDown(labName: string = DEFAULT_LAB_NAME): Promise<string[]> {
+/**
+ * Removes the lab. Refused (LabBusy) while another process holds it, unless `force`: a run
+ * whose lab is taken away pauses (the local platform notices), and `run --resume` redoes what
+ * it could not record.
+ */
+export async function labDown(
+  labName: string = DEFAULT_LAB_NAME,
+  options: { force?: boolean } = {},
+): Promise<string[]> {
   checkLabName(labName);
+  if (!options.force)
+    await refuseIfHeld(
+      labName,
+      "lab down --force takes it away anyway (that run then pauses, and run --resume redoes what it could not record)",
+    );
   return removeLab(labName);
 }
 

@@ -6,7 +6,12 @@ import type { LabProfile } from "../../plan/lab-profile.js";
 import { lambdaArchitectureName } from "../../probes/info.js";
 import type { InvocationOutcome } from "../../results/invocation-outcome.js";
 import type { PlatformFacts } from "../../results/platform-facts.js";
-import type { EnvironmentVariant, Platform, ProbeEndpoints } from "../../runner/platform.js";
+import {
+  type EnvironmentVariant,
+  type Platform,
+  type ProbeEndpoints,
+  RunPausedError,
+} from "../../runner/platform.js";
 import { agentNode } from "./agent-node.js";
 import type { FunctionCode } from "./agent-process.js";
 import { hostCgroups } from "./cgroup-choice.js";
@@ -17,7 +22,13 @@ import { EnvironmentPool, type Slot } from "./environment-pool.js";
 import { labFleetProblem } from "./fleet-capacity.js";
 import { iperf3ServerKindOf, setIperf3FlowCap } from "./iperf3-servers.js";
 import type { LabUpOptions } from "./lab.js";
-import { attachLab, detachLab, type LabAttachment, removeEarlierEnvironments } from "./lab-attachment.js";
+import {
+  attachLab,
+  detachLab,
+  type LabAttachment,
+  lostLabReason,
+  removeEarlierEnvironments,
+} from "./lab-attachment.js";
 import { DEFAULT_LAB_NAME } from "./lab-names.js";
 import { LabRefusal } from "./lab-refusal.js";
 import { inNamespace } from "./namespaces.js";
@@ -212,10 +223,29 @@ export class LocalPlatform implements Platform {
     return environmentShape(this.profile, memoryMb, this.state.hostCores);
   }
 
+  /**
+   * One invocation in an environment. A failed one is checked against the lab: when the lab
+   * was taken away from this run (`lab down --force`, a new `lab up`, its servers killed), the
+   * failure is the lab's, not the function's, so the run pauses (RunPausedError: nothing is
+   * recorded) and `run --resume` redoes the invocation once the lab is back.
+   */
   async invoke(
     variant: EnvironmentVariant,
     event: AgentEventInput,
     options: { signal?: AbortSignal; timeoutSeconds?: number; code?: FunctionCode } = {},
+  ): Promise<InvocationOutcome> {
+    const outcome = await this.invokeInEnvironment(variant, event, options);
+    if (outcome.failure || !outcome.response?.ok) {
+      const lost = await lostLabReason(this.attachment);
+      if (lost) throw new RunPausedError(`${lost}; this invocation was not recorded`);
+    }
+    return outcome;
+  }
+
+  private async invokeInEnvironment(
+    variant: EnvironmentVariant,
+    event: AgentEventInput,
+    options: { signal?: AbortSignal; timeoutSeconds?: number; code?: FunctionCode },
   ): Promise<InvocationOutcome> {
     const startedAt = new Date().toISOString();
     const startMs = performance.now();

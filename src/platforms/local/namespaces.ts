@@ -72,10 +72,6 @@ export async function addDefaultRoute(namespace: string, via: string): Promise<v
   await runCommand("ip", ["-n", namespace, "route", "replace", "default", "via", via]);
 }
 
-export async function deleteLink(namespace: string, device: string): Promise<void> {
-  await runCommand("ip", ["-n", namespace, "link", "delete", device], { allowFailure: true });
-}
-
 /** Arguments that run a command inside a namespace without remounting /sys (cgroups stay visible). */
 export function inNamespace(namespace: string | null, file: string, args: string[]): [string, string[]] {
   if (namespace === null) return [file, args];

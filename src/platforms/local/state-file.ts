@@ -43,8 +43,8 @@ export interface LabState {
     s3ConnectionBytesPerSecond: number | null;
   };
   processes: LabProcess[];
-  /** The process using the lab's environments now (one platform at a time per lab). */
-  user: { pid: number; startTicks: number } | null;
+  /** The process using the lab's environments now (one platform at a time per lab): lab-holder.ts. */
+  user: { pid: number; startTicks: number; command?: string } | null;
   hostCores: number;
 }
 

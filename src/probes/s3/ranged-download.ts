@@ -1,6 +1,6 @@
 import type { IntervalSampler } from "../interval-sampler.js";
 import { ProbeError } from "../probe-error.js";
-import { backoffDelayMs, sleepUnlessAborted } from "../retry-backoff.js";
+import { backoffDelayMs } from "../retry-backoff.js";
 import { ConnectionRamp, type RampStep } from "./connection-ramp.js";
 import { Http1Connection } from "./http1-connection.js";
 import { isRetryableStatus, parseS3ErrorBody, s3ResponseError } from "./s3-errors.js";
@@ -164,6 +164,28 @@ export class RangedDownload {
     if (this.failure) return;
     this.failure = error;
     for (const connection of this.connections) connection.destroy(error);
+    for (const wake of this.sleepers) wake();
+  }
+
+  /**
+   * Waits between retries of a part, or until the download fails (its deadline included, which
+   * `run` turns into a failure). The workers wait on this list rather than each adding a
+   * listener to the probe's one deadline signal: ten connections backing off at once made
+   * eleven listeners on it, and Node warned of a leak (MaxListenersExceededWarning).
+   */
+  private readonly sleepers = new Set<() => void>();
+
+  private backoff(ms: number): Promise<void> {
+    if (this.failure) return Promise.resolve();
+    return new Promise((resolve) => {
+      const wake = () => {
+        clearTimeout(timer);
+        this.sleepers.delete(wake);
+        resolve();
+      };
+      const timer = setTimeout(wake, ms);
+      this.sleepers.add(wake);
+    });
   }
 
   private async worker(id: number): Promise<void> {
@@ -203,10 +225,7 @@ export class RangedDownload {
         }
         part.retries += 1;
         this.retries += 1;
-        await sleepUnlessAborted(
-          backoffDelayMs(part.retries, this.options.backoffBaseMs),
-          this.options.signal,
-        );
+        await this.backoff(backoffDelayMs(part.retries, this.options.backoffBaseMs));
         if (this.failure) throw this.failure;
       }
     }

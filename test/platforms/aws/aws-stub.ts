@@ -1,5 +1,8 @@
 // biome-ignore-all lint/suspicious/noExplicitAny: walks untyped JSON documents and raw SDK transport objects
+
 import { Readable } from "node:stream";
+import { afterEach, beforeEach } from "node:test";
+import { awsTestHooks } from "../../../src/cli/commands/aws-session.js";
 
 /**
  * A stub of AWS's HTTP side for the real SDK clients: it parses each signed request into
@@ -357,5 +360,41 @@ export function accountSettings(concurrentExecutions: number, unreserved: number
       UnreservedConcurrentExecutions: unreserved,
     },
     AccountUsage: { TotalCodeSize: 1024, FunctionCount: 1 },
+  });
+}
+
+/** What one test of the CLI on the stubbed transport sees: the stub and every console line. */
+export interface StubbedAwsSession {
+  stub: AwsStub;
+  out: string[];
+}
+
+/**
+ * The set-up every CLI test on stubbed AWS shares, per test: a fresh AwsStub as the SDK clients'
+ * transport (through awsTestHooks) with test credentials, `fast` retries and waits when asked,
+ * console.log and console.error captured; afterwards all of it undone and the exit code reset.
+ * `onEach` receives the session before each test (assign it to the describe block's variables).
+ */
+export function useStubbedAws(
+  onEach: (session: StubbedAwsSession) => void,
+  options: { fast?: boolean } = {},
+): void {
+  const original = { log: console.log, error: console.error };
+  beforeEach(() => {
+    const session: StubbedAwsSession = { stub: new AwsStub(), out: [] };
+    awsTestHooks.requestHandler = session.stub.handler;
+    awsTestHooks.credentials = testCredentials;
+    if (options.fast) awsTestHooks.fast = true;
+    console.log = (...args: unknown[]) => session.out.push(args.join(" "));
+    console.error = (...args: unknown[]) => session.out.push(args.join(" "));
+    onEach(session);
+  });
+  afterEach(() => {
+    console.log = original.log;
+    console.error = original.error;
+    delete awsTestHooks.requestHandler;
+    delete awsTestHooks.credentials;
+    delete awsTestHooks.fast;
+    process.exitCode = 0;
   });
 }

@@ -14,31 +14,14 @@ import {
   restJsonError,
   stackDoesNotExist,
   testCredentials,
+  useStubbedAws,
 } from "./aws-stub.js";
 
 /** The commands end to end: options -> SDK clients -> (stubbed) AWS -> what the user sees. */
 describe("quota/deploy/teardown commands", () => {
   let stub: AwsStub;
   let out: string[];
-  const originalLog = console.log;
-  const originalError = console.error;
-  beforeEach(() => {
-    stub = new AwsStub();
-    out = [];
-    awsTestHooks.requestHandler = stub.handler;
-    awsTestHooks.credentials = testCredentials;
-    awsTestHooks.fast = true;
-    console.log = (...args: unknown[]) => out.push(args.join(" "));
-    console.error = (...args: unknown[]) => out.push(args.join(" "));
-  });
-  afterEach(() => {
-    console.log = originalLog;
-    console.error = originalError;
-    delete awsTestHooks.requestHandler;
-    delete awsTestHooks.credentials;
-    delete awsTestHooks.fast;
-    process.exitCode = 0;
-  });
+  useStubbedAws((session) => ({ stub, out } = session), { fast: true });
   const run = (...argv: string[]) => buildProgram().parseAsync(["node", "lambda-netbench", ...argv]);
 
   test("quota get over two regions: one row each, the value in force per region", async () => {

@@ -1,0 +1,64 @@
+// Which tier each test file belongs to, read from test/tiers.json (docs/testing.md). Plain
+// JavaScript so the test runner needs nothing compiled; test/tiers.test.ts checks the manifest.
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+
+/** In the order `npm test` runs them: fastest first, so a broken unit fails within minutes. */
+export const TIER_NAMES = ["unit", "integration", "lab", "e2e", "vm"];
+
+export const MANIFEST = "test/tiers.json";
+
+/** Every test file under `dir`, sorted, with forward slashes. */
+export function findTestFiles(dir = "test") {
+  return readdirSync(dir, { withFileTypes: true })
+    .flatMap((entry) => {
+      const path = join(dir, entry.name);
+      if (entry.isDirectory()) return findTestFiles(path);
+      return entry.name.endsWith(".test.ts") ? [path] : [];
+    })
+    .sort();
+}
+
+/** The manifest as written: tier name (or "alone") -> file paths and folder prefixes ending in "/". */
+export function loadManifest(path = MANIFEST) {
+  const { $comment, ...lists } = JSON.parse(readFileSync(path, "utf8"));
+  return lists;
+}
+
+function matches(entry, file) {
+  return entry.endsWith("/") ? file.startsWith(entry) : file === entry;
+}
+
+/** The tier of one file: the tier whose list names it (or its folder); unit when none does. */
+export function tierOf(file, manifest) {
+  for (const tier of TIER_NAMES) {
+    if ((manifest[tier] ?? []).some((entry) => matches(entry, file))) return tier;
+  }
+  return "unit";
+}
+
+/** True for a timing-sensitive file that must have the machine to itself. */
+export function runsAlone(file, manifest) {
+  return (manifest.alone ?? []).some((entry) => matches(entry, file));
+}
+
+/** Problems with the manifest: unknown lists, entries naming nothing, files listed in two tiers. */
+export function manifestProblems(manifest, files) {
+  const problems = [];
+  for (const [list, entries] of Object.entries(manifest)) {
+    if (list !== "alone" && !TIER_NAMES.includes(list)) {
+      problems.push(`${MANIFEST}: "${list}" is not a tier (tiers: ${TIER_NAMES.join(", ")}, or "alone")`);
+      continue;
+    }
+    for (const entry of entries) {
+      // a folder entry may name a folder that other branches fill (e.g. test/rehearsal/)
+      if (!entry.endsWith("/") && !files.includes(entry))
+        problems.push(`${MANIFEST}: "${entry}" in "${list}" is not a test file`);
+    }
+  }
+  for (const file of files) {
+    const tiers = TIER_NAMES.filter((tier) => (manifest[tier] ?? []).some((entry) => matches(entry, file)));
+    if (tiers.length > 1) problems.push(`${MANIFEST}: ${file} is listed in ${tiers.join(" and ")}`);
+  }
+  return problems;
+}

@@ -1,0 +1,109 @@
+/**
+ * What the stock-kernel guest study measures and reports (GuestReport), and the profiles it
+ * uses: shared by the guest (guest-study.ts) and the host test that judges the report.
+ */
+export const RESULT_MARKER = "LNB-STOCK-KERNEL-RESULT ";
+export const PROFILE_NAME = "stock-100";
+export const MEMORY_MB = 1024;
+export const ROUND_TRIP_MS = 20;
+export const RATE_MEGABITS_PER_SECOND = 100;
+
+/** The custom profile of the study: 100 Mbit/s both ways, 20 ms round trip, no burst. */
+export const customProfile = {
+  name: PROFILE_NAME,
+  description: "stock-kernel test: 100 Mbit/s, 20 ms round trip, no burst",
+  download: [{ memoryMb: 128, megabitsPerSecond: RATE_MEGABITS_PER_SECOND }],
+  upload: [{ memoryMb: 128, megabitsPerSecond: RATE_MEGABITS_PER_SECOND }],
+  burst: null,
+  roundTripMs: ROUND_TRIP_MS,
+};
+
+export const FLOW_MEGABITS_PER_SECOND = 40;
+/** Checked after the study, in a private lab: a per-flow cap under the link, with the round trip. */
+export const flowCappedProfile = {
+  name: "stock-flow",
+  description: "stock-kernel test: 100 Mbit/s link, 40 Mbit/s per flow, 20 ms round trip",
+  download: [{ memoryMb: 128, megabitsPerSecond: RATE_MEGABITS_PER_SECOND }],
+  upload: [{ memoryMb: 128, megabitsPerSecond: RATE_MEGABITS_PER_SECOND }],
+  burst: null,
+  roundTripMs: ROUND_TRIP_MS,
+  flowMegabitsPerSecond: FLOW_MEGABITS_PER_SECOND,
+};
+
+export interface CommandRun {
+  command: string;
+  exitCode: number;
+  /** Last 4 KB of stdout and stderr. */
+  outputTail: string;
+  seconds: number;
+}
+
+export interface StudyRecord {
+  probe: string;
+  probeLabel: string;
+  direction: string | null;
+  ok: boolean;
+  megabitsPerSecond: number | null;
+  /** iperf3's sum_received rate: what crossed the link, where the headline may be sum_sent. */
+  receivedMegabitsPerSecond: number | null;
+  error: { kind: string; message: string } | null;
+  detail: unknown;
+}
+
+/** What the guest found; any field null when its step did not get that far (see `errors`). */
+export interface GuestReport {
+  kernel: string;
+  cgroupMounts: string[];
+  /** The CLI study: lab up --config --profile, run --config, lab down. */
+  labUp: CommandRun | null;
+  run: CommandRun | null;
+  labDown: CommandRun | null;
+  manifestPlatform: {
+    unshaped: boolean;
+    quotaBitsPerSecond: number | null;
+    details: Record<string, unknown>;
+  } | null;
+  records: StudyRecord[];
+  /** cpu.max files of lab cgroups seen while the study ran: path -> content. */
+  cpuMaxSeen: Record<string, string>;
+  /** Qdiscs of the lab's namespaces while the study ran (`tc qdisc show` per namespace). */
+  qdiscsSeen: Record<string, string>;
+  /** Left behind after `lab down`, compared with before `lab up`. */
+  leftAfterLabDown: {
+    namespaces: string[];
+    cgroups: string[];
+    processes: string[];
+    runFiles: string[];
+  } | null;
+  /** Tails of the lab's logs (/run/lnblab*), kept when a CLI step failed. */
+  labLogs: Record<string, string>;
+  /** The checks through the platform API. */
+  platformChecks: {
+    facts: { unshaped: boolean; details: Record<string, unknown> } | null;
+    infoCpuQuotaCores: number | null;
+    infoMemoryLimitMb: number | null;
+    cpuBurnCores: number | null;
+    iperf3: Array<{
+      direction: "upload" | "download";
+      probeBitsPerSecond: number[];
+      stockBitsPerSecond: number[];
+    }>;
+    /** TCP connect (one round trip) and time to first byte of an HTTPS GET to the lab's S3 server, seconds. */
+    curl: Array<{ connectSeconds: number; firstByteSeconds: number }>;
+    ping: { averageMs: number } | null;
+    oom: { kind: string | null; message: string | null; durationSeconds: number } | null;
+    afterOom: { ok: boolean; cold: boolean | null } | null;
+  };
+  /**
+   * sch_fq `maxrate` under tbf under netem, on a real kernel: stock iperf3 client and server (a
+   * server of the guest's own, which paces nothing) in a private lab on flowCappedProfile.
+   */
+  flowCap: {
+    /** `tc qdisc show` of the environment's and the cloud's namespace. */
+    qdiscs: Record<string, string>;
+    runs: Array<{ streams: number; reverse: boolean; receivedBitsPerSecond: number }>;
+    /** The private lab's namespaces still there after dispose. */
+    leftNamespaces: string[];
+  } | null;
+  errors: string[];
+}
