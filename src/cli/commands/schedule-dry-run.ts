@@ -1,5 +1,4 @@
-import type { Plan } from "../../plan/plan-schema.js";
-import type { RunManifest } from "../../results/manifest.js";
+import type { CreateScheduleOptions } from "../../scheduled-studies/schedule-create.js";
 import { awsTestHooks } from "./aws-session.js";
 import { scheduledLambdaCost, withClients } from "./schedule-session.js";
 
@@ -8,16 +7,13 @@ import { scheduledLambdaCost, withClients } from "./schedule-session.js";
  * create would make, with every call that changes something held back by the planned-call
  * recorder (reads are sent, so the listing reflects the account). Creates nothing.
  */
-export interface ScheduleDryRunOptions {
+export type ScheduleDryRunOptions = Pick<
+  CreateScheduleOptions,
+  "name" | "expression" | "timezone" | "plan" | "source" | "parallelism"
+> & {
   region: string;
-  name: string;
-  expression: string;
-  timezone: string;
-  plan: Plan;
-  source: RunManifest["source"];
-  parallelism: number;
   write?: (text: string) => void;
-}
+};
 
 export async function scheduleDryRun(options: ScheduleDryRunOptions): Promise<number> {
   const write = options.write ?? ((text: string) => console.log(text));

@@ -93,22 +93,7 @@ export async function publishVariants(
     );
     initial ??= { memoryMb: current.MemorySize, arch: current.Architectures?.[0] };
     latest = { memoryMb: current.MemorySize, arch: current.Architectures?.[0] };
-    if (current.Architectures?.[0] !== arch) {
-      options.log?.(`switching ${functionName} to ${arch}`);
-      await retrying(
-        () =>
-          lambda.send(
-            new UpdateFunctionCodeCommand({
-              FunctionName: functionName,
-              S3Bucket: options.code.bucket,
-              S3Key: options.code.key,
-              Architectures: [arch],
-            }),
-          ),
-        options,
-      );
-      await waitUpdated(lambda, options);
-    }
+    if (current.Architectures?.[0] !== arch) await switchArchitecture(lambda, arch, options, "to");
     for (const memoryMb of sizes) {
       await retrying(
         () =>
@@ -152,6 +137,30 @@ export async function publishVariants(
   return published;
 }
 
+/** $LATEST's code for `arch` (an architecture change is a code update in Lambda), then waits. */
+async function switchArchitecture(
+  lambda: LambdaClient,
+  arch: Architecture,
+  options: VersionOptions,
+  words: "to" | "back to",
+): Promise<void> {
+  const functionName = options.functionName ?? agentFunctionName;
+  options.log?.(`switching ${functionName} ${words} ${arch}`);
+  await retrying(
+    () =>
+      lambda.send(
+        new UpdateFunctionCodeCommand({
+          FunctionName: functionName,
+          S3Bucket: options.code.bucket,
+          S3Key: options.code.key,
+          Architectures: [arch],
+        }),
+      ),
+    options,
+  );
+  await waitUpdated(lambda, options);
+}
+
 /**
  * $LATEST back to the memory and architecture it had (the stack template's): the published
  * versions keep theirs, and the next deploy must not find $LATEST drifted to the last size.
@@ -163,22 +172,8 @@ async function restoreLatest(
   options: VersionOptions,
 ): Promise<void> {
   const functionName = options.functionName ?? agentFunctionName;
-  if (initial.arch && initial.arch !== latest.arch) {
-    options.log?.(`switching ${functionName} back to ${initial.arch}`);
-    await retrying(
-      () =>
-        lambda.send(
-          new UpdateFunctionCodeCommand({
-            FunctionName: functionName,
-            S3Bucket: options.code.bucket,
-            S3Key: options.code.key,
-            Architectures: [initial.arch as Architecture],
-          }),
-        ),
-      options,
-    );
-    await waitUpdated(lambda, options);
-  }
+  if (initial.arch && initial.arch !== latest.arch)
+    await switchArchitecture(lambda, initial.arch as Architecture, options, "back to");
   if (initial.memoryMb !== undefined && initial.memoryMb !== latest.memoryMb) {
     await retrying(
       () =>
