@@ -5,8 +5,8 @@ import { type StockServer, startStockServer } from "./iperf3-support/stock-serve
 
 /**
  * `probe iperf3 --bytes N` against the stock iperf3 3.12 server: N is the total over all
- * streams (iperf3's -n), so exactly N bytes go out, the stock server counts N, and our -J
- * document says N on both sides. The stock server runs with -J, so its own count is read
+ * streams (iperf3's -n), so exactly N bytes go out, never more reach the stock server, and our
+ * -J document says what each side counted. The stock server runs with -J, so its own count is read
  * from its own document, not from ours.
  */
 const LIMIT_BYTES = 1_048_576;
@@ -53,7 +53,15 @@ describe("probe iperf3 --bytes against stock iperf3 3.12: the limit is the total
         });
         const ours = (run.document as unknown as { end: Sums }).end;
         assert.equal(ours.sum_sent.bytes, LIMIT_BYTES, `${label}: our sum_sent`);
-        assert.equal(ours.sum_received.bytes, LIMIT_BYTES, `${label}: our sum_received`);
+        // An upload's receiver side is the server's own count, and the protocol lets the server
+        // stop counting at TEST_END with the last bytes still unread (stock iperf3's client has
+        // the same race): never more than was sent, and exactly what the server says it read.
+        if (reverse) assert.equal(ours.sum_received.bytes, LIMIT_BYTES, `${label}: our sum_received`);
+        else
+          assert.ok(
+            ours.sum_received.bytes <= LIMIT_BYTES,
+            `${label}: our sum_received ${ours.sum_received.bytes}`,
+          );
         assert.ok(
           ours.sum_sent.seconds < 5,
           `${label}: ended on the limit (${ours.sum_sent.seconds} s), not on the time`,
@@ -62,11 +70,16 @@ describe("probe iperf3 --bytes against stock iperf3 3.12: the limit is the total
         const stock = (await stockDocumentAfter(before)).end;
         // the 3.12 server's -J holds its own side only: what it wrote (-R) or what it read (upload)
         const stockSide = reverse ? stock.sum_sent : stock.sum_received;
-        assert.equal(
-          stockSide.bytes,
-          LIMIT_BYTES,
-          `${label}: the stock server ${reverse ? "sent" : "received"}`,
-        );
+        if (reverse) assert.equal(stockSide.bytes, LIMIT_BYTES, `${label}: the stock server sent`);
+        else {
+          // twice the limit here was the bug: every stream wrote before the first write counted
+          assert.ok(stockSide.bytes <= LIMIT_BYTES, `${label}: the stock server received ${stockSide.bytes}`);
+          assert.equal(
+            ours.sum_received.bytes,
+            stockSide.bytes,
+            `${label}: our receiver side is the server's count`,
+          );
+        }
       });
     }
   }
