@@ -92,6 +92,14 @@ function assertExit(result: { code: number | null; all: string }, code: number):
   assert.equal(result.code, code, `exit ${result.code}, expected ${code}:\n${result.all}`);
 }
 
+/** The agent's published versions ($LATEST is not one), as moto holds them. */
+async function listPublished(): Promise<string[]> {
+  const versions = await rehearsal.moto.lambda.send(
+    new ListVersionsByFunctionCommand({ FunctionName: "lambda-netbench-agent" }),
+  );
+  return (versions.Versions ?? []).map((v) => v.Version as string).filter((v) => v !== "$LATEST");
+}
+
 test("quota get, request, history: the value in force, one open request at a time, AWS Support's answer", {
   skip,
   timeout: 120_000,
@@ -419,9 +427,14 @@ test("schedule create, list, run-now, delete", { skip, timeout: 240_000 }, async
   assert.match(create.stdout, /schedule rehearsal in us-west-2: created/);
   assert.match(create.stdout, /2 iperf3 task\(s\) recorded as skipped/);
   t.diagnostic(
-    "moto keeps AWS::Scheduler::Schedule as a placeholder; the rehearsal creates the schedule from the nested stack's template, as CloudFormation would (placeholder-schedules.ts)",
+    "moto keeps AWS::Scheduler::ScheduleGroup and Schedule as placeholders; the rehearsal creates the group and the schedule in it from the nested stack's template, as CloudFormation would (placeholder-schedules.ts)",
   );
   await rehearsal.ticker.tick();
+  // where CloudFormation puts it: in its own group, which carries the tag
+  const inGroup = { Name: "lambda-netbench-rehearsal", GroupName: "lambda-netbench-rehearsal" };
+  assert.equal((await rehearsal.moto.scheduler.send(new GetScheduleCommand(inGroup))).State, "ENABLED");
+  const published = await listPublished();
+  assert.equal(published.length, 2, `versions ${published.join(", ")}`);
   const list = await cli(["schedule", "list", "--region", region]);
   assertExit(list, 0);
   assert.match(list.stdout, /rehearsal\s+rate\(1 day\)/);
@@ -442,9 +455,12 @@ test("schedule create, list, run-now, delete", { skip, timeout: 240_000 }, async
   assert.match(del.stdout, /schedule rehearsal in us-west-2: deleted \(2 alias\(es\), 3 plan object\(s\)\)/);
   await rehearsal.ticker.tick();
   await assert.rejects(
-    rehearsal.moto.scheduler.send(new GetScheduleCommand({ Name: "lambda-netbench-rehearsal" })),
+    rehearsal.moto.scheduler.send(new GetScheduleCommand(inGroup)),
     /ResourceNotFound|not found|does not exist/i,
   );
+  // the schedule's versions go with its aliases, so teardown later finds none to remove
+  assert.deepEqual(await listPublished(), []);
+  t.diagnostic(`versions ${published.join(", ")} deleted with the schedule's aliases`);
   const empty = await cli(["schedule", "list", "--region", region]);
   assert.match(empty.stdout, /no schedules in us-west-2/);
   assert.deepEqual(rehearsal.ticker.problems, []);
