@@ -92,6 +92,14 @@ function assertExit(result: { code: number | null; all: string }, code: number):
   assert.equal(result.code, code, `exit ${result.code}, expected ${code}:\n${result.all}`);
 }
 
+/** The agent's published versions ($LATEST is not one), as moto holds them. */
+async function listPublished(): Promise<string[]> {
+  const versions = await rehearsal.moto.lambda.send(
+    new ListVersionsByFunctionCommand({ FunctionName: "lambda-netbench-agent" }),
+  );
+  return (versions.Versions ?? []).map((v) => v.Version as string).filter((v) => v !== "$LATEST");
+}
+
 test("quota get, request, history: the value in force, one open request at a time, AWS Support's answer", {
   skip,
   timeout: 120_000,
@@ -404,7 +412,11 @@ test("run killed mid-run, then --resume: every cell recorded once", { skip, time
   }
 });
 
+/** Published versions no alias points at when teardown starts (a killed run's: resume re-points its aliases). */
+let versionsForTeardown: string[] = [];
+
 test("schedule create, list, run-now, delete", { skip, timeout: 240_000 }, async (t) => {
+  const before = await listPublished();
   const create = await cli([
     "schedule",
     "create",
@@ -419,9 +431,14 @@ test("schedule create, list, run-now, delete", { skip, timeout: 240_000 }, async
   assert.match(create.stdout, /schedule rehearsal in us-west-2: created/);
   assert.match(create.stdout, /2 iperf3 task\(s\) recorded as skipped/);
   t.diagnostic(
-    "moto keeps AWS::Scheduler::Schedule as a placeholder; the rehearsal creates the schedule from the nested stack's template, as CloudFormation would (placeholder-schedules.ts)",
+    "moto keeps AWS::Scheduler::ScheduleGroup and Schedule as placeholders; the rehearsal creates the group and the schedule in it from the nested stack's template, as CloudFormation would (placeholder-schedules.ts)",
   );
   await rehearsal.ticker.tick();
+  // where CloudFormation puts it: in its own group, which carries the tag
+  const inGroup = { Name: "lambda-netbench-rehearsal", GroupName: "lambda-netbench-rehearsal" };
+  assert.equal((await rehearsal.moto.scheduler.send(new GetScheduleCommand(inGroup))).State, "ENABLED");
+  const published = (await listPublished()).filter((v) => !before.includes(v));
+  assert.equal(published.length, 2, `versions ${published.join(", ")} besides ${before.join(", ")}`);
   const list = await cli(["schedule", "list", "--region", region]);
   assertExit(list, 0);
   assert.match(list.stdout, /rehearsal\s+rate\(1 day\)/);
@@ -442,8 +459,14 @@ test("schedule create, list, run-now, delete", { skip, timeout: 240_000 }, async
   assert.match(del.stdout, /schedule rehearsal in us-west-2: deleted \(2 alias\(es\), 3 plan object\(s\)\)/);
   await rehearsal.ticker.tick();
   await assert.rejects(
-    rehearsal.moto.scheduler.send(new GetScheduleCommand({ Name: "lambda-netbench-rehearsal" })),
+    rehearsal.moto.scheduler.send(new GetScheduleCommand(inGroup)),
     /ResourceNotFound|not found|does not exist/i,
+  );
+  // the schedule's versions go with its aliases: teardown removes only those left before
+  versionsForTeardown = await listPublished();
+  assert.deepEqual(versionsForTeardown, before);
+  t.diagnostic(
+    `versions ${published.join(", ")} deleted with the schedule's aliases; left for teardown: ${before.join(", ") || "none"}`,
   );
   const empty = await cli(["schedule", "list", "--region", region]);
   assert.match(empty.stdout, /no schedules in us-west-2/);
@@ -465,6 +488,8 @@ test("teardown: the command verifies, and a look at every service the tool touch
 }, async (t) => {
   const teardown = await cli(["teardown", "--region", region]);
   assertExit(teardown, 0);
+  assert.match(teardown.stdout, new RegExp(`stack deleted; ${versionsForTeardown.length} version\\(s\\)`));
+  assert.deepEqual(await listPublished(), []);
   assert.match(teardown.stdout, /verified: nothing tagged lambda-netbench remains in this region/);
   assert.match(teardown.stdout, /verified gone by name: .*role lambda-netbench-AgentRole-/);
   assert.match(teardown.stdout, /stays at 3000 Mbit\/s/);

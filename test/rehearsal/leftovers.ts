@@ -8,7 +8,7 @@ import {
   ResourceGroupsTaggingAPIClient,
 } from "@aws-sdk/client-resource-groups-tagging-api";
 import { ListBucketsCommand, S3Client } from "@aws-sdk/client-s3";
-import { ListSchedulesCommand, SchedulerClient } from "@aws-sdk/client-scheduler";
+import { ListScheduleGroupsCommand, ListSchedulesCommand, SchedulerClient } from "@aws-sdk/client-scheduler";
 import { ListStateMachinesCommand, SFNClient } from "@aws-sdk/client-sfn";
 import { GetParametersByPathCommand, SSMClient } from "@aws-sdk/client-ssm";
 import { REHEARSAL_CREDENTIALS } from "./rehearsal-credentials.js";
@@ -17,7 +17,7 @@ import { REHEARSAL_CREDENTIALS } from "./rehearsal-credentials.js";
  * Everything of ours still in the account, asked of moto directly, service by service, the way
  * an engineer checks after a teardown: stacks, functions, buckets, instances not terminated,
  * security groups, parameters, roles, instance profiles, log groups, state machines,
- * schedules, and anything tagged. Empty when teardown left nothing behind.
+ * schedules and their groups, and anything tagged. Empty when teardown left nothing behind.
  */
 export async function findLeftovers(motoUrl: string, region: string): Promise<string[]> {
   const common = { region, endpoint: motoUrl, credentials: REHEARSAL_CREDENTIALS };
@@ -55,8 +55,13 @@ export async function findLeftovers(motoUrl: string, region: string): Promise<st
     if (ours(group.logGroupName)) found.push(`log group ${group.logGroupName}`);
   const machines = await new SFNClient(common).send(new ListStateMachinesCommand({}));
   for (const m of machines.stateMachines ?? []) if (ours(m.name)) found.push(`state machine ${m.name}`);
-  const schedules = await new SchedulerClient(common).send(new ListSchedulesCommand({}));
-  for (const s of schedules.Schedules ?? []) if (ours(s.Name)) found.push(`schedule ${s.Name}`);
+  const scheduler = new SchedulerClient(common);
+  const schedules = await scheduler.send(new ListSchedulesCommand({}));
+  for (const s of schedules.Schedules ?? [])
+    if (ours(s.Name)) found.push(`schedule ${s.GroupName}/${s.Name}`);
+  const scheduleGroups = await scheduler.send(new ListScheduleGroupsCommand({}));
+  for (const g of scheduleGroups.ScheduleGroups ?? [])
+    if (ours(g.Name)) found.push(`schedule group ${g.Name}`);
   const tagged = await new ResourceGroupsTaggingAPIClient(common).send(
     new GetResourcesCommand({ TagFilters: [{ Key: "lambda-netbench" }] }),
   );
