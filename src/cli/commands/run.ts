@@ -1,3 +1,4 @@
+import { relative } from "node:path";
 import { createInterface } from "node:readline/promises";
 import type { Command } from "commander";
 import { PlanError } from "../../plan/expand-plan.js";
@@ -216,7 +217,7 @@ export async function runCommand(options: RunCommandOptions, deps: RunCommandDep
     const written = await writeReport(model, runReportFormats, result.dir);
     written.push(...(await printStreamsSection(result.dir, options.json === true)));
     (options.json ? console.error : console.log)(
-      `\nRun directory: ${result.dir}\nReport: ${written.join(", ")}`,
+      `\nRun directory: ${result.dir}\nReport: ${written.map((file) => relative(result.dir, file)).join(", ")}`,
     );
     if (result.failed > 0) {
       console.error(failedAdvice(result.failed, result.manifest, result.dir));
