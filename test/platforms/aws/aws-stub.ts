@@ -398,3 +398,66 @@ export function useStubbedAws(
     process.exitCode = 0;
   });
 }
+
+/** The agent function as a current stack leaves it ($LATEST at 2,048 MB, arm64). */
+export const deployedAgentConfig = {
+  FunctionName: "lambda-netbench-agent",
+  Runtime: "nodejs22.x",
+  MemorySize: 2048,
+  Architectures: ["arm64"],
+  State: "Active",
+  LastUpdateStatus: "Successful",
+};
+
+/**
+ * A region where `deploy --with-server` ran: the stack's outputs, the server's SSM secrets and
+ * ready status, the default quota, and the agent's versions and run aliases. Invoke is the
+ * caller's (each test answers it its own way).
+ */
+export function deployedRegion(options: {
+  secrets: { privateKeyPem: string; password: string };
+  padding: "pkcs1" | "oaep";
+  serverExpiresAt: string;
+}): AwsStub {
+  const quota = {
+    Quota: { QuotaCode: "L-14320ECE", QuotaName: "Network bandwidth per execution environment", Value: 625 },
+  };
+  const status = JSON.stringify({
+    version: "3.16",
+    padding: options.padding,
+    ports: "5201-5201",
+    instanceId: "i-1",
+  });
+  const config = deployedAgentConfig;
+  return new AwsStub()
+    .on(
+      "DescribeStacks",
+      describeStacks("UPDATE_COMPLETE", {
+        BucketName: "lambda-netbench-bucket-1a2b3c",
+        FunctionName: "lambda-netbench-agent",
+        AgentCodeKey: "agent/abc.zip",
+        ServerPublicIp: "198.18.0.1",
+        ServerPorts: "5201-5201",
+        ServerExpiresAt: options.serverExpiresAt,
+        ServerInstanceId: "i-1",
+      }),
+    )
+    .on("GetParameter", (request) => {
+      const name = String(request.input.Name);
+      const value = name.endsWith("private-key")
+        ? options.secrets.privateKeyPem
+        : name.endsWith("password")
+          ? options.secrets.password
+          : status;
+      return json({ Parameter: { Name: name, Type: "SecureString", Value: value } });
+    })
+    .on("GetServiceQuota", json(quota))
+    .on("GetAWSDefaultServiceQuota", json(quota))
+    .on("ListRequestedServiceQuotaChangeHistoryByQuota", json({ RequestedQuotas: [] }))
+    .on("GetFunctionConfiguration", restJson(config))
+    .on("UpdateFunctionConfiguration", restJson(config))
+    .on("GetFunction", restJson({ Configuration: config }))
+    .on("PublishVersion", restJson({ ...config, Version: "3" }, 201))
+    .on("GetAlias", restJson({ Name: "m2048-arm64", FunctionVersion: "2" }))
+    .on("UpdateAlias", restJson({ Name: "m2048-arm64", FunctionVersion: "3" }));
+}

@@ -4,22 +4,13 @@ import { AwsPlatform } from "../../../src/platforms/aws/aws-platform.js";
 import { CredentialsExpiredError } from "../../../src/platforms/aws/credentials.js";
 import { generateIperf3Secrets } from "../../../src/platforms/aws/iperf3-credentials.js";
 import { RunPausedError } from "../../../src/runner/platform.js";
-import { AwsStub, describeStacks, json, restJson, restJsonError, testCredentials } from "./aws-stub.js";
+import { type AwsStub, deployedRegion, restJson, restJsonError, testCredentials } from "./aws-stub.js";
 
 /**
  * Breakers 1, 5 and 6 at the platform: an expired login or the server's time-to-live pauses
  * the run (nothing recorded, so --resume redoes the cell); a busy server is retried.
  */
 const secrets = generateIperf3Secrets();
-const status = JSON.stringify({ version: "3.16", padding: "pkcs1", ports: "5201-5201", instanceId: "i-1" });
-const config = {
-  FunctionName: "lambda-netbench-agent",
-  Runtime: "nodejs22.x",
-  MemorySize: 2048,
-  Architectures: ["arm64"],
-  State: "Active",
-  LastUpdateStatus: "Successful",
-};
 const answer = (ok: boolean) => ({
   ok,
   probe: "iperf3",
@@ -32,41 +23,10 @@ const answer = (ok: boolean) => ({
 });
 
 async function platform(expiresAt: string, invoke: Parameters<AwsStub["on"]>[1][]) {
-  const quota = {
-    Quota: { QuotaCode: "L-14320ECE", QuotaName: "Network bandwidth per execution environment", Value: 625 },
-  };
-  const stub = new AwsStub()
-    .on(
-      "DescribeStacks",
-      describeStacks("UPDATE_COMPLETE", {
-        BucketName: "lambda-netbench-bucket-1a2b3c",
-        FunctionName: "lambda-netbench-agent",
-        AgentCodeKey: "agent/abc.zip",
-        ServerPublicIp: "198.18.0.1",
-        ServerPorts: "5201-5201",
-        ServerExpiresAt: expiresAt,
-        ServerInstanceId: "i-1",
-      }),
-    )
-    .on("GetParameter", (request) => {
-      const name = String(request.input.Name);
-      const value = name.endsWith("private-key")
-        ? secrets.privateKeyPem
-        : name.endsWith("password")
-          ? secrets.password
-          : status;
-      return json({ Parameter: { Name: name, Type: "SecureString", Value: value } });
-    })
-    .on("GetServiceQuota", json(quota))
-    .on("GetAWSDefaultServiceQuota", json(quota))
-    .on("ListRequestedServiceQuotaChangeHistoryByQuota", json({ RequestedQuotas: [] }))
-    .on("GetFunctionConfiguration", restJson(config))
-    .on("UpdateFunctionConfiguration", restJson(config))
-    .on("GetFunction", restJson({ Configuration: config }))
-    .on("PublishVersion", restJson({ ...config, Version: "3" }, 201))
-    .on("GetAlias", restJson({ Name: "m2048-arm64", FunctionVersion: "2" }))
-    .on("UpdateAlias", restJson({ Name: "m2048-arm64", FunctionVersion: "3" }))
-    .on("Invoke", ...invoke);
+  const stub = deployedRegion({ secrets, padding: "pkcs1", serverExpiresAt: expiresAt }).on(
+    "Invoke",
+    ...invoke,
+  );
   const opened = await AwsPlatform.open({
     region: "us-west-2",
     credentials: testCredentials,

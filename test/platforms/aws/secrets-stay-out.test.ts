@@ -7,7 +7,7 @@ import { validatePlan } from "../../../src/plan/load-plan.js";
 import { AwsPlatform } from "../../../src/platforms/aws/aws-platform.js";
 import { generateIperf3Secrets } from "../../../src/platforms/aws/iperf3-credentials.js";
 import { runPlan } from "../../../src/runner/run-plan.js";
-import { AwsStub, describeStacks, json, restJson, restJsonError } from "./aws-stub.js";
+import { type AwsStub, deployedRegion, restJson, restJsonError } from "./aws-stub.js";
 
 /**
  * The product's promise: secrets never reach logs or results. A whole run on the real runner,
@@ -35,14 +35,6 @@ const secretsInPlay = {
 const dir = mkdtempSync(join(tmpdir(), "lnb-secrets-"));
 after(() => rmSync(dir, { recursive: true, force: true }));
 
-const config = {
-  FunctionName: "lambda-netbench-agent",
-  Runtime: "nodejs22.x",
-  MemorySize: 2048,
-  Architectures: ["arm64"],
-  State: "Active",
-  LastUpdateStatus: "Successful",
-};
 const identity = (n: number) => ({ environmentId: "e1", invocationNumber: n, cold: n === 1 });
 const agentAnswer = (n: number, ok: boolean) =>
   restJson({
@@ -62,41 +54,11 @@ const agentAnswer = (n: number, ok: boolean) =>
   });
 
 function account(): AwsStub {
-  const quota = {
-    Quota: { QuotaCode: "L-14320ECE", QuotaName: "Network bandwidth per execution environment", Value: 625 },
-  };
-  const status = JSON.stringify({ version: "3.16", padding: "oaep", ports: "5201-5201", instanceId: "i-1" });
-  return new AwsStub()
-    .on(
-      "DescribeStacks",
-      describeStacks("UPDATE_COMPLETE", {
-        BucketName: "lambda-netbench-bucket-1a2b3c",
-        FunctionName: "lambda-netbench-agent",
-        AgentCodeKey: "agent/abc.zip",
-        ServerPublicIp: "198.18.0.1",
-        ServerPorts: "5201-5201",
-        ServerExpiresAt: new Date(Date.now() + 3 * 3_600_000).toISOString(),
-        ServerInstanceId: "i-1",
-      }),
-    )
-    .on("GetParameter", (request) => {
-      const name = String(request.input.Name);
-      const value = name.endsWith("private-key")
-        ? iperf3.privateKeyPem
-        : name.endsWith("password")
-          ? iperf3.password
-          : status;
-      return json({ Parameter: { Name: name, Type: "SecureString", Value: value } });
-    })
-    .on("GetServiceQuota", json(quota))
-    .on("GetAWSDefaultServiceQuota", json(quota))
-    .on("ListRequestedServiceQuotaChangeHistoryByQuota", json({ RequestedQuotas: [] }))
-    .on("GetFunctionConfiguration", restJson(config))
-    .on("UpdateFunctionConfiguration", restJson(config))
-    .on("GetFunction", restJson({ Configuration: config }))
-    .on("PublishVersion", restJson({ ...config, Version: "3" }, 201))
-    .on("GetAlias", restJson({ Name: "m2048-arm64", FunctionVersion: "2" }))
-    .on("UpdateAlias", restJson({ Name: "m2048-arm64", FunctionVersion: "3" }))
+  return deployedRegion({
+    secrets: iperf3,
+    padding: "oaep",
+    serverExpiresAt: new Date(Date.now() + 3 * 3_600_000).toISOString(),
+  })
     .on("DeleteAlias", { statusCode: 204, headers: {}, body: "" })
     .on("DeleteFunction", { statusCode: 204, headers: {}, body: "" })
     .on(
