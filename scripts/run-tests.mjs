@@ -1,30 +1,42 @@
-// Runs the test files with node's built-in runner (TypeScript through tsx), tier by tier:
-//   node scripts/run-tests.mjs                      every tier, in order (`npm test`)
+// Runs the test files with node's built-in runner (TypeScript through tsx):
+//   node scripts/run-tests.mjs                      every tier (`npm test`)
 //   node scripts/run-tests.mjs --tier unit          one tier (`npm run test:unit`); a comma list for several
-//   node scripts/run-tests.mjs FRAGMENT ...         the files whose path contains a fragment, each in its tier
-// Tiers come from test/tiers.json (docs/testing.md). Pure unit files run several at once under a
-// guard that fails any test starting a process or opening a socket; integration files two at a
-// time (loopback servers and child processes, mostly waiting); lab, e2e and vm files one at a
-// time, because they create namespaces and measure throughput, and on a 2-core machine parallel
-// files would disturb each other's timing. Files listed `alone` run by themselves after the rest
-// of their tier. No single test may run past 15 minutes: a hang fails loudly instead of stalling CI.
+//   node scripts/run-tests.mjs FRAGMENT ...         the files whose path contains a fragment
+// Tiers come from test/tiers.json (docs/testing.md). Two lanes run side by side:
+// - the measuring lane: the timing-sensitive files (listed "alone" or "paired"), tier by tier;
+//   an "alone" file has no other measuring file beside it, "paired" files (little CPU) two at a time;
+// - the shared lane: every other file, tier by tier (unit files several at once under a guard that
+//   fails any test starting a process or opening a socket), at the lowest CPU priority (nice 19),
+//   so it only takes CPU time a measurement leaves idle.
+// The run holds the machine-wide bench lock, so a benchmark elsewhere cannot overlap it and the
+// timing-sensitive files find the lock already theirs. No single test may run past 15 minutes:
+// a hang fails loudly instead of stalling CI.
 import { spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { createInterface } from "node:readline";
+import { fileURLToPath } from "node:url";
 import {
   findTestFiles,
   loadManifest,
   MANIFEST,
   manifestProblems,
-  runsAlone,
   TIER_NAMES,
   tierOf,
+  timingOf,
 } from "./test-tiers.mjs";
 
-/** How many files of a tier run at once, measured on the 2-core build machine (docs/testing.md). */
-const CONCURRENCY = { unit: 4, integration: 2, lab: 1, e2e: 1, vm: 1 };
+/** Files of a tier's shared part at once, measured on the 2-core build machine (docs/testing.md). */
+const SHARED_CONCURRENCY = { unit: 4, integration: 2, lab: 2, e2e: 2, vm: 1 };
+/** "paired" measuring files at once. */
+const PAIRED_CONCURRENCY = 2;
+const SHARED_NICENESS = 19;
 const UNIT_GUARD = "./test/helpers/unit-guard.ts";
+/** The lock test/helpers/bench-lock.ts takes; how long the run waits for it before going on without. */
+const BENCH_LOCK = "/tmp/lnb-bench.lock";
+const LOCK_WAIT_SECONDS = 900;
+const LOCK_CONFLICT_STATUS = 75;
 
 function parseArguments(argv) {
   const tiers = [];
@@ -52,23 +64,39 @@ function tapCounts(text) {
   };
 }
 
-/** One `node --test` over `files`; resolves with its counts and exit status. */
-function runBatch(tier, files, concurrency, scratch, index) {
-  const tap = join(scratch, `${tier}-${index}.tap`);
-  const imports = ["--import", "tsx", ...(tier === "unit" ? ["--import", UNIT_GUARD] : [])];
-  const args = [
+/** Copies a child's output line by line with a prefix naming its lane and tier. */
+function relay(stream, prefix, sink) {
+  createInterface({ input: stream }).on("line", (line) => sink.write(`${prefix}${line}\n`));
+}
+
+/** One `node --test` over a batch; resolves with its counts, exit status and times. */
+function runBatch(batch, scratch, index, prefixed) {
+  const tap = join(scratch, `${batch.lane}-${index}.tap`);
+  const imports = ["--import", "tsx", ...(batch.tier === "unit" ? ["--import", UNIT_GUARD] : [])];
+  const nodeArgs = [
     ...imports,
     "--test",
-    `--test-concurrency=${concurrency}`,
+    `--test-concurrency=${batch.concurrency}`,
     "--test-timeout=900000",
     "--test-reporter=spec",
     "--test-reporter-destination=stdout",
     "--test-reporter=tap",
     `--test-reporter-destination=${tap}`,
-    ...files,
+    ...batch.files,
   ];
+  const [command, args] = batch.nice
+    ? ["nice", ["-n", String(SHARED_NICENESS), process.execPath, ...nodeArgs]]
+    : [process.execPath, nodeArgs];
+  const startedMs = Date.now();
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, args, { stdio: "inherit" });
+    const child = spawn(command, args, {
+      stdio: ["ignore", prefixed ? "pipe" : "inherit", prefixed ? "pipe" : "inherit"],
+    });
+    if (prefixed) {
+      const prefix = `[${batch.lane} ${batch.tier}] `;
+      relay(child.stdout, prefix, process.stdout);
+      relay(child.stderr, prefix, process.stderr);
+    }
     child.once("exit", (code, signal) => {
       let counts = { tests: 0, passed: 0, failed: 0, skipped: 0 };
       try {
@@ -76,27 +104,116 @@ function runBatch(tier, files, concurrency, scratch, index) {
       } catch {
         // no TAP file: the runner itself died; the status says so below
       }
-      resolve({ ...counts, ok: code === 0 && signal === null });
+      resolve({ ...batch, ...counts, ok: code === 0 && signal === null, startedMs, endedMs: Date.now() });
     });
   });
 }
 
-async function runTier(tier, files, manifest, scratch) {
-  const together = files.filter((file) => !runsAlone(file, manifest));
-  const alone = files.filter((file) => runsAlone(file, manifest));
-  const batches = [
-    ...(together.length > 0 ? [{ files: together, concurrency: CONCURRENCY[tier] }] : []),
-    ...alone.map((file) => ({ files: [file], concurrency: 1 })),
-  ];
-  console.log(`\n=== ${tier}: ${files.length} files (${CONCURRENCY[tier]} at a time, ${alone.length} alone)`);
-  const started = Date.now();
-  const total = { tests: 0, passed: 0, failed: 0, skipped: 0, ok: true };
-  for (const [index, batch] of batches.entries()) {
-    const result = await runBatch(tier, batch.files, batch.concurrency, scratch, index);
-    for (const key of ["tests", "passed", "failed", "skipped"]) total[key] += result[key];
-    total.ok &&= result.ok;
+/** The batches of each lane, in tier order. */
+function laneBatches(plan, manifest) {
+  const measuring = [];
+  const shared = [];
+  for (const { tier, files } of plan) {
+    const of = (timing) => files.filter((file) => timingOf(file, manifest) === timing);
+    const rest = of(null);
+    if (rest.length > 0)
+      shared.push({ lane: "shared", tier, files: rest, concurrency: SHARED_CONCURRENCY[tier], nice: true });
+    const paired = of("paired");
+    if (paired.length > 0)
+      measuring.push({
+        lane: "measuring",
+        tier,
+        files: paired,
+        concurrency: PAIRED_CONCURRENCY,
+        nice: false,
+      });
+    for (const file of of("alone"))
+      measuring.push({ lane: "measuring", tier, files: [file], concurrency: 1, nice: false });
   }
-  return { tier, files: files.length, seconds: (Date.now() - started) / 1000, ...total };
+  return { measuring, shared };
+}
+
+async function runLane(batches, scratch, prefixed) {
+  const results = [];
+  for (const [index, batch] of batches.entries())
+    results.push(await runBatch(batch, scratch, index, prefixed));
+  return results;
+}
+
+/** Per tier: files, counts and the seconds from its first batch's start to its last one's end. */
+function tierSummaries(plan, results) {
+  return plan.map(({ tier, files }) => {
+    const mine = results.filter((r) => r.tier === tier);
+    const sum = (key) => mine.reduce((total, r) => total + r[key], 0);
+    const seconds =
+      (Math.max(...mine.map((r) => r.endedMs)) - Math.min(...mine.map((r) => r.startedMs))) / 1000;
+    return {
+      tier,
+      files: files.length,
+      tests: sum("tests"),
+      passed: sum("passed"),
+      failed: sum("failed"),
+      skipped: sum("skipped"),
+      seconds,
+      ok: mine.every((r) => r.ok),
+    };
+  });
+}
+
+function printSummary(summaries, lanes, wholeSeconds) {
+  console.log("\ntier         files  tests  passed  failed  skipped  seconds");
+  for (const r of summaries) {
+    const cells = [r.files, r.tests, r.passed, r.failed, r.skipped, r.seconds.toFixed(0)];
+    console.log(
+      `${r.tier.padEnd(11)} ${cells.map((c, i) => String(c).padStart([6, 6, 7, 7, 8, 8][i])).join(" ")}`,
+    );
+  }
+  for (const [lane, results] of Object.entries(lanes)) {
+    if (results.length === 0) continue;
+    const busy = results.reduce((total, r) => total + (r.endedMs - r.startedMs), 0) / 1000;
+    console.log(
+      `${lane} lane: ${results.reduce((n, r) => n + r.files.length, 0)} files, ${busy.toFixed(0)} s`,
+    );
+  }
+  console.log(`whole run: ${wholeSeconds.toFixed(0)} s`);
+  const sum = (key) => summaries.reduce((total, r) => total + r[key], 0);
+  // the plain closing line CI reads, over every tier
+  console.log(`tests: ${sum("passed")} passed, ${sum("failed")} failed, ${sum("skipped")} skipped`);
+}
+
+/**
+ * Runs this script again under `flock` holding the bench lock (flock stays the tests' ancestor,
+ * which bench-lock.ts counts as taken). Resolves with the exit status, or null when the lock was
+ * not obtained in time: the run then goes on without it and each measuring file takes it itself.
+ */
+function rerunHoldingBenchLock() {
+  const script = fileURLToPath(import.meta.url);
+  return new Promise((resolve) => {
+    const child = spawn(
+      "flock",
+      [
+        "-w",
+        String(LOCK_WAIT_SECONDS),
+        "-E",
+        String(LOCK_CONFLICT_STATUS),
+        BENCH_LOCK,
+        process.execPath,
+        script,
+        ...process.argv.slice(2),
+      ],
+      { stdio: "inherit", env: { ...process.env, LNB_TESTS_HOLD_BENCH_LOCK: "1" } },
+    );
+    child.once("error", () => resolve(null));
+    child.once("exit", (code, signal) => resolve(signal ? 1 : code === LOCK_CONFLICT_STATUS ? null : code));
+  });
+}
+
+if (!process.env.LNB_TESTS_HOLD_BENCH_LOCK) {
+  const status = await rerunHoldingBenchLock();
+  if (status !== null) process.exit(status);
+  console.warn(
+    `warning: ${BENCH_LOCK} not obtained within ${LOCK_WAIT_SECONDS} s: each measuring file takes it itself`,
+  );
 }
 
 const { tiers, fragments } = parseArguments(process.argv.slice(2));
@@ -118,24 +235,27 @@ if (plan.length === 0) {
   process.exit(1);
 }
 
+const { measuring, shared } = laneBatches(plan, manifest);
+// with both lanes busy, each line says which lane and tier it comes from
+const prefixed = measuring.length > 0 && shared.length > 0;
+for (const { tier, files } of plan) {
+  const count = (timing) => files.filter((file) => timingOf(file, manifest) === timing).length;
+  console.log(
+    `=== ${tier}: ${files.length} files (${count(null)} shared, ${SHARED_CONCURRENCY[tier]} at a time; measuring: ${count("paired")} paired, ${count("alone")} alone)`,
+  );
+}
 const scratch = mkdtempSync(join(tmpdir(), "lnb-test-tiers-"));
-const started = Date.now();
-const results = [];
+const startedMs = Date.now();
+let lanes;
 try {
-  for (const { tier, files } of plan) results.push(await runTier(tier, files, manifest, scratch));
+  const [measured, sharedResults] = await Promise.all([
+    runLane(measuring, scratch, prefixed),
+    runLane(shared, scratch, prefixed),
+  ]);
+  lanes = { measuring: measured, shared: sharedResults };
 } finally {
   rmSync(scratch, { recursive: true, force: true });
 }
-
-console.log("\ntier         files  tests  passed  failed  skipped  seconds");
-for (const r of results) {
-  const cells = [r.files, r.tests, r.passed, r.failed, r.skipped, r.seconds.toFixed(0)];
-  console.log(
-    `${r.tier.padEnd(11)} ${cells.map((c, i) => String(c).padStart([6, 6, 7, 7, 8, 8][i])).join(" ")}`,
-  );
-}
-const sum = (key) => results.reduce((total, r) => total + r[key], 0);
-console.log(`whole run: ${((Date.now() - started) / 1000).toFixed(0)} s`);
-// the plain closing line CI reads, over every tier
-console.log(`tests: ${sum("passed")} passed, ${sum("failed")} failed, ${sum("skipped")} skipped`);
-process.exit(results.every((r) => r.ok) ? 0 : 1);
+const summaries = tierSummaries(plan, [...lanes.measuring, ...lanes.shared]);
+printSummary(summaries, lanes, (Date.now() - startedMs) / 1000);
+process.exit(summaries.every((r) => r.ok) ? 0 : 1);

@@ -37,17 +37,31 @@ export function tierOf(file, manifest) {
   return "unit";
 }
 
+/** The lists that mark a file timing-sensitive (it measures), beside the tier lists. */
+export const TIMING_NAMES = ["alone", "paired"];
+
+/**
+ * How a timing-sensitive file shares the measuring lane: "alone" (it needs the whole machine: no
+ * other measuring file beside it), "paired" (it needs little CPU: one other paired file may
+ * measure beside it), or null (it does not measure: it runs in the shared lane at low priority).
+ */
+export function timingOf(file, manifest) {
+  return TIMING_NAMES.find((list) => (manifest[list] ?? []).some((entry) => matches(entry, file))) ?? null;
+}
+
 /** True for a timing-sensitive file that must have the machine to itself. */
 export function runsAlone(file, manifest) {
-  return (manifest.alone ?? []).some((entry) => matches(entry, file));
+  return timingOf(file, manifest) === "alone";
 }
 
 /** Problems with the manifest: unknown lists, entries naming nothing, files listed in two tiers. */
 export function manifestProblems(manifest, files) {
   const problems = [];
   for (const [list, entries] of Object.entries(manifest)) {
-    if (list !== "alone" && !TIER_NAMES.includes(list)) {
-      problems.push(`${MANIFEST}: "${list}" is not a tier (tiers: ${TIER_NAMES.join(", ")}, or "alone")`);
+    if (!TIMING_NAMES.includes(list) && !TIER_NAMES.includes(list)) {
+      problems.push(
+        `${MANIFEST}: "${list}" is not a tier (tiers: ${TIER_NAMES.join(", ")}) or a timing list (${TIMING_NAMES.join(", ")})`,
+      );
       continue;
     }
     for (const entry of entries) {
@@ -59,6 +73,10 @@ export function manifestProblems(manifest, files) {
   for (const file of files) {
     const tiers = TIER_NAMES.filter((tier) => (manifest[tier] ?? []).some((entry) => matches(entry, file)));
     if (tiers.length > 1) problems.push(`${MANIFEST}: ${file} is listed in ${tiers.join(" and ")}`);
+    const timings = TIMING_NAMES.filter((list) =>
+      (manifest[list] ?? []).some((entry) => matches(entry, file)),
+    );
+    if (timings.length > 1) problems.push(`${MANIFEST}: ${file} is listed in ${timings.join(" and ")}`);
   }
   return problems;
 }

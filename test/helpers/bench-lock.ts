@@ -47,6 +47,16 @@ export async function acquireBenchLock(waitSeconds: number): Promise<BenchLock> 
   return lock;
 }
 
+/** Runs `work` holding the bench lock (see acquireBenchLock), released however `work` ends. */
+export async function withBenchLock<T>(work: () => Promise<T>, waitSeconds = 90): Promise<T> {
+  const lock = await acquireBenchLock(waitSeconds);
+  try {
+    return await work();
+  } finally {
+    lock.release();
+  }
+}
+
 function takeLock(waitSeconds: number): Promise<BenchLock> {
   if (heldByAncestor()) return Promise.resolve({ locked: true, release: () => {} });
   return new Promise((resolve) => {

@@ -3,9 +3,10 @@ import { readFileSync } from "node:fs";
 import { test } from "node:test";
 import { cgroups } from "../../src/platforms/local/cgroup-choice.js";
 import { CFS_PERIOD_US, quotaMicroseconds } from "../../src/platforms/local/cgroups.js";
+import { withBenchLock } from "../helpers/bench-lock.js";
 import { usePrivateLab } from "../helpers/private-lab.js";
 import { rootSkip } from "../helpers/root-gate.js";
-import { median, withBenchLock } from "./lab-helpers.js";
+import { median } from "./lab-helpers.js";
 
 /**
  * Shaped environments of a private lab (lnblabp<PID>): bandwidth, CPU share, memory limit,

@@ -9,8 +9,9 @@ import { LocalPlatform } from "../../src/platforms/local/local-platform.js";
 import { analyzeFleets, sustainedRate } from "../../src/results/fleet-analysis.js";
 import { readRecords } from "../../src/results/run-directory.js";
 import { runPlan } from "../../src/runner/run-plan.js";
+import { withBenchLock } from "../helpers/bench-lock.js";
 import { rootSkip } from "../helpers/root-gate.js";
-import { ensureBuilt, withBenchLock } from "./lab-helpers.js";
+import { ensureBuilt } from "./lab-helpers.js";
 
 /**
  * Fleets on the real lab: 3 environments at once on default-625, each with its own shaped link,

@@ -3,8 +3,9 @@ import { after, test } from "node:test";
 import { removeLab } from "../../src/platforms/local/cleanup.js";
 import { privateLabName } from "../../src/platforms/local/lab-names.js";
 import { LocalPlatform } from "../../src/platforms/local/local-platform.js";
+import { withBenchLock } from "../helpers/bench-lock.js";
 import { rootSkip } from "../helpers/root-gate.js";
-import { ensureBuilt, median, withBenchLock } from "./lab-helpers.js";
+import { ensureBuilt, median } from "./lab-helpers.js";
 
 /**
  * Truth: in a lab environment, our iperf3 probe (run by the agent, as on Lambda) measures

@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
+import { withBenchLock } from "../helpers/bench-lock.js";
 import { usePrivateLab } from "../helpers/private-lab.js";
 import { rootSkip } from "../helpers/root-gate.js";
-import { withBenchLock } from "./lab-helpers.js";
 
 /**
  * The lab's S3 server: test objects are created by the agent's s3-put probe (never copied in),

@@ -9,10 +9,10 @@ import { loadReportModel } from "../../src/report/write-report.js";
 import type { Platform } from "../../src/runner/platform.js";
 import { runPlan } from "../../src/runner/run-plan.js";
 import { pullRuns } from "../../src/scheduled-studies/pull-runs.js";
+import { withBenchLock } from "../helpers/bench-lock.js";
 import { usePrivateLab } from "../helpers/private-lab.js";
 import { rootSkip } from "../helpers/root-gate.js";
 import { type S3rverInstance, startS3rver } from "../helpers/s3rver-instance.js";
-import { withBenchLock } from "../platforms/lab-helpers.js";
 import { assertSameRecords } from "./compare-records.js";
 import { executeScheduleLocally, s3rverClient } from "./local-state-machine.js";
 

@@ -1,0 +1,66 @@
+import assert from "node:assert/strict";
+import { readdir } from "node:fs/promises";
+import { join } from "node:path";
+import { validatePlan } from "../../src/plan/load-plan.js";
+import type { Plan } from "../../src/plan/plan-schema.js";
+import { presets } from "../../src/plan/presets.js";
+import { privateLabName } from "../../src/platforms/local/lab-names.js";
+import { LocalPlatform } from "../../src/platforms/local/local-platform.js";
+import type { ResultRecord } from "../../src/results/result-record.js";
+import { readRecords } from "../../src/results/run-directory.js";
+import { runPlan } from "../../src/runner/run-plan.js";
+import { median } from "../helpers/seed-figures.js";
+
+/**
+ * The seed preset run on a fitted lab profile, with the study's definitions (seed-study.md):
+ * iperf3 -P 4 -t 10 sender side, S3 1 GiB at concurrency 10 timed whole, 3 repetitions and
+ * medians, as the study. `keep` picks the preset's probes a check needs and `memoryMb` the sizes
+ * (the preset's six by default), so a slow test runs only what it compares.
+ */
+export async function runSeed(
+  parentDir: string,
+  profile: string,
+  keep: (kind: string, concurrency: unknown) => boolean,
+  memoryMb?: number[],
+): Promise<ResultRecord[]> {
+  const seed = validatePlan(presets.seed);
+  const plan: Plan = {
+    ...seed,
+    name: `seed-${profile}`,
+    targets: [{ platform: "local", profile }],
+    ...(memoryMb ? { memoryMb } : {}),
+    probes: seed.probes.filter((p) => keep(p.kind, p.kind === "s3-get" ? p.concurrency : null)),
+  };
+  const parent = join(parentDir, `${profile}-${plan.probes.map((p) => p.kind).join("-")}`);
+  const result = await runPlan({
+    start: { plan, parentDir: parent, source: { preset: "seed", configPath: null, regions: null } },
+    openPlatform: (target) =>
+      LocalPlatform.open({
+        profile: target.platform === "local" ? target.profile : "",
+        labName: privateLabName(),
+      }),
+  });
+  assert.equal(result.remaining, 0);
+  const [name] = await readdir(parent);
+  const { records } = await readRecords(join(parent, name as string));
+  const measured = records.filter((r) => !r.warmup);
+  assert.ok(
+    measured.every((r) => r.ok),
+    JSON.stringify(measured.find((r) => !r.ok)?.error),
+  );
+  return measured;
+}
+
+/** Per memory size, the median of `value` over the probe's 3 repetitions. */
+export function byMemory(
+  records: ResultRecord[],
+  probe: string,
+  value: (r: ResultRecord) => number,
+): Map<number, number> {
+  const groups = new Map<number, number[]>();
+  for (const r of records.filter((x) => x.probe === probe)) {
+    groups.set(r.memoryMb, [...(groups.get(r.memoryMb) ?? []), value(r)]);
+  }
+  for (const values of groups.values()) assert.equal(values.length, 3, "3 repetitions per memory size");
+  return new Map([...groups].map(([memoryMb, values]) => [memoryMb, median(values)]));
+}
