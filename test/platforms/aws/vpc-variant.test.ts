@@ -13,7 +13,15 @@ import {
   vpcFunctionName,
   vpcVariantFromOutputs,
 } from "../../../src/platforms/aws/vpc-variant.js";
-import { AwsStub, describeStacks, ec2Error, queryXml, stackId, testCredentials } from "./aws-stub.js";
+import {
+  AwsStub,
+  describeStacks,
+  ec2Error,
+  queryXml,
+  stackId,
+  stubbedCli,
+  testCredentials,
+} from "./aws-stub.js";
 import { validateTemplate } from "./cfn-schema-validator.js";
 import { otherVpcId, securityGroups, subnetA, subnetB, subnets, userGroup, vpcId } from "./vpc-stub.js";
 
@@ -425,23 +433,6 @@ describe("the operator policy covers the VPC function", () => {
 });
 
 describe("the deploy command's VPC flags (buildProgram, stubbed transport)", () => {
-  const run = async (argv: string[]) => {
-    const { buildProgram } = await import("../../../src/cli/main.js");
-    return buildProgram().parseAsync(["node", "lambda-netbench", ...argv]);
-  };
-  const withStub = async (body: (stub: AwsStub) => Promise<void>) => {
-    const { awsTestHooks } = await import("../../../src/cli/commands/aws-session.js");
-    const stub = new AwsStub();
-    awsTestHooks.requestHandler = stub.handler;
-    awsTestHooks.credentials = testCredentials;
-    try {
-      await body(stub);
-    } finally {
-      delete awsTestHooks.requestHandler;
-      delete awsTestHooks.credentials;
-    }
-  };
-
   for (const [argv, field] of [
     [["--vpc-subnets", "subnet-nothex"], "vpc-subnets"],
     [["--vpc-subnets", ","], "vpc-subnets"],
@@ -450,44 +441,39 @@ describe("the deploy command's VPC flags (buildProgram, stubbed transport)", () 
     [["--remove-vpc", "--vpc-subnets", subnetA], "remove-vpc"],
   ] as const) {
     test(`deploy ${argv.join(" ")} -> error naming ${field}, zero requests`, async () => {
-      await withStub(async (stub) => {
-        await assert.rejects(run(["deploy", "--region", "us-west-2", ...argv]), (error: unknown) => {
-          assert.ok(error instanceof AwsInputError, String(error));
-          assert.equal(error.field, field);
-          return true;
-        });
-        assert.equal(stub.requests.length, 0);
+      const stub = new AwsStub();
+      await assert.rejects(stubbedCli(stub)("deploy", "--region", "us-west-2", ...argv), (error: unknown) => {
+        assert.ok(error instanceof AwsInputError, String(error));
+        assert.equal(error.field, field);
+        return true;
       });
+      assert.equal(stub.requests.length, 0);
     });
   }
 
   test("deploy --print-template --vpc-subnets: the VPC function in the template, no AWS call", async () => {
     const { existsSync } = await import("node:fs");
     if (!existsSync(new URL("../../../dist/agent/index.mjs", import.meta.url))) return; // needs `npm run build`
-    await withStub(async (stub) => {
-      const lines: string[] = [];
-      const original = console.log;
-      console.log = (...args: unknown[]) => lines.push(args.join(" "));
-      try {
-        await run([
-          "deploy",
-          "--region",
-          "us-west-2",
-          "--print-template",
-          "--vpc-subnets",
-          `${subnetA},${subnetB}`,
-        ]);
-      } finally {
-        console.log = original;
-      }
-      const template = JSON.parse(lines.join("\n"));
-      assert.deepEqual(template.Resources.AgentVpcFunction.Properties.VpcConfig.SubnetIds, [
-        subnetA,
-        subnetB,
-      ]);
-      assert.ok(template.Resources.AgentVpcSecurityGroup);
-      assert.equal(stub.requests.length, 0);
-    });
+    const stub = new AwsStub();
+    const lines: string[] = [];
+    const original = console.log;
+    console.log = (...args: unknown[]) => lines.push(args.join(" "));
+    try {
+      await stubbedCli(stub)(
+        "deploy",
+        "--region",
+        "us-west-2",
+        "--print-template",
+        "--vpc-subnets",
+        `${subnetA},${subnetB}`,
+      );
+    } finally {
+      console.log = original;
+    }
+    const template = JSON.parse(lines.join("\n"));
+    assert.deepEqual(template.Resources.AgentVpcFunction.Properties.VpcConfig.SubnetIds, [subnetA, subnetB]);
+    assert.ok(template.Resources.AgentVpcSecurityGroup);
+    assert.equal(stub.requests.length, 0);
   });
 });
 
@@ -504,12 +490,15 @@ describe("schedule create with a VPC plan", () => {
       "name: vpc\ntargets: [{ platform: aws, region: us-west-2 }]\nmemoryMb: [2048]\nvpc: [false, true]\nprobes: [{ kind: info }]\n",
     );
     await assert.rejects(
-      createCommand({
-        region: "us-west-2",
-        config: planPath,
-        every: "rate(1 day)",
-        timezone: "UTC",
-      } as never),
+      createCommand(
+        {
+          region: "us-west-2",
+          config: planPath,
+          every: "rate(1 day)",
+          timezone: "UTC",
+        } as never,
+        {},
+      ),
       /vpc: scheduled runs have no VPC variant/,
     );
   });
