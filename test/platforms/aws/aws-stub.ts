@@ -3,6 +3,8 @@
 import { Readable } from "node:stream";
 import { afterEach, beforeEach } from "node:test";
 import type { AwsCommandDeps, AwsPacing } from "../../../src/cli/commands/aws-session.js";
+import { type AwsClients, createAwsClients } from "../../../src/platforms/aws/aws-clients.js";
+import { PlannedCallRecorder } from "../../../src/platforms/aws/planned-calls.js";
 
 /**
  * A stub of AWS's HTTP side for the real SDK clients: it parses each signed request into
@@ -360,6 +362,23 @@ export function accountSettings(concurrentExecutions: number, unreserved: number
       UnreservedConcurrentExecutions: unreserved,
     },
     AccountUsage: { TotalCodeSize: 1024, FunctionCount: 1 },
+  });
+}
+
+/**
+ * Every SDK client the platform code takes, on `stub` with test credentials; one attempt per call
+ * (the stub answers at once; a test that wants retries builds its clients itself).
+ */
+export function stubbedClients(
+  stub: AwsStub,
+  options: { region?: string; dryRun?: boolean } = {},
+): AwsClients {
+  return createAwsClients({
+    region: options.region ?? "us-west-2",
+    credentials: testCredentials,
+    requestHandler: stub.handler,
+    maxAttempts: 1,
+    recorder: new PlannedCallRecorder(options.dryRun === true),
   });
 }
 

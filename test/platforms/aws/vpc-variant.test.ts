@@ -2,10 +2,8 @@
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: CloudFormation Fn::Sub placeholders
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import { createAwsClients } from "../../../src/platforms/aws/aws-clients.js";
 import { AwsInputError } from "../../../src/platforms/aws/aws-input.js";
 import { type DeployOptions, deployStack } from "../../../src/platforms/aws/deploy.js";
-import { PlannedCallRecorder } from "../../../src/platforms/aws/planned-calls.js";
 import { buildStackTemplate, type StackTemplateOptions } from "../../../src/platforms/aws/stack-template.js";
 import {
   parseVpcOptions,
@@ -20,20 +18,10 @@ import {
   queryXml,
   stackId,
   stubbedCli,
-  testCredentials,
+  stubbedClients,
 } from "./aws-stub.js";
 import { validateTemplate } from "./cfn-schema-validator.js";
 import { otherVpcId, securityGroups, subnetA, subnetB, subnets, userGroup, vpcId } from "./vpc-stub.js";
-
-function clientsOf(stub: AwsStub) {
-  return createAwsClients({
-    region: "us-west-2",
-    credentials: testCredentials,
-    requestHandler: stub.handler,
-    maxAttempts: 1,
-    recorder: new PlannedCallRecorder(false),
-  });
-}
 
 const inputError = (field: string, pattern: RegExp) => (error: unknown) => {
   assert.ok(error instanceof AwsInputError, String(error));
@@ -92,7 +80,7 @@ describe("resolveVpcVariant on the real EC2 client (stubbed transport, EC2's XML
       )
       .on("DescribeSecurityGroups", securityGroups([{ id: userGroup, egress: [] }]));
     const resolved = await resolveVpcVariant(
-      clientsOf(stub).ec2,
+      stubbedClients(stub).ec2,
       { subnetIds: [subnetA, subnetB], securityGroupId: userGroup },
       "us-west-2",
     );
@@ -110,7 +98,7 @@ describe("resolveVpcVariant on the real EC2 client (stubbed transport, EC2's XML
     );
     await assert.rejects(
       resolveVpcVariant(
-        clientsOf(stub).ec2,
+        stubbedClients(stub).ec2,
         { subnetIds: [subnetA, subnetB], securityGroupId: null },
         "us-west-2",
       ),
@@ -128,7 +116,7 @@ describe("resolveVpcVariant on the real EC2 client (stubbed transport, EC2's XML
     );
     await assert.rejects(
       resolveVpcVariant(
-        clientsOf(twoVpcs).ec2,
+        stubbedClients(twoVpcs).ec2,
         { subnetIds: [subnetA, subnetB], securityGroupId: null },
         "us-west-2",
       ),
@@ -139,7 +127,7 @@ describe("resolveVpcVariant on the real EC2 client (stubbed transport, EC2's XML
       .on("DescribeSecurityGroups", securityGroups([{ id: userGroup, vpc: otherVpcId, egress: [] }]));
     await assert.rejects(
       resolveVpcVariant(
-        clientsOf(foreignGroup).ec2,
+        stubbedClients(foreignGroup).ec2,
         { subnetIds: [subnetA], securityGroupId: userGroup },
         "us-west-2",
       ),
@@ -156,7 +144,7 @@ describe("resolveVpcVariant on the real EC2 client (stubbed transport, EC2's XML
       );
     await assert.rejects(
       resolveVpcVariant(
-        clientsOf(noGroup).ec2,
+        stubbedClients(noGroup).ec2,
         { subnetIds: [subnetA], securityGroupId: userGroup },
         "us-west-2",
       ),
@@ -344,7 +332,7 @@ describe("deployStack with the VPC variant (real CloudFormation/EC2/S3 clients, 
       VpcId: vpcId,
       VpcSubnetIds: subnetA,
     }).on("DescribeSubnets", subnets([{ subnetId: subnetA, vpcId }]));
-    const result = await deployStack(clientsOf(stub), {
+    const result = await deployStack(stubbedClients(stub), {
       ...options,
       vpc: { subnetIds: [subnetA], securityGroupId: null },
     });
@@ -364,7 +352,7 @@ describe("deployStack with the VPC variant (real CloudFormation/EC2/S3 clients, 
       ec2Error("InvalidSubnetID.NotFound", `The subnet ID '${subnetA}' does not exist`),
     );
     await assert.rejects(
-      deployStack(clientsOf(stub), { ...options, vpc: { subnetIds: [subnetA], securityGroupId: null } }),
+      deployStack(stubbedClients(stub), { ...options, vpc: { subnetIds: [subnetA], securityGroupId: null } }),
       inputError("vpc-subnets", /does not exist/),
     );
     assert.deepEqual(stub.operations(), ["DescribeStacks", "DescribeSubnets"]);
@@ -384,7 +372,7 @@ describe("deployStack with the VPC variant (real CloudFormation/EC2/S3 clients, 
       .on("HeadObject", { statusCode: 200, headers: { "content-length": "12" }, body: "" })
       .on("UpdateStack", queryXml("UpdateStack", `<StackId>${stackId}</StackId>`));
     const lines: string[] = [];
-    await deployStack(clientsOf(keep), { ...options, log: (line) => lines.push(line) });
+    await deployStack(stubbedClients(keep), { ...options, log: (line) => lines.push(line) });
     assert.ok(!keep.operations().some((op) => op.startsWith("Describe") && op !== "DescribeStacks"));
     const kept = templateOf(keep).Resources.AgentVpcFunction.Properties.VpcConfig;
     assert.deepEqual(kept, { SubnetIds: [subnetA, subnetB], SecurityGroupIds: [userGroup] });
@@ -397,7 +385,7 @@ describe("deployStack with the VPC variant (real CloudFormation/EC2/S3 clients, 
       )
       .on("HeadObject", { statusCode: 200, headers: { "content-length": "12" }, body: "" })
       .on("UpdateStack", queryXml("UpdateStack", `<StackId>${stackId}</StackId>`));
-    const result = await deployStack(clientsOf(remove), { ...options, vpc: null });
+    const result = await deployStack(stubbedClients(remove), { ...options, vpc: null });
     assert.equal(templateOf(remove).Resources.AgentVpcFunction, undefined);
     assert.equal(result.vpc, null);
   });
