@@ -23,7 +23,7 @@ export interface AwsPacing {
   stackPoll: { pollIntervalMs: number; timeoutMs: number };
   /** The iperf3 server publishing its ready status after deploy. */
   serverReady: { pollIntervalMs: number; timeoutMs: number };
-  /** The SDK's waiters (a new state machine's function versions becoming active). */
+  /** The SDK's waiters (the agent's function updates settling before a schedule publishes its versions). */
   waiter: { minDelaySeconds: number; maxDelaySeconds: number; maxWaitSeconds: number };
   /** teardown's looks for anything still tagged (the tagging API lags behind deletes). */
   teardownChecks: { attempts: number; intervalMs: number };
