@@ -4,6 +4,7 @@ import { Readable } from "node:stream";
 import { afterEach, beforeEach } from "node:test";
 import type { AwsCommandDeps, AwsPacing } from "../../../src/cli/commands/aws-session.js";
 import { type AwsClients, createAwsClients } from "../../../src/platforms/aws/aws-clients.js";
+import type { DeployOptions } from "../../../src/platforms/aws/deploy.js";
 import { PlannedCallRecorder } from "../../../src/platforms/aws/planned-calls.js";
 
 /**
@@ -391,6 +392,18 @@ export const stubPacing: AwsPacing = {
   serverReady: { pollIntervalMs: 1, timeoutMs: 5_000 },
   waiter: { minDelaySeconds: 1, maxDelaySeconds: 1, maxWaitSeconds: 5 },
   teardownChecks: { attempts: 2, intervalMs: 1 },
+};
+
+/** deployStack's options for a stack without a server or VPC function, waiting as `stubPacing`. */
+export const stubDeployOptions: DeployOptions = {
+  arch: "arm64",
+  memoryMb: 2048,
+  timeoutSeconds: 900,
+  server: null,
+  agent: { zip: Buffer.from("PK-zip-bytes"), sha256: "abc" },
+  testObjectBytes: null,
+  stackPoll: stubPacing.stackPoll,
+  serverReady: stubPacing.serverReady,
 };
 
 /** The AWS commands' dependencies on `stub`: its transport, test credentials, short waits if `fast`. */

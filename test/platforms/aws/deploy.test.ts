@@ -21,6 +21,7 @@ import {
   stackDoesNotExist,
   stackId,
   stubbedClients,
+  stubDeployOptions,
 } from "./aws-stub.js";
 
 const bucket = "lambda-netbench-bucket-1a2b3c";
@@ -29,17 +30,7 @@ const fullOutputs = {
   FunctionName: "lambda-netbench-agent",
   AgentCodeKey: "agent/abc.zip",
 };
-const options: DeployOptions = {
-  arch: "arm64",
-  memoryMb: 2048,
-  timeoutSeconds: 900,
-  server: null,
-  agent: { zip: Buffer.from("PK-zip-bytes"), sha256: "abc" },
-  testObjectBytes: null,
-  stackPoll: { pollIntervalMs: 1, timeoutMs: 5_000 },
-  serverReady: { pollIntervalMs: 1, timeoutMs: 5_000 },
-  now: () => new Date("2026-11-29T20:00:00Z"),
-};
+const options: DeployOptions = { ...stubDeployOptions, now: () => new Date("2026-11-29T20:00:00Z") };
 const ok = (action: string) => queryXml(action, `<StackId>${stackId}</StackId>`);
 const notFound = { statusCode: 404, headers: {}, body: "" };
 const putOk = { statusCode: 200, headers: { etag: '"9b2cf535f27731c974343645a3985328"' }, body: "" };

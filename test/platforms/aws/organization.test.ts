@@ -13,6 +13,7 @@ import {
   stackDoesNotExist,
   stackId,
   stubbedClients,
+  stubDeployOptions,
 } from "./aws-stub.js";
 import { validateTemplate } from "./cfn-schema-validator.js";
 
@@ -64,14 +65,8 @@ describe("organization accounts: deploy --permissions-boundary, --role-arn, --ta
       .on("PutObject", { statusCode: 200, headers: { etag: '"e"' }, body: "" })
       .on("UpdateStack", ok("UpdateStack"));
     await deployStack(stubbedClients(stub), {
-      arch: "arm64",
-      memoryMb: 2048,
-      timeoutSeconds: 900,
+      ...stubDeployOptions,
       server: { instanceType: "c8gn.large", ttlHours: 3, ports: 1, idleTimeoutSeconds: 30 },
-      agent: { zip: Buffer.from("PK"), sha256: "abc" },
-      testObjectBytes: null,
-      stackPoll: { pollIntervalMs: 1, timeoutMs: 5_000 },
-      serverReady: { pollIntervalMs: 1, timeoutMs: 5_000 },
       organization: {
         permissionsBoundaryArn: boundary,
         serviceRoleArn: serviceRole,
@@ -121,15 +116,7 @@ describe("organization accounts: deploy --permissions-boundary, --role-arn, --ta
       )
       .on("HeadObject", { statusCode: 200, headers: {}, body: "" })
       .on("UpdateStack", ok("UpdateStack"));
-    await deployStack(stubbedClients(stub), {
-      arch: "arm64",
-      memoryMb: 2048,
-      timeoutSeconds: 900,
-      server: null,
-      agent: { zip: Buffer.from("PK"), sha256: "abc" },
-      testObjectBytes: null,
-      stackPoll: { pollIntervalMs: 1, timeoutMs: 5_000 },
-    });
+    await deployStack(stubbedClients(stub), stubDeployOptions);
     const update = stub.requests.find((r) => r.operation === "UpdateStack")?.input ?? {};
     assert.equal(update.RoleARN, undefined, "CloudFormation keeps the stack's service role");
     assert.equal(update["Tags.member.1.Key"], undefined, "and its tags");

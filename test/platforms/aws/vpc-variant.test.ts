@@ -3,7 +3,7 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { AwsInputError } from "../../../src/platforms/aws/aws-input.js";
-import { type DeployOptions, deployStack } from "../../../src/platforms/aws/deploy.js";
+import { deployStack } from "../../../src/platforms/aws/deploy.js";
 import { buildStackTemplate, type StackTemplateOptions } from "../../../src/platforms/aws/stack-template.js";
 import {
   parseVpcOptions,
@@ -19,6 +19,7 @@ import {
   stackId,
   stubbedCli,
   stubbedClients,
+  stubDeployOptions,
 } from "./aws-stub.js";
 import { validateTemplate } from "./cfn-schema-validator.js";
 import { otherVpcId, securityGroups, subnetA, subnetB, subnets, userGroup, vpcId } from "./vpc-stub.js";
@@ -303,15 +304,6 @@ describe("deployStack with the VPC variant (real CloudFormation/EC2/S3 clients, 
     FunctionName: "lambda-netbench-agent",
     AgentCodeKey: "agent/abc.zip",
   };
-  const options: DeployOptions = {
-    arch: "arm64",
-    memoryMb: 2048,
-    timeoutSeconds: 900,
-    server: null,
-    agent: { zip: Buffer.from("PK-zip-bytes"), sha256: "abc" },
-    testObjectBytes: null,
-    stackPoll: { pollIntervalMs: 1, timeoutMs: 5_000 },
-  };
   const updated = (outputs: Record<string, string>) =>
     new AwsStub()
       .on(
@@ -333,7 +325,7 @@ describe("deployStack with the VPC variant (real CloudFormation/EC2/S3 clients, 
       VpcSubnetIds: subnetA,
     }).on("DescribeSubnets", subnets([{ subnetId: subnetA, vpcId }]));
     const result = await deployStack(stubbedClients(stub), {
-      ...options,
+      ...stubDeployOptions,
       vpc: { subnetIds: [subnetA], securityGroupId: null },
     });
     const operations = stub.operations();
@@ -352,7 +344,10 @@ describe("deployStack with the VPC variant (real CloudFormation/EC2/S3 clients, 
       ec2Error("InvalidSubnetID.NotFound", `The subnet ID '${subnetA}' does not exist`),
     );
     await assert.rejects(
-      deployStack(stubbedClients(stub), { ...options, vpc: { subnetIds: [subnetA], securityGroupId: null } }),
+      deployStack(stubbedClients(stub), {
+        ...stubDeployOptions,
+        vpc: { subnetIds: [subnetA], securityGroupId: null },
+      }),
       inputError("vpc-subnets", /does not exist/),
     );
     assert.deepEqual(stub.operations(), ["DescribeStacks", "DescribeSubnets"]);
@@ -372,7 +367,7 @@ describe("deployStack with the VPC variant (real CloudFormation/EC2/S3 clients, 
       .on("HeadObject", { statusCode: 200, headers: { "content-length": "12" }, body: "" })
       .on("UpdateStack", queryXml("UpdateStack", `<StackId>${stackId}</StackId>`));
     const lines: string[] = [];
-    await deployStack(stubbedClients(keep), { ...options, log: (line) => lines.push(line) });
+    await deployStack(stubbedClients(keep), { ...stubDeployOptions, log: (line) => lines.push(line) });
     assert.ok(!keep.operations().some((op) => op.startsWith("Describe") && op !== "DescribeStacks"));
     const kept = templateOf(keep).Resources.AgentVpcFunction.Properties.VpcConfig;
     assert.deepEqual(kept, { SubnetIds: [subnetA, subnetB], SecurityGroupIds: [userGroup] });
@@ -385,7 +380,7 @@ describe("deployStack with the VPC variant (real CloudFormation/EC2/S3 clients, 
       )
       .on("HeadObject", { statusCode: 200, headers: { "content-length": "12" }, body: "" })
       .on("UpdateStack", queryXml("UpdateStack", `<StackId>${stackId}</StackId>`));
-    const result = await deployStack(stubbedClients(remove), { ...options, vpc: null });
+    const result = await deployStack(stubbedClients(remove), { ...stubDeployOptions, vpc: null });
     assert.equal(templateOf(remove).Resources.AgentVpcFunction, undefined);
     assert.equal(result.vpc, null);
   });
