@@ -7,16 +7,18 @@ import { buildProgram } from "../../src/cli/main.js";
 import { LoopbackPlatform } from "./loopback-platform.js";
 
 const program = buildProgram({
-  openPlatform: async (target) => {
-    const platform = await LoopbackPlatform.open({
-      target: target.platform === "local" ? target.profile : target.region,
-      servers: 2,
-      concurrency: 2,
-      invokeDelayMs: Number(process.env.LNBR_INVOKE_DELAY_MS ?? 0),
-    });
-    if (process.env.LNBR_PID_FILE)
-      appendFileSync(process.env.LNBR_PID_FILE, `${platform.serverPids().join("\n")}\n`);
-    return platform;
+  run: {
+    openPlatform: async (target) => {
+      const platform = await LoopbackPlatform.open({
+        target: target.platform === "local" ? target.profile : target.region,
+        servers: 2,
+        concurrency: 2,
+        invokeDelayMs: Number(process.env.LNBR_INVOKE_DELAY_MS ?? 0),
+      });
+      if (process.env.LNBR_PID_FILE)
+        appendFileSync(process.env.LNBR_PID_FILE, `${platform.serverPids().join("\n")}\n`);
+      return platform;
+    },
   },
 });
 await program.parseAsync(process.argv);

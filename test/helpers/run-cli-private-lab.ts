@@ -6,15 +6,17 @@ import { privateLabName } from "../../src/platforms/local/lab-names.js";
 import { LocalPlatform } from "../../src/platforms/local/local-platform.js";
 
 const program = buildProgram({
-  openPlatform: (target, context) =>
-    target.platform === "local"
-      ? LocalPlatform.open({
-          profile: target.profile,
-          customProfiles: context.profiles ?? [],
-          labName: privateLabName(),
-          mode: context.unshaped ? "unshaped" : "shaped",
-          ...labSize(context),
-        })
-      : openPlatform(target, context),
+  run: {
+    openPlatform: (target, context) =>
+      target.platform === "local"
+        ? LocalPlatform.open({
+            profile: target.profile,
+            customProfiles: context.profiles ?? [],
+            labName: privateLabName(),
+            mode: context.unshaped ? "unshaped" : "shaped",
+            ...labSize(context),
+          })
+        : openPlatform(target, context),
+  },
 });
 await program.parseAsync(process.argv);

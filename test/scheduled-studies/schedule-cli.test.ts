@@ -4,7 +4,6 @@ import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, test } from "node:test";
-import { buildProgram } from "../../src/cli/main.js";
 import { buildStackTemplate } from "../../src/platforms/aws/stack-template.js";
 import { readManifest, readRecords } from "../../src/results/run-directory.js";
 import {
@@ -14,6 +13,7 @@ import {
   queryXml,
   restJson,
   restJsonError,
+  type StubbedCli,
   stackDoesNotExist,
   useStubbedAws,
 } from "../platforms/aws/aws-stub.js";
@@ -77,10 +77,11 @@ const schedulerError = (type: string, message: string, statusCode: number) => ({
 describe("schedule and runs commands on the stubbed transport", () => {
   let stub: AwsStub;
   let out: string[];
+  let run: StubbedCli;
   let bodies: Map<string, string>;
   useStubbedAws(
     (session) => {
-      ({ stub, out } = session);
+      ({ stub, out, run } = session);
       bodies = new Map();
       const handle = stub.handler.handle;
       (stub.handler as any).handle = async (request: any) => {
@@ -90,7 +91,6 @@ describe("schedule and runs commands on the stubbed transport", () => {
     },
     { fast: true },
   );
-  const run = (...argv: string[]) => buildProgram().parseAsync(["node", "lambda-netbench", ...argv]);
 
   test("create: bad input is refused before any AWS call", async () => {
     await assert.rejects(

@@ -1,12 +1,10 @@
 import assert from "node:assert/strict";
 import { existsSync } from "node:fs";
-import { afterEach, beforeEach, describe, test } from "node:test";
-import { awsTestHooks } from "../../src/cli/commands/aws-session.js";
-import { buildProgram } from "../../src/cli/main.js";
+import { describe, test } from "node:test";
 import { buildAgentZip } from "../../src/platforms/aws/agent-zip.js";
 import { buildStackTemplate } from "../../src/platforms/aws/stack-template.js";
 import {
-  AwsStub,
+  type AwsStub,
   accountSettings,
   callerIdentity,
   describeRegion,
@@ -15,8 +13,9 @@ import {
   queryXml,
   restJson,
   restJsonError,
+  type StubbedCli,
   stackDoesNotExist,
-  testCredentials,
+  useStubbedAws,
 } from "../platforms/aws/aws-stub.js";
 
 /**
@@ -41,7 +40,8 @@ const config = {
 const escapeXml = (text: string) =>
   text.replaceAll("&", "&amp;").replaceAll("<", "&lt;").replaceAll(">", "&gt;").replaceAll('"', "&quot;");
 
-function account(stack: "deployed" | "absent"): AwsStub {
+/** `stub` answering as an account in us-west-2 with the region's stack deployed, or without one. */
+function account(stub: AwsStub, stack: "deployed" | "absent"): AwsStub {
   const agentCodeKey = `agent/${buildAgentZip().sha256}.zip`;
   const region = buildStackTemplate({
     agentCodeKey,
@@ -50,7 +50,7 @@ function account(stack: "deployed" | "absent"): AwsStub {
     timeoutSeconds: 900,
     server: null,
   });
-  return new AwsStub()
+  return stub
     .on("GetCallerIdentity", callerIdentity())
     .on("DescribeRegions", describeRegion("us-west-2", "opt-in-not-required"))
     .on("GetServiceQuota", json(quota))
@@ -81,25 +81,12 @@ function account(stack: "deployed" | "absent"): AwsStub {
 }
 
 describe("schedule create --dry-run", { skip: !built && "needs `npm run build`" }, () => {
+  let stub: AwsStub;
   let out: string[];
-  const original = { log: console.log, error: console.error };
-  beforeEach(() => {
-    out = [];
-    awsTestHooks.credentials = testCredentials;
-    console.log = (...args: unknown[]) => out.push(args.join(" "));
-    console.error = (...args: unknown[]) => out.push(args.join(" "));
-  });
-  afterEach(() => {
-    console.log = original.log;
-    console.error = original.error;
-    delete awsTestHooks.requestHandler;
-    delete awsTestHooks.credentials;
-    process.exitCode = 0;
-  });
+  let run: StubbedCli;
+  useStubbedAws((session) => ({ stub, out, run } = session));
   const create = () =>
-    buildProgram().parseAsync([
-      "node",
-      "lambda-netbench",
+    run(
       "schedule",
       "create",
       "--region",
@@ -111,11 +98,10 @@ describe("schedule create --dry-run", { skip: !built && "needs `npm run build`" 
       "--parallelism",
       "2",
       "--dry-run",
-    ]);
+    );
 
   test("a deployed region: preflight passes, what would be created, the held-back calls; only reads sent", async () => {
-    const stub = account("deployed");
-    awsTestHooks.requestHandler = stub.handler;
+    account(stub, "deployed");
     await create();
     const text = out.join("\n");
     assert.ok(!process.exitCode, text);
@@ -145,8 +131,7 @@ describe("schedule create --dry-run", { skip: !built && "needs `npm run build`" 
   });
 
   test("no stack: the preflight says so, exit 1, and create's calls are not even tried", async () => {
-    const stub = account("absent");
-    awsTestHooks.requestHandler = stub.handler;
+    account(stub, "absent");
     await create();
     const text = out.join("\n");
     assert.equal(process.exitCode, 1, text);

@@ -2,7 +2,6 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import aslValidator from "asl-validator";
-import { awsTestHooks } from "../../src/cli/commands/aws-session.js";
 import { buildProgram } from "../../src/cli/main.js";
 import { validatePlan } from "../../src/plan/load-plan.js";
 import { presets } from "../../src/plan/presets.js";
@@ -166,7 +165,6 @@ describe("the scheduled study's state machine and template", () => {
     const out: string[] = [];
     const log = console.log;
     console.log = (...args: unknown[]) => out.push(args.join(" "));
-    delete awsTestHooks.requestHandler;
     try {
       await buildProgram().parseAsync([
         "node",

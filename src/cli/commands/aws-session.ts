@@ -1,44 +1,61 @@
 import type { AwsCredentialIdentity, RequestHandler } from "@smithy/types";
 import type { AwsClients } from "../../platforms/aws/aws-clients.js";
+import type { ScheduleClients } from "../../scheduled-studies/schedule-clients.js";
+
+/**
+ * What the AWS commands take from outside instead of the SDK's defaults. Every field is optional
+ * and a real run passes none: the SDK's transport, its credential chain and each operation's own
+ * waits. Tests pass a stub of AWS as the transport, fixed credentials and short waits.
+ */
+export interface AwsCommandDeps {
+  /** Every SDK client's transport. With one given, each call is tried once (no SDK retries). */
+  // biome-ignore lint/suspicious/noExplicitAny: the SDK clients accept any smithy request handler
+  requestHandler?: RequestHandler<any, any>;
+  /** Used instead of the SDK's credential chain (environment, profile, SSO). */
+  credentials?: AwsCredentialIdentity;
+  /** Waits on AWS shorter than each operation's own, for a transport that answers at once. */
+  pacing?: AwsPacing;
+}
+
+/** How long the commands wait for what AWS is still doing, and how often they look. */
+export interface AwsPacing {
+  /** A stack being created, updated or deleted (deploy, teardown, schedule create and delete). */
+  stackPoll: { pollIntervalMs: number; timeoutMs: number };
+  /** The iperf3 server publishing its ready status after deploy. */
+  serverReady: { pollIntervalMs: number; timeoutMs: number };
+  /** The SDK's waiters (the agent's function updates settling before a schedule publishes its versions). */
+  waiter: { minDelaySeconds: number; maxDelaySeconds: number; maxWaitSeconds: number };
+  /** teardown's looks for anything still tagged (the tagging API lags behind deletes). */
+  teardownChecks: { attempts: number; intervalMs: number };
+}
 
 /**
  * What the AWS commands share: credentials resolved once (a clear error before any call),
  * one recorder for the whole command (so `--dry-run` lists every region's calls), clients
- * per region. Tests replace the transport and the credentials through `awsTestHooks`.
- * The SDK is loaded only when an AWS command runs, so every other command starts fast.
+ * per region. The SDK is loaded only when an AWS command runs, so every other command starts fast.
  */
-export const awsTestHooks: {
-  // biome-ignore lint/suspicious/noExplicitAny: the SDK clients accept any smithy request handler
-  requestHandler?: RequestHandler<any, any>;
-  credentials?: AwsCredentialIdentity;
-  fast?: boolean;
-  /** The preflight's iperf3 handshake (tests: no real server). */
-  handshake?: (host: string, port: number) => Promise<string>;
-} = {};
-
-export async function openAwsSession(dryRun: boolean) {
+export async function openAwsSession(dryRun: boolean, deps: AwsCommandDeps) {
   const [{ createAwsClients, destroyAwsClients }, { resolveCredentials }, { PlannedCallRecorder }] =
     await Promise.all([
       import("../../platforms/aws/aws-clients.js"),
       import("../../platforms/aws/credentials.js"),
       import("../../platforms/aws/planned-calls.js"),
     ]);
-  const credentials = awsTestHooks.credentials ?? (await resolveCredentials());
+  const credentials = deps.credentials ?? (await resolveCredentials());
   const recorder = new PlannedCallRecorder(dryRun);
+  const transport = deps.requestHandler ? { requestHandler: deps.requestHandler, maxAttempts: 1 } : {};
   return {
     recorder,
     clientsFor(region: string): AwsClients {
-      return createAwsClients({
-        region,
-        credentials,
-        recorder,
-        ...(awsTestHooks.requestHandler
-          ? { requestHandler: awsTestHooks.requestHandler, maxAttempts: 1 }
-          : {}),
-      });
+      return createAwsClients({ region, credentials, recorder, ...transport });
     },
     release(clients: AwsClients): void {
       destroyAwsClients(clients);
+    },
+    /** The scheduler and Step Functions clients beside `clients`: same region, credentials, transport. */
+    async schedulingFor(clients: AwsClients): Promise<ScheduleClients> {
+      const { withScheduleClients } = await import("../../scheduled-studies/schedule-clients.js");
+      return withScheduleClients(clients, { credentials: clients.lambda.config.credentials, ...transport });
     },
     /** The `--dry-run` listing. */
     printPlan(): void {

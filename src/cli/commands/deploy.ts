@@ -12,7 +12,7 @@ import { buildStackTemplate } from "../../platforms/aws/stack-template.js";
 import { estimateCost, formatCostEstimate } from "../../results/cost-estimate.js";
 import { defaultServerTtlHours } from "../../runner/run-estimate.js";
 import { commandRegion, withAwsRegion } from "./aws-options.js";
-import { awsTestHooks, openAwsSession } from "./aws-session.js";
+import { type AwsCommandDeps, openAwsSession } from "./aws-session.js";
 
 interface DeployCliOptions {
   region?: string;
@@ -42,7 +42,7 @@ interface DeployCliOptions {
 }
 
 /** `lambda-netbench deploy --region R`: creates or updates the region's stack. */
-export function registerDeployCommand(program: Command): void {
+export function registerDeployCommand(program: Command, deps: AwsCommandDeps = {}): void {
   withAwsRegion(
     program.command("deploy"),
     "AWS region, e.g. us-west-2 (not needed with --print-operator-policy)",
@@ -196,10 +196,9 @@ export function registerDeployCommand(program: Command): void {
           ),
         );
       const { deployStack } = await import("../../platforms/aws/deploy.js");
-      const session = await openAwsSession(options.dryRun === true);
+      const session = await openAwsSession(options.dryRun === true, deps);
       const clients = session.clientsFor(region);
       try {
-        const poll = awsTestHooks.fast ? { pollIntervalMs: 1, timeoutMs: 5_000 } : undefined;
         const result = await deployStack(clients, {
           arch,
           memoryMb,
@@ -210,7 +209,7 @@ export function registerDeployCommand(program: Command): void {
           ...(vpc !== undefined ? { vpc } : {}),
           ...(options.removeServer ? { removeServer: true } : {}),
           organization,
-          ...(poll ? { stackPoll: poll, serverReady: poll } : {}),
+          ...(deps.pacing ? { stackPoll: deps.pacing.stackPoll, serverReady: deps.pacing.serverReady } : {}),
           log: (line) => console.error(line),
         });
         session.printPlan();

@@ -2,7 +2,7 @@ import type { Command } from "commander";
 import { validateQuotaValue, validateRegions } from "../../platforms/aws/aws-input.js";
 import type { QuotaReport } from "../../platforms/aws/quota.js";
 import { commandRegion, withAwsProfile } from "./aws-options.js";
-import { openAwsSession } from "./aws-session.js";
+import { type AwsCommandDeps, openAwsSession } from "./aws-session.js";
 
 interface QuotaOptions {
   regions?: string;
@@ -13,7 +13,7 @@ interface QuotaOptions {
 }
 
 /** `lambda-netbench quota get|request|history`: the Lambda network bandwidth quota per region. */
-export function registerQuotaCommand(program: Command): void {
+export function registerQuotaCommand(program: Command, deps: AwsCommandDeps = {}): void {
   const quota = program
     .command("quota")
     .description("the Lambda network bandwidth quota (L-14320ECE, Mbit/s) per region");
@@ -30,7 +30,7 @@ export function registerQuotaCommand(program: Command): void {
     async (options: QuotaOptions) => {
       const requested = await requestedRegions(options);
       const { getQuotaReport } = await import("../../platforms/aws/quota.js");
-      const session = await openAwsSession(false);
+      const session = await openAwsSession(false, deps);
       const regions = await usableRegions(session, requested, options.allRegions === true);
       const reports: (QuotaReport | { region: string; error: string })[] = [];
       for (const region of regions) {
@@ -54,7 +54,7 @@ export function registerQuotaCommand(program: Command): void {
   ).action(async (options: QuotaOptions) => {
     const requested = await requestedRegions(options);
     const { listQuotaRequests } = await import("../../platforms/aws/quota.js");
-    const session = await openAwsSession(false);
+    const session = await openAwsSession(false, deps);
     const regions = await usableRegions(session, requested, options.allRegions === true);
     const rows: Record<string, unknown>[] = [];
     for (const region of regions) {
@@ -95,7 +95,7 @@ export function registerQuotaCommand(program: Command): void {
     const value = validateQuotaValue(options.value ?? "");
     const requested = await requestedRegions(options);
     const { requestQuotaIncrease, quotaRequestNextSteps } = await import("../../platforms/aws/quota.js");
-    const session = await openAwsSession(options.dryRun === true);
+    const session = await openAwsSession(options.dryRun === true, deps);
     const regions = await usableRegions(session, requested, options.allRegions === true);
     const results: Record<string, unknown>[] = [];
     for (const region of regions) {

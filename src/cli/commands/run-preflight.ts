@@ -4,7 +4,7 @@ import { formatCostEstimate } from "../../results/cost-estimate.js";
 import { defaultParallelism } from "../../runner/parallelism.js";
 import { estimatePlan, type PlanEstimate, planParallelism } from "../../runner/run-estimate.js";
 import { fleetNeeds } from "../fleet-needs.js";
-import { awsTestHooks } from "./aws-session.js";
+import type { AwsCommandDeps } from "./aws-session.js";
 
 /**
  * `run`'s checks before it invokes anything on AWS, and all that `run --dry-run` does: the plan
@@ -18,7 +18,7 @@ export interface PreflightOutcome {
 
 export async function checkBeforeRun(
   plan: Plan,
-  options: { dryRun: boolean; write?: (text: string) => void },
+  options: { dryRun: boolean; aws: AwsCommandDeps; write?: (text: string) => void },
 ): Promise<PreflightOutcome> {
   const write = options.write ?? ((text: string) => console.log(text));
   const estimate = estimatePlan(plan);
@@ -62,9 +62,8 @@ export async function checkBeforeRun(
     }),
     parallelism: planParallelism(plan) ?? defaultParallelism(plan.targets[0] as Plan["targets"][number]),
     expectedAgentCodeKey,
-    ...(awsTestHooks.credentials ? { credentials: awsTestHooks.credentials } : {}),
-    ...(awsTestHooks.requestHandler ? { requestHandler: awsTestHooks.requestHandler } : {}),
-    ...(awsTestHooks.handshake ? { handshake: awsTestHooks.handshake } : {}),
+    credentials: options.aws.credentials,
+    requestHandler: options.aws.requestHandler,
   });
   write(formatPreflight(result));
   if (options.dryRun) write("Dry run: nothing was invoked or created.");

@@ -17,6 +17,7 @@ import { type OpenPlatform, runPlan } from "../../runner/run-plan.js";
 import { labRefusal } from "../lab-preflight.js";
 import { openPlatform as defaultOpenPlatform } from "../open-platform.js";
 import { Progress, printRunSummary } from "../progress.js";
+import type { AwsCommandDeps } from "./aws-session.js";
 import { checkBeforeRun } from "./run-preflight.js";
 
 export interface RunCommandOptions {
@@ -41,7 +42,12 @@ export interface RunCommandDeps {
    * default deps use the real check; tests that bring their own platform leave it out).
    */
   labRefusal?: typeof labRefusal;
+  /** The AWS preflight's transport and credentials (default: the SDK's own). */
+  aws?: AwsCommandDeps;
 }
+
+/** What a real `run` opens: the lab or the AWS account, with the lab's refusals checked first. */
+export const defaultRunDeps: RunCommandDeps = { openPlatform: defaultOpenPlatform, labRefusal };
 
 /** The formats `run` writes into the run directory when it completes. */
 export const runReportFormats = ["html", "md", "csv", "json"];
@@ -52,10 +58,7 @@ export const runReportFormats = ["html", "md", "csv", "json"];
  * Ctrl-C once: finish the invocations in flight and stop; twice: abandon them. Either way
  * everything recorded stays, and `--resume DIR` completes the run.
  */
-export function registerRunCommand(
-  program: Command,
-  deps: RunCommandDeps = { openPlatform: defaultOpenPlatform, labRefusal },
-): void {
+export function registerRunCommand(program: Command, deps: RunCommandDeps = defaultRunDeps): void {
   program
     .command("run")
     .description(
@@ -147,7 +150,8 @@ export async function runCommand(options: RunCommandOptions, deps: RunCommandDep
     return 2;
   }
   const { plan } = request;
-  if (options.dryRun) return (await checkBeforeRun(plan, { dryRun: true })).ok ? 0 : 1;
+  const aws = deps.aws ?? {};
+  if (options.dryRun) return (await checkBeforeRun(plan, { dryRun: true, aws })).ok ? 0 : 1;
   const refusal = deps.labRefusal ? await deps.labRefusal(plan, options.unshaped === true) : null;
   if (refusal) {
     console.error(`lambda-netbench run: ${refusal}`);
@@ -155,7 +159,7 @@ export async function runCommand(options: RunCommandOptions, deps: RunCommandDep
   }
   if (plan.targets.some((t) => t.platform === "aws")) {
     // a resumed AWS run gets the same preflight (credentials may have been renewed, the server extended)
-    if (!(await checkBeforeRun(plan, { dryRun: false })).ok) {
+    if (!(await checkBeforeRun(plan, { dryRun: false, aws })).ok) {
       console.error("lambda-netbench run: the preflight failed (above); nothing was invoked");
       return 1;
     }

@@ -1,7 +1,7 @@
 import { resolve } from "node:path";
 import type { Command } from "commander";
 import { commandRegion, withAwsRegion } from "./aws-options.js";
-import { awsTestHooks, openAwsSession } from "./aws-session.js";
+import { type AwsCommandDeps, openAwsSession } from "./aws-session.js";
 
 interface PullCliOptions {
   region?: string;
@@ -10,18 +10,18 @@ interface PullCliOptions {
 }
 
 /** `lambda-netbench runs pull --region R [--since DATE]`: scheduled runs into runs/. */
-export function registerRunsCommand(program: Command): void {
+export function registerRunsCommand(program: Command, deps: AwsCommandDeps = {}): void {
   const runs = program.command("runs").description("runs made in your account (scheduled studies)");
   withAwsRegion(runs.command("pull"))
     .description("download the region's scheduled runs into run directories (manifest.json + results.jsonl)")
     .option("--since <date>", "only runs started at or after this date (ISO 8601, e.g. 2026-11-01)")
     .option("--out <dir>", "parent directory of the run directories", "runs")
     .action(async (options: PullCliOptions) => {
-      process.exitCode = await pullCommand(options);
+      process.exitCode = await pullCommand(options, deps);
     });
 }
 
-export async function pullCommand(options: PullCliOptions): Promise<number> {
+export async function pullCommand(options: PullCliOptions, deps: AwsCommandDeps): Promise<number> {
   const region = await commandRegion(options.region);
   let since: Date | undefined;
   if (options.since !== undefined) {
@@ -37,7 +37,7 @@ export async function pullCommand(options: PullCliOptions): Promise<number> {
     import("../../platforms/aws/stack-state.js"),
     import("../../scheduled-studies/pull-runs.js"),
   ]);
-  const session = await openAwsSession(false);
+  const session = await openAwsSession(false, deps);
   const clients = session.clientsFor(region);
   try {
     const stack = await describeStack(clients.cloudFormation);
@@ -52,7 +52,6 @@ export async function pullCommand(options: PullCliOptions): Promise<number> {
       bucket,
       outDir,
       ...(since ? { since } : {}),
-      ...(awsTestHooks.fast ? { concurrency: 1 } : {}),
       log: (line) => console.error(line),
     });
     for (const run of result.pulled)

@@ -1,5 +1,5 @@
 import type { CreateScheduleOptions } from "../../scheduled-studies/schedule-create.js";
-import { awsTestHooks } from "./aws-session.js";
+import type { AwsCommandDeps } from "./aws-session.js";
 import { scheduledLambdaCost, withClients } from "./schedule-session.js";
 
 /**
@@ -15,7 +15,7 @@ export type ScheduleDryRunOptions = Pick<
   write?: (text: string) => void;
 };
 
-export async function scheduleDryRun(options: ScheduleDryRunOptions): Promise<number> {
+export async function scheduleDryRun(options: ScheduleDryRunOptions, deps: AwsCommandDeps): Promise<number> {
   const write = options.write ?? ((text: string) => console.log(text));
   const [
     { planSchedule },
@@ -68,8 +68,8 @@ export async function scheduleDryRun(options: ScheduleDryRunOptions): Promise<nu
         return null;
       }
     },
-    ...(awsTestHooks.credentials ? { credentials: awsTestHooks.credentials } : {}),
-    ...(awsTestHooks.requestHandler ? { requestHandler: awsTestHooks.requestHandler } : {}),
+    credentials: deps.credentials,
+    requestHandler: deps.requestHandler,
   });
   write(formatPreflight(result));
   if (!result.ok) {
@@ -79,6 +79,7 @@ export async function scheduleDryRun(options: ScheduleDryRunOptions): Promise<nu
   const { buildRecorderZip } = await import("../../scheduled-studies/recorder-zip.js");
   await withClients(
     options.region,
+    deps,
     async (clients) => {
       await createSchedule(clients, {
         name: options.name,

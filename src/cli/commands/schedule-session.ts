@@ -1,26 +1,21 @@
 import { type Plan, usesIperf3Server } from "../../plan/plan-schema.js";
 import { estimateAwsCost } from "../../runner/run-estimate.js";
 import type { ScheduleClients } from "../../scheduled-studies/schedule-clients.js";
-import { awsTestHooks, openAwsSession } from "./aws-session.js";
+import { type AwsCommandDeps, openAwsSession } from "./aws-session.js";
 
 /** The schedule commands' AWS session: the region checked, clients opened and released. */
 export async function withClients(
   region: string | undefined,
+  deps: AwsCommandDeps,
   work: (clients: ScheduleClients) => Promise<void>,
   dryRun = false,
 ): Promise<void> {
   const { resolveRegion } = await import("../../platforms/aws/default-region.js");
   const checked = resolveRegion(region);
-  const { withScheduleClients, destroyScheduleClients } = await import(
-    "../../scheduled-studies/schedule-clients.js"
-  );
-  const session = await openAwsSession(dryRun);
+  const { destroyScheduleClients } = await import("../../scheduled-studies/schedule-clients.js");
+  const session = await openAwsSession(dryRun, deps);
   const base = session.clientsFor(checked);
-  const clients = withScheduleClients(base, {
-    // the session's resolved credentials, as its other clients use them
-    credentials: base.lambda.config.credentials,
-    ...(awsTestHooks.requestHandler ? { requestHandler: awsTestHooks.requestHandler, maxAttempts: 1 } : {}),
-  });
+  const clients = await session.schedulingFor(base);
   try {
     await work(clients);
     session.printPlan();

@@ -1,7 +1,7 @@
 import type { Command } from "commander";
 import { loadPlan } from "../../plan/load-plan.js";
 import { commandRegion, withAwsRegion } from "./aws-options.js";
-import { awsTestHooks } from "./aws-session.js";
+import type { AwsCommandDeps } from "./aws-session.js";
 import { scheduledLambdaCost, withClients } from "./schedule-session.js";
 
 interface CreateCliOptions {
@@ -24,7 +24,7 @@ const defaultScheduledParallelism = 10;
  * on an EventBridge schedule, run by a Step Functions state machine (docs/aws.md, Scheduled
  * studies). The AWS modules load only when a subcommand runs.
  */
-export function registerScheduleCommand(program: Command): void {
+export function registerScheduleCommand(program: Command, deps: AwsCommandDeps = {}): void {
   const schedule = program
     .command("schedule")
     .description(
@@ -51,13 +51,13 @@ export function registerScheduleCommand(program: Command): void {
       "check the account (preflight), print what would be created and the calls create would make; create nothing",
     )
     .action(async (options: CreateCliOptions) => {
-      process.exitCode = await createCommand(options);
+      process.exitCode = await createCommand(options, deps);
     });
 
   withAwsRegion(schedule.command("list"))
     .description("the region's schedules with their last execution")
     .action(async (options: { region?: string }) => {
-      await withClients(options.region, async (clients) => {
+      await withClients(options.region, deps, async (clients) => {
         const { listSchedules } = await import("../../scheduled-studies/schedule-admin.js");
         const schedules = await listSchedules(clients);
         if (schedules.length === 0) {
@@ -82,10 +82,10 @@ export function registerScheduleCommand(program: Command): void {
     .requiredOption("--name <name>", "schedule name")
     .action(async (options: { region?: string; name: string }) => {
       const name = await validName(options.name);
-      await withClients(options.region, async (clients) => {
+      await withClients(options.region, deps, async (clients) => {
         const { deleteSchedule } = await import("../../scheduled-studies/schedule-admin.js");
         const result = await deleteSchedule(clients, name, {
-          ...(awsTestHooks.fast ? { stackPoll: { pollIntervalMs: 1, timeoutMs: 5_000 } } : {}),
+          ...(deps.pacing ? { stackPoll: deps.pacing.stackPoll } : {}),
           log: (line) => console.error(line),
         });
         console.log(
@@ -99,7 +99,7 @@ export function registerScheduleCommand(program: Command): void {
     .requiredOption("--name <name>", "schedule name")
     .action(async (options: { region?: string; name: string }) => {
       const name = await validName(options.name);
-      await withClients(options.region, async (clients) => {
+      await withClients(options.region, deps, async (clients) => {
         const { runScheduleNow } = await import("../../scheduled-studies/schedule-admin.js");
         const started = await runScheduleNow(clients, name);
         console.log(`started ${started.executionArn} at ${started.startedAt}`);
@@ -113,7 +113,7 @@ async function validName(name: string): Promise<string> {
   return validateScheduleName(name);
 }
 
-export async function createCommand(options: CreateCliOptions): Promise<number> {
+export async function createCommand(options: CreateCliOptions, deps: AwsCommandDeps): Promise<number> {
   // every check before any AWS call
   const [{ validateNumberInRange }, { parseScheduleExpression }, naming, { planSchedule }] =
     await Promise.all([
@@ -164,13 +164,16 @@ export async function createCommand(options: CreateCliOptions): Promise<number> 
 
   if (options.dryRun) {
     const { scheduleDryRun } = await import("./schedule-dry-run.js");
-    return scheduleDryRun({ region, name, expression: expression.text, timezone, plan, source, parallelism });
+    return scheduleDryRun(
+      { region, name, expression: expression.text, timezone, plan, source, parallelism },
+      deps,
+    );
   }
 
   const { buildRecorderZip } = await import("../../scheduled-studies/recorder-zip.js");
   const recorder = buildRecorderZip();
   const { createSchedule } = await import("../../scheduled-studies/schedule-create.js");
-  await withClients(region, async (clients) => {
+  await withClients(region, deps, async (clients) => {
     const result = await createSchedule(clients, {
       name,
       expression: expression.text,
@@ -179,12 +182,7 @@ export async function createCommand(options: CreateCliOptions): Promise<number> 
       source,
       parallelism,
       recorder,
-      ...(awsTestHooks.fast
-        ? {
-            stackPoll: { pollIntervalMs: 1, timeoutMs: 5_000 },
-            waiter: { minDelaySeconds: 1, maxDelaySeconds: 1, maxWaitSeconds: 5 },
-          }
-        : {}),
+      ...(deps.pacing ? { stackPoll: deps.pacing.stackPoll, waiter: deps.pacing.waiter } : {}),
       log: (line) => console.error(line),
     });
     console.log(`schedule ${result.name} in ${region}: ${result.action}`);

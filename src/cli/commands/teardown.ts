@@ -1,10 +1,10 @@
 import type { Command } from "commander";
 import type { AwsClients } from "../../platforms/aws/aws-clients.js";
 import { commandRegion, withAwsRegion } from "./aws-options.js";
-import { awsTestHooks, openAwsSession } from "./aws-session.js";
+import { type AwsCommandDeps, openAwsSession } from "./aws-session.js";
 
 /** `lambda-netbench teardown --region R`: removes everything deploy created, then verifies. */
-export function registerTeardownCommand(program: Command): void {
+export function registerTeardownCommand(program: Command, deps: AwsCommandDeps = {}): void {
   withAwsRegion(program.command("teardown"))
     .description(
       "delete the region's stack, bucket contents, versions and secrets; verify nothing tagged remains",
@@ -13,25 +13,16 @@ export function registerTeardownCommand(program: Command): void {
     .action(async (options: { region?: string; dryRun?: boolean }) => {
       const region = await commandRegion(options.region);
       const { teardownRegion } = await import("../../platforms/aws/teardown.js");
-      const session = await openAwsSession(options.dryRun === true);
+      const session = await openAwsSession(options.dryRun === true, deps);
       const clients = session.clientsFor(region);
       try {
-        const fast = awsTestHooks.fast
-          ? { stackPoll: { pollIntervalMs: 1, timeoutMs: 5_000 }, verify: { attempts: 2, intervalMs: 1 } }
-          : {};
-        const [{ withScheduleClients, destroyScheduleClients }, { disableSchedules, listScheduleNames }] =
-          await Promise.all([
-            import("../../scheduled-studies/schedule-clients.js"),
-            import("../../scheduled-studies/schedule-admin.js"),
-          ]);
-        const scheduling = withScheduleClients(clients, {
-          credentials: clients.lambda.config.credentials,
-          ...(awsTestHooks.requestHandler
-            ? { requestHandler: awsTestHooks.requestHandler, maxAttempts: 1 }
-            : {}),
-        });
+        const [{ destroyScheduleClients }, { disableSchedules, listScheduleNames }] = await Promise.all([
+          import("../../scheduled-studies/schedule-clients.js"),
+          import("../../scheduled-studies/schedule-admin.js"),
+        ]);
+        const scheduling = await session.schedulingFor(clients);
         const result = await teardownRegion(clients, {
-          ...fast,
+          ...(deps.pacing ? { stackPoll: deps.pacing.stackPoll, verify: deps.pacing.teardownChecks } : {}),
           log: (line) => console.error(line),
           schedules: {
             disable: () => disableSchedules(scheduling),

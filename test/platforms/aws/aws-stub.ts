@@ -2,7 +2,10 @@
 
 import { Readable } from "node:stream";
 import { afterEach, beforeEach } from "node:test";
-import { awsTestHooks } from "../../../src/cli/commands/aws-session.js";
+import type { AwsCommandDeps, AwsPacing } from "../../../src/cli/commands/aws-session.js";
+import { type AwsClients, createAwsClients } from "../../../src/platforms/aws/aws-clients.js";
+import type { DeployOptions } from "../../../src/platforms/aws/deploy.js";
+import { PlannedCallRecorder } from "../../../src/platforms/aws/planned-calls.js";
 
 /**
  * A stub of AWS's HTTP side for the real SDK clients: it parses each signed request into
@@ -363,16 +366,81 @@ export function accountSettings(concurrentExecutions: number, unreserved: number
   });
 }
 
-/** What one test of the CLI on the stubbed transport sees: the stub and every console line. */
+/**
+ * Every SDK client the platform code takes, on `stub` with test credentials; one attempt per call
+ * (the stub answers at once; a test that wants retries builds its clients itself).
+ */
+export function stubbedClients(
+  stub: AwsStub,
+  options: { region?: string; dryRun?: boolean } = {},
+): AwsClients {
+  return createAwsClients({
+    region: options.region ?? "us-west-2",
+    credentials: testCredentials,
+    requestHandler: stub.handler,
+    maxAttempts: 1,
+    recorder: new PlannedCallRecorder(options.dryRun === true),
+  });
+}
+
+/**
+ * Waits for a stub that answers at once: stacks and waiters looked at every millisecond (the
+ * SDK's waiters count in whole seconds), teardown's tagging check tried twice.
+ */
+export const stubPacing: AwsPacing = {
+  stackPoll: { pollIntervalMs: 1, timeoutMs: 5_000 },
+  serverReady: { pollIntervalMs: 1, timeoutMs: 5_000 },
+  waiter: { minDelaySeconds: 1, maxDelaySeconds: 1, maxWaitSeconds: 5 },
+  teardownChecks: { attempts: 2, intervalMs: 1 },
+};
+
+/** deployStack's options for a stack without a server or VPC function, waiting as `stubPacing`. */
+export const stubDeployOptions: DeployOptions = {
+  arch: "arm64",
+  memoryMb: 2048,
+  timeoutSeconds: 900,
+  server: null,
+  agent: { zip: Buffer.from("PK-zip-bytes"), sha256: "abc" },
+  testObjectBytes: null,
+  stackPoll: stubPacing.stackPoll,
+  serverReady: stubPacing.serverReady,
+};
+
+/** The AWS commands' dependencies on `stub`: its transport, test credentials, short waits if `fast`. */
+export function stubbedAwsDeps(stub: AwsStub, options: { fast?: boolean } = {}): AwsCommandDeps {
+  return {
+    requestHandler: stub.handler,
+    credentials: testCredentials,
+    ...(options.fast ? { pacing: stubPacing } : {}),
+  };
+}
+
+/** Runs the CLI in-process as typed (`run("deploy", "--region", "us-west-2")`), every AWS call on `stub`. */
+export type StubbedCli = (...argv: string[]) => Promise<unknown>;
+
+export function stubbedCli(stub: AwsStub, options: { fast?: boolean } = {}): StubbedCli {
+  return async (...argv) => {
+    // loaded on first use: the whole program brings in every command's modules
+    const { buildProgram } = await import("../../../src/cli/main.js");
+    return buildProgram({ aws: stubbedAwsDeps(stub, options) }).parseAsync([
+      "node",
+      "lambda-netbench",
+      ...argv,
+    ]);
+  };
+}
+
+/** What one test of the CLI on the stubbed transport sees: the stub, the CLI on it, every console line. */
 export interface StubbedAwsSession {
   stub: AwsStub;
+  run: StubbedCli;
   out: string[];
 }
 
 /**
- * The set-up every CLI test on stubbed AWS shares, per test: a fresh AwsStub as the SDK clients'
- * transport (through awsTestHooks) with test credentials, `fast` retries and waits when asked,
- * console.log and console.error captured; afterwards all of it undone and the exit code reset.
+ * The set-up every CLI test on stubbed AWS shares, per test: a fresh AwsStub and the CLI with it
+ * as the SDK clients' transport, test credentials, short waits when `fast`; console.log and
+ * console.error captured; afterwards the console restored and the exit code reset.
  * `onEach` receives the session before each test (assign it to the describe block's variables).
  */
 export function useStubbedAws(
@@ -381,10 +449,8 @@ export function useStubbedAws(
 ): void {
   const original = { log: console.log, error: console.error };
   beforeEach(() => {
-    const session: StubbedAwsSession = { stub: new AwsStub(), out: [] };
-    awsTestHooks.requestHandler = session.stub.handler;
-    awsTestHooks.credentials = testCredentials;
-    if (options.fast) awsTestHooks.fast = true;
+    const stub = new AwsStub();
+    const session: StubbedAwsSession = { stub, run: stubbedCli(stub, options), out: [] };
     console.log = (...args: unknown[]) => session.out.push(args.join(" "));
     console.error = (...args: unknown[]) => session.out.push(args.join(" "));
     onEach(session);
@@ -392,9 +458,6 @@ export function useStubbedAws(
   afterEach(() => {
     console.log = original.log;
     console.error = original.error;
-    delete awsTestHooks.requestHandler;
-    delete awsTestHooks.credentials;
-    delete awsTestHooks.fast;
     process.exitCode = 0;
   });
 }

@@ -1,10 +1,8 @@
 import assert from "node:assert/strict";
 import { existsSync } from "node:fs";
-import { afterEach, beforeEach, describe, test } from "node:test";
-import { awsTestHooks } from "../../../src/cli/commands/aws-session.js";
-import { buildProgram } from "../../../src/cli/main.js";
+import { describe, test } from "node:test";
 import {
-  AwsStub,
+  type AwsStub,
   callerIdentity,
   defaultVpcResponses,
   ec2Error,
@@ -12,8 +10,8 @@ import {
   json,
   queryXml,
   restJsonError,
+  type StubbedCli,
   stackDoesNotExist,
-  testCredentials,
   useStubbedAws,
 } from "./aws-stub.js";
 
@@ -21,8 +19,8 @@ import {
 describe("quota/deploy/teardown commands", () => {
   let stub: AwsStub;
   let out: string[];
-  useStubbedAws((session) => ({ stub, out } = session), { fast: true });
-  const run = (...argv: string[]) => buildProgram().parseAsync(["node", "lambda-netbench", ...argv]);
+  let run: StubbedCli;
+  useStubbedAws((session) => ({ stub, out, run } = session), { fast: true });
 
   test("quota get over two regions: one row each, the value in force per region", async () => {
     stub
@@ -224,23 +222,8 @@ describe("quota/deploy/teardown commands", () => {
 describe("--all-regions (breaker 12)", () => {
   let stub: AwsStub;
   let out: string[];
-  const originalLog = console.log;
-  const originalError = console.error;
-  beforeEach(() => {
-    stub = new AwsStub();
-    out = [];
-    awsTestHooks.requestHandler = stub.handler;
-    awsTestHooks.credentials = testCredentials;
-    console.log = (...args: unknown[]) => out.push(args.join(" "));
-    console.error = (...args: unknown[]) => out.push(args.join(" "));
-  });
-  afterEach(() => {
-    console.log = originalLog;
-    console.error = originalError;
-    delete awsTestHooks.requestHandler;
-    delete awsTestHooks.credentials;
-    process.exitCode = 0;
-  });
+  let run: StubbedCli;
+  useStubbedAws((session) => ({ stub, out, run } = session));
 
   test("quota history --all-regions skips opt-in regions that are not enabled", async () => {
     // DescribeRegions without AllRegions: the regions enabled for the account only
@@ -254,7 +237,7 @@ describe("--all-regions (breaker 12)", () => {
         ),
       )
       .on("ListRequestedServiceQuotaChangeHistoryByQuota", json({ RequestedQuotas: [] }));
-    await buildProgram().parseAsync(["node", "lambda-netbench", "quota", "history", "--all-regions"]);
+    await run("quota", "history", "--all-regions");
     const asked = new Set(
       stub.requests
         .filter((r) => r.operation === "ListRequestedServiceQuotaChangeHistoryByQuota")

@@ -4,22 +4,15 @@ import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, test } from "node:test";
-import { awsTestHooks } from "../../../src/cli/commands/aws-session.js";
-import { buildProgram } from "../../../src/cli/main.js";
 import { buildAgentZip, buildZip } from "../../../src/platforms/aws/agent-zip.js";
 import { AwsInputError } from "../../../src/platforms/aws/aws-input.js";
 import { resolveCredentials } from "../../../src/platforms/aws/credentials.js";
 import { defaultRegion, profileRegion } from "../../../src/platforms/aws/default-region.js";
-import { AwsStub, testCredentials } from "./aws-stub.js";
+import { AwsStub, stubbedCli } from "./aws-stub.js";
 
 describe("bad input is refused before any AWS call", () => {
   const stub = new AwsStub();
-  awsTestHooks.requestHandler = stub.handler;
-  awsTestHooks.credentials = testCredentials;
-  after(() => {
-    delete awsTestHooks.requestHandler;
-    delete awsTestHooks.credentials;
-  });
+  const run = stubbedCli(stub);
   for (const [argv, field] of [
     [["deploy", "--region", "us-west-9"], "region"],
     [["deploy", "--region", "us-west-2", "--memory-mb", "10241"], "memory-mb"],
@@ -32,15 +25,12 @@ describe("bad input is refused before any AWS call", () => {
     [["quota", "request", "--regions", "us-west-2", "--value", "lots"], "value"],
   ] as const) {
     test(`${argv.join(" ")} -> error naming ${field}, zero requests`, async () => {
-      await assert.rejects(
-        buildProgram().parseAsync(["node", "lambda-netbench", ...argv]),
-        (error: unknown) => {
-          assert.ok(error instanceof AwsInputError, String(error));
-          assert.equal(error.field, field);
-          assert.match(error.message, /allowed|give/);
-          return true;
-        },
-      );
+      await assert.rejects(run(...argv), (error: unknown) => {
+        assert.ok(error instanceof AwsInputError, String(error));
+        assert.equal(error.field, field);
+        assert.match(error.message, /allowed|give/);
+        return true;
+      });
       assert.equal(stub.requests.length, 0);
     });
   }
@@ -71,24 +61,18 @@ describe("AWS conventions: --profile on every AWS command, --region from the env
       else process.env[key] = saved[key];
     }
   };
-  awsTestHooks.requestHandler = stub.handler;
-  awsTestHooks.credentials = testCredentials;
+  const run = stubbedCli(stub);
   after(() => {
-    delete awsTestHooks.requestHandler;
-    delete awsTestHooks.credentials;
     restore();
     rmSync(dir, { recursive: true, force: true });
   });
   const refused = async (argv: string[], field: string, message: RegExp) => {
-    await assert.rejects(
-      buildProgram().parseAsync(["node", "lambda-netbench", ...argv]),
-      (error: unknown) => {
-        assert.ok(error instanceof AwsInputError, String(error));
-        assert.equal(error.field, field);
-        assert.match(error.message, message);
-        return true;
-      },
-    );
+    await assert.rejects(run(...argv), (error: unknown) => {
+      assert.ok(error instanceof AwsInputError, String(error));
+      assert.equal(error.field, field);
+      assert.match(error.message, message);
+      return true;
+    });
     assert.equal(stub.requests.length, 0, "refused before any call");
   };
 

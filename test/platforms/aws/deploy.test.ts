@@ -1,13 +1,11 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import { createAwsClients } from "../../../src/platforms/aws/aws-clients.js";
 import {
   type DeployOptions,
   deployStack,
   planServer,
   ServerNotReadyError,
 } from "../../../src/platforms/aws/deploy.js";
-import { PlannedCallRecorder } from "../../../src/platforms/aws/planned-calls.js";
 import { resolveServerNetwork } from "../../../src/platforms/aws/server-network.js";
 import { StackOperationFailed } from "../../../src/platforms/aws/stack-state.js";
 import {
@@ -22,7 +20,8 @@ import {
   queryXml,
   stackDoesNotExist,
   stackId,
-  testCredentials,
+  stubbedClients,
+  stubDeployOptions,
 } from "./aws-stub.js";
 
 const bucket = "lambda-netbench-bucket-1a2b3c";
@@ -31,31 +30,11 @@ const fullOutputs = {
   FunctionName: "lambda-netbench-agent",
   AgentCodeKey: "agent/abc.zip",
 };
-const options: DeployOptions = {
-  arch: "arm64",
-  memoryMb: 2048,
-  timeoutSeconds: 900,
-  server: null,
-  agent: { zip: Buffer.from("PK-zip-bytes"), sha256: "abc" },
-  testObjectBytes: null,
-  stackPoll: { pollIntervalMs: 1, timeoutMs: 5_000 },
-  serverReady: { pollIntervalMs: 1, timeoutMs: 5_000 },
-  now: () => new Date("2026-11-29T20:00:00Z"),
-};
+const options: DeployOptions = { ...stubDeployOptions, now: () => new Date("2026-11-29T20:00:00Z") };
 const ok = (action: string) => queryXml(action, `<StackId>${stackId}</StackId>`);
 const notFound = { statusCode: 404, headers: {}, body: "" };
 const putOk = { statusCode: 200, headers: { etag: '"9b2cf535f27731c974343645a3985328"' }, body: "" };
 const parameterNotFound = jsonError("ParameterNotFound", "");
-
-function clients(stub: AwsStub, dryRun = false) {
-  return createAwsClients({
-    region: "us-west-2",
-    credentials: testCredentials,
-    requestHandler: stub.handler,
-    maxAttempts: 1,
-    recorder: new PlannedCallRecorder(dryRun),
-  });
-}
 
 describe("deploy on the real CloudFormation/S3/SSM clients (stubbed transport)", () => {
   test("create: bucket first, agent zip uploaded, full template applied, server secrets in SSM", async () => {
@@ -97,7 +76,7 @@ describe("deploy on the real CloudFormation/S3/SSM clients (stubbed transport)",
       .on("HeadObject", notFound)
       .on("PutObject", putOk)
       .on("UpdateStack", ok("UpdateStack"));
-    const result = await deployStack(clients(stub), {
+    const result = await deployStack(stubbedClients(stub), {
       ...options,
       server: { instanceType: "c8gn.large", ttlHours: 3, ports: 1, idleTimeoutSeconds: 30 },
     });
@@ -167,7 +146,7 @@ describe("deploy on the real CloudFormation/S3/SSM clients (stubbed transport)",
       padding: "pkcs1",
     });
     // the recorder never shows a secret
-    assert.ok(!JSON.stringify(clients(stub).recorder.calls).includes("BEGIN PRIVATE KEY"));
+    assert.ok(!JSON.stringify(stubbedClients(stub).recorder.calls).includes("BEGIN PRIVATE KEY"));
   });
 
   test("re-run with nothing changed: in place, 'No updates are to be performed' is success", async () => {
@@ -175,7 +154,7 @@ describe("deploy on the real CloudFormation/S3/SSM clients (stubbed transport)",
       .on("DescribeStacks", describeStacks("UPDATE_COMPLETE", fullOutputs))
       .on("HeadObject", { statusCode: 200, headers: { "content-length": "12" }, body: "" })
       .on("UpdateStack", queryError("ValidationError", "No updates are to be performed."));
-    const result = await deployStack(clients(stub), options);
+    const result = await deployStack(stubbedClients(stub), options);
     assert.deepEqual(stub.operations(), ["DescribeStacks", "HeadObject", "UpdateStack"]);
     assert.equal(result.action, "unchanged");
   });
@@ -195,7 +174,7 @@ describe("deploy on the real CloudFormation/S3/SSM clients (stubbed transport)",
       .on("HeadObject", notFound)
       .on("PutObject", putOk)
       .on("UpdateStack", ok("UpdateStack"));
-    const result = await deployStack(clients(stub), options);
+    const result = await deployStack(stubbedClients(stub), options);
     assert.deepEqual(stub.operations().slice(0, 5), [
       "DescribeStacks",
       "DeleteStack",
@@ -224,7 +203,7 @@ describe("deploy on the real CloudFormation/S3/SSM clients (stubbed transport)",
       )
       .on("CreateStack", ok("CreateStack"))
       .on("DescribeStackEvents", events);
-    await assert.rejects(deployStack(clients(stub), options), (error: unknown) => {
+    await assert.rejects(deployStack(stubbedClients(stub), options), (error: unknown) => {
       assert.ok(error instanceof StackOperationFailed);
       assert.equal(error.status, "ROLLBACK_COMPLETE");
       assert.deepEqual(error.reasons, ['Bucket: Resource handler returned message: "Access Denied"']);
@@ -240,7 +219,7 @@ describe("deploy on the real CloudFormation/S3/SSM clients (stubbed transport)",
         "SimulatePrincipalPolicy",
         queryError("AccessDenied", "not authorized to perform: iam:SimulatePrincipalPolicy", 403),
       );
-    const c = clients(stub, true);
+    const c = stubbedClients(stub, { dryRun: true });
     const result = await deployStack(c, { ...options, testObjectBytes: 1_073_741_824 });
     // the simulator's own permission is the operator's to grant: without it the check says so
     assert.deepEqual(stub.operations(), ["DescribeStacks", "GetCallerIdentity", "SimulatePrincipalPolicy"]);
@@ -335,7 +314,7 @@ describe("deploy on the real CloudFormation/S3/SSM clients (stubbed transport)",
         .on("DeleteParameter", json({}))
         .on("HeadObject", { statusCode: 200, headers: {}, body: "" })
         .on("UpdateStack", ok("UpdateStack"));
-      await deployStack(clients(stub), {
+      await deployStack(stubbedClients(stub), {
         ...options,
         server: { instanceType: "c8gn.large", ttlHours: 3, ports: 1, idleTimeoutSeconds: 30, updateAmi },
       });
@@ -369,7 +348,7 @@ describe("deploy on the real CloudFormation/S3/SSM clients (stubbed transport)",
       .on("HeadObject", { statusCode: 200, headers: {}, body: "" })
       .on("UpdateStack", ok("UpdateStack"));
     await assert.rejects(
-      deployStack(clients(stub), {
+      deployStack(stubbedClients(stub), {
         ...options,
         serverReady: { pollIntervalMs: 1, timeoutMs: 30 },
         server: { instanceType: "c8gn.large", ttlHours: 3, ports: 1, idleTimeoutSeconds: 30 },
@@ -386,7 +365,7 @@ describe("deploy on the real CloudFormation/S3/SSM clients (stubbed transport)",
       stackDoesNotExist,
     );
     await assert.rejects(
-      deployStack(clients(stub), {
+      deployStack(stubbedClients(stub), {
         ...options,
         server: { instanceType: "c8gn.large", ttlHours: 3, ports: 1, idleTimeoutSeconds: 30 },
       }),
@@ -398,7 +377,7 @@ describe("deploy on the real CloudFormation/S3/SSM clients (stubbed transport)",
       stackDoesNotExist,
     );
     await assert.rejects(
-      deployStack(clients(privateSubnet), {
+      deployStack(stubbedClients(privateSubnet), {
         ...options,
         server: {
           instanceType: "c8gn.large",
@@ -447,7 +426,7 @@ describe("deploy on the real CloudFormation/S3/SSM clients (stubbed transport)",
         );
     const chooser = stub();
     const chosen = await resolveServerNetwork(
-      clients(chooser).ec2,
+      stubbedClients(chooser).ec2,
       { instanceType: "c8gn.large" },
       {},
       "us-west-2",
@@ -458,7 +437,7 @@ describe("deploy on the real CloudFormation/S3/SSM clients (stubbed transport)",
     assert.equal(offering?.input["Filter.1.Value.1"], "c8gn.large");
     await assert.rejects(
       resolveServerNetwork(
-        clients(stub()).ec2,
+        stubbedClients(stub()).ec2,
         { instanceType: "c8gn.large", subnetId: "subnet-0aaaaaaaaaaaaaaaa" },
         {},
         "us-west-2",
@@ -475,7 +454,7 @@ describe("deploy on the real CloudFormation/S3/SSM clients (stubbed transport)",
     };
     const stub = new AwsStub().on("DescribeStacks", describeStacks("UPDATE_COMPLETE", running));
     await assert.rejects(
-      deployStack(clients(stub), options),
+      deployStack(stubbedClients(stub), options),
       /the stack runs the iperf3 server i-0123456789abcdef0 .*: deploy --with-server to keep it, or --remove-server to delete it/,
     );
     assert.deepEqual(stub.operations(), ["DescribeStacks"], "nothing changed");
@@ -483,7 +462,7 @@ describe("deploy on the real CloudFormation/S3/SSM clients (stubbed transport)",
       .on("DescribeStacks", describeStacks("UPDATE_COMPLETE", running))
       .on("HeadObject", { statusCode: 200, headers: {}, body: "" })
       .on("UpdateStack", ok("UpdateStack"));
-    await deployStack(clients(removing), { ...options, removeServer: true });
+    await deployStack(stubbedClients(removing), { ...options, removeServer: true });
     const template = JSON.parse(
       String(removing.requests.find((r) => r.operation === "UpdateStack")?.input.TemplateBody),
     );

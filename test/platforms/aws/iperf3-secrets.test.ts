@@ -1,9 +1,8 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import { createAwsClients } from "../../../src/platforms/aws/aws-clients.js";
 import { AwsPlatform } from "../../../src/platforms/aws/aws-platform.js";
 import { ensureIperf3Secrets, generateIperf3Secrets } from "../../../src/platforms/aws/iperf3-credentials.js";
-import { AwsStub, describeStacks, json, testCredentials } from "./aws-stub.js";
+import { AwsStub, describeStacks, json, stubbedClients, testCredentials } from "./aws-stub.js";
 
 const secrets = generateIperf3Secrets();
 const parameter = (name: string, value: string, type = "SecureString") =>
@@ -22,12 +21,7 @@ const byName = (request: { input: Record<string, unknown> }) => {
 describe("iperf3 secrets in SSM Parameter Store", () => {
   test("re-deploy keeps the existing key and password (a running server stays reachable)", async () => {
     const stub = new AwsStub().on("GetParameter", byName);
-    const clients = createAwsClients({
-      region: "us-west-2",
-      credentials: testCredentials,
-      requestHandler: stub.handler,
-      maxAttempts: 1,
-    });
+    const clients = stubbedClients(stub);
     assert.equal(await ensureIperf3Secrets(clients.ssm), false);
     assert.deepEqual(stub.operations(), ["GetParameter", "GetParameter"]);
     assert.ok(stub.requests.every((r) => r.input.WithDecryption === true));

@@ -4,7 +4,6 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
 import { GetRoleCommand, ListRolesCommand } from "@aws-sdk/client-iam";
-import { createAwsClients } from "../../../src/platforms/aws/aws-clients.js";
 import { addScheduleStack } from "../../../src/platforms/aws/nested-stacks.js";
 import {
   declaredCalls,
@@ -13,11 +12,11 @@ import {
   operatorPolicy,
   splitPolicy,
 } from "../../../src/platforms/aws/operator-policy.js";
-import { PlannedCallRecorder, UndeclaredAwsCallError } from "../../../src/platforms/aws/planned-calls.js";
+import { UndeclaredAwsCallError } from "../../../src/platforms/aws/planned-calls.js";
 import { buildStackTemplate } from "../../../src/platforms/aws/stack-template.js";
 import { withScheduleClients } from "../../../src/scheduled-studies/schedule-clients.js";
 import { buildScheduleTemplate } from "../../../src/scheduled-studies/schedule-template.js";
-import { AwsStub, queryError, testCredentials } from "./aws-stub.js";
+import { AwsStub, queryError, stubbedClients, testCredentials } from "./aws-stub.js";
 
 /**
  * The operator policy cannot drift from the code: the policy is built from one declared list of
@@ -156,13 +155,7 @@ test("every client refuses an undeclared call before sending it", async () => {
     "GetRole",
     queryError("NoSuchEntity", "The role with name x cannot be found.", 404),
   );
-  const clients = createAwsClients({
-    region: "us-west-2",
-    credentials: testCredentials,
-    requestHandler: stub.handler,
-    maxAttempts: 1,
-    recorder: new PlannedCallRecorder(false),
-  });
+  const clients = stubbedClients(stub);
   await assert.rejects(clients.iam.send(new ListRolesCommand({})), (error: unknown) => {
     assert.ok(error instanceof UndeclaredAwsCallError);
     assert.equal(error.call, "IAM.ListRoles");
@@ -176,16 +169,11 @@ test("every client refuses an undeclared call before sending it", async () => {
   });
   assert.deepEqual(stub.operations(), ["GetRole"]);
   // the schedule's clients too, in a dry run as well
-  const dry = withScheduleClients(
-    createAwsClients({
-      region: "us-west-2",
-      credentials: testCredentials,
-      requestHandler: stub.handler,
-      maxAttempts: 1,
-      recorder: new PlannedCallRecorder(true),
-    }),
-    { credentials: testCredentials, requestHandler: stub.handler, maxAttempts: 1 },
-  );
+  const dry = withScheduleClients(stubbedClients(stub, { dryRun: true }), {
+    credentials: testCredentials,
+    requestHandler: stub.handler,
+    maxAttempts: 1,
+  });
   const { DeleteStateMachineCommand } = await import("@aws-sdk/client-sfn");
   await assert.rejects(
     dry.sfn.send(

@@ -1,10 +1,8 @@
 // biome-ignore-all lint/suspicious/noExplicitAny: walks untyped CloudFormation templates
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import { createAwsClients } from "../../../src/platforms/aws/aws-clients.js";
 import { deployStack } from "../../../src/platforms/aws/deploy.js";
 import { parseTags, validatePolicyArn, validateRoleArn } from "../../../src/platforms/aws/organization.js";
-import { PlannedCallRecorder } from "../../../src/platforms/aws/planned-calls.js";
 import {
   AwsStub,
   defaultVpcResponses,
@@ -14,7 +12,8 @@ import {
   queryXml,
   stackDoesNotExist,
   stackId,
-  testCredentials,
+  stubbedClients,
+  stubDeployOptions,
 } from "./aws-stub.js";
 import { validateTemplate } from "./cfn-schema-validator.js";
 
@@ -65,33 +64,18 @@ describe("organization accounts: deploy --permissions-boundary, --role-arn, --ta
       .on("HeadObject", { statusCode: 404, headers: {}, body: "" })
       .on("PutObject", { statusCode: 200, headers: { etag: '"e"' }, body: "" })
       .on("UpdateStack", ok("UpdateStack"));
-    await deployStack(
-      createAwsClients({
-        region: "us-west-2",
-        credentials: testCredentials,
-        requestHandler: stub.handler,
-        maxAttempts: 1,
-        recorder: new PlannedCallRecorder(false),
-      }),
-      {
-        arch: "arm64",
-        memoryMb: 2048,
-        timeoutSeconds: 900,
-        server: { instanceType: "c8gn.large", ttlHours: 3, ports: 1, idleTimeoutSeconds: 30 },
-        agent: { zip: Buffer.from("PK"), sha256: "abc" },
-        testObjectBytes: null,
-        stackPoll: { pollIntervalMs: 1, timeoutMs: 5_000 },
-        serverReady: { pollIntervalMs: 1, timeoutMs: 5_000 },
-        organization: {
-          permissionsBoundaryArn: boundary,
-          serviceRoleArn: serviceRole,
-          tags: [
-            { Key: "CostCenter", Value: "net-42" },
-            { Key: "Owner", Value: "alice" },
-          ],
-        },
+    await deployStack(stubbedClients(stub), {
+      ...stubDeployOptions,
+      server: { instanceType: "c8gn.large", ttlHours: 3, ports: 1, idleTimeoutSeconds: 30 },
+      organization: {
+        permissionsBoundaryArn: boundary,
+        serviceRoleArn: serviceRole,
+        tags: [
+          { Key: "CostCenter", Value: "net-42" },
+          { Key: "Owner", Value: "alice" },
+        ],
       },
-    );
+    });
     const create = stub.requests.find((r) => r.operation === "CreateStack")?.input ?? {};
     const update = stub.requests.find((r) => r.operation === "UpdateStack")?.input ?? {};
     for (const call of [create, update]) {
@@ -132,23 +116,7 @@ describe("organization accounts: deploy --permissions-boundary, --role-arn, --ta
       )
       .on("HeadObject", { statusCode: 200, headers: {}, body: "" })
       .on("UpdateStack", ok("UpdateStack"));
-    await deployStack(
-      createAwsClients({
-        region: "us-west-2",
-        credentials: testCredentials,
-        requestHandler: stub.handler,
-        maxAttempts: 1,
-      }),
-      {
-        arch: "arm64",
-        memoryMb: 2048,
-        timeoutSeconds: 900,
-        server: null,
-        agent: { zip: Buffer.from("PK"), sha256: "abc" },
-        testObjectBytes: null,
-        stackPoll: { pollIntervalMs: 1, timeoutMs: 5_000 },
-      },
-    );
+    await deployStack(stubbedClients(stub), stubDeployOptions);
     const update = stub.requests.find((r) => r.operation === "UpdateStack")?.input ?? {};
     assert.equal(update.RoleARN, undefined, "CloudFormation keeps the stack's service role");
     assert.equal(update["Tags.member.1.Key"], undefined, "and its tags");

@@ -7,7 +7,7 @@ import {
   QuotaRequestRefused,
   requestQuotaIncrease,
 } from "../../../src/platforms/aws/quota.js";
-import { AwsStub, json, jsonError, testCredentials } from "./aws-stub.js";
+import { AwsStub, json, jsonError, stubbedClients, testCredentials } from "./aws-stub.js";
 
 const quota = (value: number, code = "L-14320ECE") => ({
   ServiceCode: "lambda",
@@ -38,22 +38,13 @@ const change = (status: string, value: number, caseId?: string) => ({
   Unit: "None",
 });
 
-function clients(stub: AwsStub) {
-  return createAwsClients({
-    region: "us-west-2",
-    credentials: testCredentials,
-    requestHandler: stub.handler,
-    maxAttempts: 1,
-  });
-}
-
 describe("quota against the real Service Quotas client (stubbed transport)", () => {
   test("get: by code, value in force, AWS default, request history", async () => {
     const stub = new AwsStub()
       .on("GetServiceQuota", json({ Quota: quota(3000) }))
       .on("GetAWSDefaultServiceQuota", json({ Quota: quota(625) }))
       .on("ListRequestedServiceQuotaChangeHistoryByQuota", history([change("APPROVED", 3000, "case-1234")]));
-    const report = await getQuotaReport(clients(stub).quotas, "us-west-2");
+    const report = await getQuotaReport(stubbedClients(stub).quotas, "us-west-2");
     assert.deepEqual(stub.operations(), [
       "GetServiceQuota",
       "GetAWSDefaultServiceQuota",
@@ -81,7 +72,7 @@ describe("quota against the real Service Quotas client (stubbed transport)", () 
       )
       .on("GetAWSDefaultServiceQuota", json({ Quota: quota(625, "L-NEWC0DE1") }))
       .on("ListRequestedServiceQuotaChangeHistoryByQuota", history([]));
-    const report = await getQuotaReport(clients(stub).quotas, "us-west-2");
+    const report = await getQuotaReport(stubbedClients(stub).quotas, "us-west-2");
     assert.deepEqual(stub.operations(), [
       "GetServiceQuota",
       "ListServiceQuotas",
@@ -102,7 +93,7 @@ describe("quota against the real Service Quotas client (stubbed transport)", () 
       .on("ListServiceQuotas", json({ Quotas: [] }))
       .on("GetAWSDefaultServiceQuota", noSuchQuota)
       .on("ListAWSDefaultServiceQuotas", json({ Quotas: [] }));
-    await assert.rejects(getQuotaReport(clients(stub).quotas, "us-west-2"), QuotaNotFoundError);
+    await assert.rejects(getQuotaReport(stubbedClients(stub).quotas, "us-west-2"), QuotaNotFoundError);
   });
 
   test("request: sends DesiredValue after checking what is in force", async () => {
@@ -111,7 +102,7 @@ describe("quota against the real Service Quotas client (stubbed transport)", () 
       .on("GetAWSDefaultServiceQuota", json({ Quota: quota(625) }))
       .on("ListRequestedServiceQuotaChangeHistoryByQuota", history([change("DENIED", 3000, "case-1")]))
       .on("RequestServiceQuotaIncrease", json({ RequestedQuota: change("PENDING", 3000) }));
-    const { request } = await requestQuotaIncrease(clients(stub).quotas, "us-west-2", 3000);
+    const { request } = await requestQuotaIncrease(stubbedClients(stub).quotas, "us-west-2", 3000);
     assert.equal(stub.operations().at(-1), "RequestServiceQuotaIncrease");
     assert.deepEqual(stub.requests.at(-1)?.input, {
       ServiceCode: "lambda",
@@ -134,7 +125,7 @@ describe("quota against the real Service Quotas client (stubbed transport)", () 
           history(open ? [change(open, 3000, "case-9")] : []),
         );
       await assert.rejects(
-        requestQuotaIncrease(clients(stub).quotas, "us-west-2", value),
+        requestQuotaIncrease(stubbedClients(stub).quotas, "us-west-2", value),
         QuotaRequestRefused,
       );
       assert.ok(!stub.operations().includes("RequestServiceQuotaIncrease"));

@@ -3,7 +3,6 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "no
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, afterEach, beforeEach, test } from "node:test";
-import { awsTestHooks } from "../../../src/cli/commands/aws-session.js";
 import { runCommand } from "../../../src/cli/commands/run.js";
 import { buildAgentZip } from "../../../src/platforms/aws/agent-zip.js";
 import { AwsPlatform } from "../../../src/platforms/aws/aws-platform.js";
@@ -16,6 +15,7 @@ import {
   json,
   restJson,
   restJsonError,
+  stubbedAwsDeps,
   testCredentials,
 } from "./aws-stub.js";
 
@@ -66,8 +66,6 @@ afterEach(() => {
     if (saved[key] === undefined) delete process.env[key];
     else process.env[key] = saved[key];
   }
-  delete awsTestHooks.requestHandler;
-  delete awsTestHooks.credentials;
 });
 
 const config = {
@@ -125,10 +123,10 @@ function account(invoke: Parameters<AwsStub["on"]>[1][]): AwsStub {
     .on("Invoke", ...invoke);
 }
 
+/** `run` on `stub`: the preflight's clients and the platform's (built here, with short waits). */
 function deps(stub: AwsStub) {
-  awsTestHooks.requestHandler = stub.handler;
-  awsTestHooks.credentials = testCredentials;
   return {
+    aws: stubbedAwsDeps(stub),
     openPlatform: (target: { platform: string; region?: string }) =>
       AwsPlatform.open({
         region: target.region as string,

@@ -1,6 +1,5 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import { createAwsClients } from "../../../src/platforms/aws/aws-clients.js";
 import { teardownRegion } from "../../../src/platforms/aws/teardown.js";
 import { disableSchedules, listScheduleNames } from "../../../src/scheduled-studies/schedule-admin.js";
 import { withScheduleClients } from "../../../src/scheduled-studies/schedule-clients.js";
@@ -15,6 +14,7 @@ import {
   restJson,
   restJsonError,
   stackDoesNotExist,
+  stubbedClients,
   testCredentials,
 } from "./aws-stub.js";
 
@@ -26,13 +26,6 @@ const xml = (body: string) => ({
 });
 const s3ns = 'xmlns="http://s3.amazonaws.com/doc/2006-03-01/"';
 const fast = { stackPoll: { pollIntervalMs: 1, timeoutMs: 5_000 }, verify: { attempts: 3, intervalMs: 1 } };
-const clients = (stub: AwsStub) =>
-  createAwsClients({
-    region: "us-west-2",
-    credentials: testCredentials,
-    requestHandler: stub.handler,
-    maxAttempts: 1,
-  });
 
 describe("teardown on the real SDK clients (stubbed transport)", () => {
   test("versions, bucket (versions, delete markers, uploads), stack, parameters, then verified by the tagging API", async () => {
@@ -155,7 +148,7 @@ describe("teardown on the real SDK clients (stubbed transport)", () => {
           InvalidParameters: [],
         }),
       );
-    const result = await teardownRegion(clients(stub), fast);
+    const result = await teardownRegion(stubbedClients(stub), fast);
     assert.deepEqual(stub.operations(), [
       "DescribeStacks",
       "ListAliases",
@@ -223,7 +216,7 @@ describe("teardown on the real SDK clients (stubbed transport)", () => {
       .on("GetResources", json({ ResourceTagMappingList: [], PaginationToken: "" }))
       .on("GetParametersByPath", json({ Parameters: [] }))
       .on("DescribeLogGroups", json({ logGroups: [] }));
-    const result = await teardownRegion(clients(stub), fast);
+    const result = await teardownRegion(stubbedClients(stub), fast);
     assert.ok(
       stub.operations().every((op) => /^(Describe|List|Get)/.test(op)),
       stub.operations().join(","),
@@ -313,7 +306,7 @@ describe("teardown on the real SDK clients (stubbed transport)", () => {
         });
       })
       .on("GetParametersByPath", json({ Parameters: [] }));
-    const result = await teardownRegion(clients(stub), fast);
+    const result = await teardownRegion(stubbedClients(stub), fast);
     const listed = stub.requests
       .filter((r) => r.operation === "ListStackResources")
       .map((r) => r.input.StackName);
@@ -370,7 +363,7 @@ describe("teardown on the real SDK clients (stubbed transport)", () => {
       .on("GetRole", queryError("NoSuchEntity", "The role cannot be found.", 404))
       .on("DescribeLogGroups", json({ logGroups: [] }))
       .on("GetParametersByPath", json({ Parameters: [] }));
-    const result = await teardownRegion(clients(stub), fast);
+    const result = await teardownRegion(stubbedClients(stub), fast);
     assert.deepEqual(result.checkedByName, [
       "role lambda-netbench-AgentRole-1A2B3C4D5E6F",
       "log-group /aws/lambda/lambda-netbench-agent",
@@ -415,7 +408,7 @@ describe("teardown on the real SDK clients (stubbed transport)", () => {
         .on("DeleteStack", queryXml("DeleteStack", ""))
         .on("DescribeLogGroups", json({ logGroups: [] }))
         .on("GetParametersByPath", json({ Parameters: [] }));
-      const base = clients(stub);
+      const base = stubbedClients(stub);
       const scheduling = withScheduleClients(base, {
         credentials: testCredentials,
         requestHandler: stub.handler,

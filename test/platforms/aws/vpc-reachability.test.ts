@@ -1,7 +1,6 @@
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { describe, test } from "node:test";
-import { createAwsClients } from "../../../src/platforms/aws/aws-clients.js";
 import { concurrencyMargin, fleetPreflightItems } from "../../../src/platforms/aws/fleet-preflight.js";
 import { PlannedCallRecorder } from "../../../src/platforms/aws/planned-calls.js";
 import { runPreflight } from "../../../src/platforms/aws/preflight.js";
@@ -22,6 +21,7 @@ import {
   json,
   restJson,
   restJsonError,
+  stubbedClients,
   testCredentials,
 } from "./aws-stub.js";
 import {
@@ -309,20 +309,10 @@ function vpcStub(
     .on("GetFunctionConfiguration", functionConfig(options.state ?? "Active"));
 }
 
-function clientsOf(stub: AwsStub) {
-  return createAwsClients({
-    region,
-    credentials: testCredentials,
-    requestHandler: stub.handler,
-    maxAttempts: 1,
-    recorder: new PlannedCallRecorder(false),
-  });
-}
-
 describe("describeVpcReachability on the real EC2 and Lambda clients (EC2's XML, stubbed transport)", () => {
   test("private subnets with the S3 gateway endpoint, the server in the VPC: no problem; the calls filter by VPC and S3's service name", async () => {
     const stub = vpcStub();
-    const report = await describeVpcReachability(clientsOf(stub), vpcOutputs, region, true);
+    const report = await describeVpcReachability(stubbedClients(stub, { region }), vpcOutputs, region, true);
     assert.deepEqual(report.problems, []);
     assert.equal(report.state, "Active");
     assert.match(
@@ -360,7 +350,7 @@ describe("describeVpcReachability on the real EC2 and Lambda clients (EC2's XML,
         }),
       );
     const report = await describeVpcReachability(
-      clientsOf(stub),
+      stubbedClients(stub, { region }),
       { ...vpcOutputs, VpcSubnetIds: subnetA, ServerVpcId: otherVpcId },
       region,
       true,
@@ -544,7 +534,7 @@ describe("the preflight of a VPC plan and of fleets (runPreflight, real clients,
 
   test("fleetPreflightItems without the account settings: skipped, not passed", async () => {
     const items = await fleetPreflightItems(
-      clientsOf(new AwsStub()),
+      stubbedClients(new AwsStub(), { region }),
       { region, needsServer: false, durationSeconds: 60, startsInSeconds: 0, largestFleet: 4 },
       null,
       1,

@@ -2,10 +2,8 @@
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: CloudFormation Fn::Sub placeholders
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import { createAwsClients } from "../../../src/platforms/aws/aws-clients.js";
 import { AwsInputError } from "../../../src/platforms/aws/aws-input.js";
-import { type DeployOptions, deployStack } from "../../../src/platforms/aws/deploy.js";
-import { PlannedCallRecorder } from "../../../src/platforms/aws/planned-calls.js";
+import { deployStack } from "../../../src/platforms/aws/deploy.js";
 import { buildStackTemplate, type StackTemplateOptions } from "../../../src/platforms/aws/stack-template.js";
 import {
   parseVpcOptions,
@@ -13,19 +11,18 @@ import {
   vpcFunctionName,
   vpcVariantFromOutputs,
 } from "../../../src/platforms/aws/vpc-variant.js";
-import { AwsStub, describeStacks, ec2Error, queryXml, stackId, testCredentials } from "./aws-stub.js";
+import {
+  AwsStub,
+  describeStacks,
+  ec2Error,
+  queryXml,
+  stackId,
+  stubbedCli,
+  stubbedClients,
+  stubDeployOptions,
+} from "./aws-stub.js";
 import { validateTemplate } from "./cfn-schema-validator.js";
 import { otherVpcId, securityGroups, subnetA, subnetB, subnets, userGroup, vpcId } from "./vpc-stub.js";
-
-function clientsOf(stub: AwsStub) {
-  return createAwsClients({
-    region: "us-west-2",
-    credentials: testCredentials,
-    requestHandler: stub.handler,
-    maxAttempts: 1,
-    recorder: new PlannedCallRecorder(false),
-  });
-}
 
 const inputError = (field: string, pattern: RegExp) => (error: unknown) => {
   assert.ok(error instanceof AwsInputError, String(error));
@@ -84,7 +81,7 @@ describe("resolveVpcVariant on the real EC2 client (stubbed transport, EC2's XML
       )
       .on("DescribeSecurityGroups", securityGroups([{ id: userGroup, egress: [] }]));
     const resolved = await resolveVpcVariant(
-      clientsOf(stub).ec2,
+      stubbedClients(stub).ec2,
       { subnetIds: [subnetA, subnetB], securityGroupId: userGroup },
       "us-west-2",
     );
@@ -102,7 +99,7 @@ describe("resolveVpcVariant on the real EC2 client (stubbed transport, EC2's XML
     );
     await assert.rejects(
       resolveVpcVariant(
-        clientsOf(stub).ec2,
+        stubbedClients(stub).ec2,
         { subnetIds: [subnetA, subnetB], securityGroupId: null },
         "us-west-2",
       ),
@@ -120,7 +117,7 @@ describe("resolveVpcVariant on the real EC2 client (stubbed transport, EC2's XML
     );
     await assert.rejects(
       resolveVpcVariant(
-        clientsOf(twoVpcs).ec2,
+        stubbedClients(twoVpcs).ec2,
         { subnetIds: [subnetA, subnetB], securityGroupId: null },
         "us-west-2",
       ),
@@ -131,7 +128,7 @@ describe("resolveVpcVariant on the real EC2 client (stubbed transport, EC2's XML
       .on("DescribeSecurityGroups", securityGroups([{ id: userGroup, vpc: otherVpcId, egress: [] }]));
     await assert.rejects(
       resolveVpcVariant(
-        clientsOf(foreignGroup).ec2,
+        stubbedClients(foreignGroup).ec2,
         { subnetIds: [subnetA], securityGroupId: userGroup },
         "us-west-2",
       ),
@@ -148,7 +145,7 @@ describe("resolveVpcVariant on the real EC2 client (stubbed transport, EC2's XML
       );
     await assert.rejects(
       resolveVpcVariant(
-        clientsOf(noGroup).ec2,
+        stubbedClients(noGroup).ec2,
         { subnetIds: [subnetA], securityGroupId: userGroup },
         "us-west-2",
       ),
@@ -307,15 +304,6 @@ describe("deployStack with the VPC variant (real CloudFormation/EC2/S3 clients, 
     FunctionName: "lambda-netbench-agent",
     AgentCodeKey: "agent/abc.zip",
   };
-  const options: DeployOptions = {
-    arch: "arm64",
-    memoryMb: 2048,
-    timeoutSeconds: 900,
-    server: null,
-    agent: { zip: Buffer.from("PK-zip-bytes"), sha256: "abc" },
-    testObjectBytes: null,
-    stackPoll: { pollIntervalMs: 1, timeoutMs: 5_000 },
-  };
   const updated = (outputs: Record<string, string>) =>
     new AwsStub()
       .on(
@@ -336,8 +324,8 @@ describe("deployStack with the VPC variant (real CloudFormation/EC2/S3 clients, 
       VpcId: vpcId,
       VpcSubnetIds: subnetA,
     }).on("DescribeSubnets", subnets([{ subnetId: subnetA, vpcId }]));
-    const result = await deployStack(clientsOf(stub), {
-      ...options,
+    const result = await deployStack(stubbedClients(stub), {
+      ...stubDeployOptions,
       vpc: { subnetIds: [subnetA], securityGroupId: null },
     });
     const operations = stub.operations();
@@ -356,7 +344,10 @@ describe("deployStack with the VPC variant (real CloudFormation/EC2/S3 clients, 
       ec2Error("InvalidSubnetID.NotFound", `The subnet ID '${subnetA}' does not exist`),
     );
     await assert.rejects(
-      deployStack(clientsOf(stub), { ...options, vpc: { subnetIds: [subnetA], securityGroupId: null } }),
+      deployStack(stubbedClients(stub), {
+        ...stubDeployOptions,
+        vpc: { subnetIds: [subnetA], securityGroupId: null },
+      }),
       inputError("vpc-subnets", /does not exist/),
     );
     assert.deepEqual(stub.operations(), ["DescribeStacks", "DescribeSubnets"]);
@@ -376,7 +367,7 @@ describe("deployStack with the VPC variant (real CloudFormation/EC2/S3 clients, 
       .on("HeadObject", { statusCode: 200, headers: { "content-length": "12" }, body: "" })
       .on("UpdateStack", queryXml("UpdateStack", `<StackId>${stackId}</StackId>`));
     const lines: string[] = [];
-    await deployStack(clientsOf(keep), { ...options, log: (line) => lines.push(line) });
+    await deployStack(stubbedClients(keep), { ...stubDeployOptions, log: (line) => lines.push(line) });
     assert.ok(!keep.operations().some((op) => op.startsWith("Describe") && op !== "DescribeStacks"));
     const kept = templateOf(keep).Resources.AgentVpcFunction.Properties.VpcConfig;
     assert.deepEqual(kept, { SubnetIds: [subnetA, subnetB], SecurityGroupIds: [userGroup] });
@@ -389,7 +380,7 @@ describe("deployStack with the VPC variant (real CloudFormation/EC2/S3 clients, 
       )
       .on("HeadObject", { statusCode: 200, headers: { "content-length": "12" }, body: "" })
       .on("UpdateStack", queryXml("UpdateStack", `<StackId>${stackId}</StackId>`));
-    const result = await deployStack(clientsOf(remove), { ...options, vpc: null });
+    const result = await deployStack(stubbedClients(remove), { ...stubDeployOptions, vpc: null });
     assert.equal(templateOf(remove).Resources.AgentVpcFunction, undefined);
     assert.equal(result.vpc, null);
   });
@@ -425,23 +416,6 @@ describe("the operator policy covers the VPC function", () => {
 });
 
 describe("the deploy command's VPC flags (buildProgram, stubbed transport)", () => {
-  const run = async (argv: string[]) => {
-    const { buildProgram } = await import("../../../src/cli/main.js");
-    return buildProgram().parseAsync(["node", "lambda-netbench", ...argv]);
-  };
-  const withStub = async (body: (stub: AwsStub) => Promise<void>) => {
-    const { awsTestHooks } = await import("../../../src/cli/commands/aws-session.js");
-    const stub = new AwsStub();
-    awsTestHooks.requestHandler = stub.handler;
-    awsTestHooks.credentials = testCredentials;
-    try {
-      await body(stub);
-    } finally {
-      delete awsTestHooks.requestHandler;
-      delete awsTestHooks.credentials;
-    }
-  };
-
   for (const [argv, field] of [
     [["--vpc-subnets", "subnet-nothex"], "vpc-subnets"],
     [["--vpc-subnets", ","], "vpc-subnets"],
@@ -450,44 +424,39 @@ describe("the deploy command's VPC flags (buildProgram, stubbed transport)", () 
     [["--remove-vpc", "--vpc-subnets", subnetA], "remove-vpc"],
   ] as const) {
     test(`deploy ${argv.join(" ")} -> error naming ${field}, zero requests`, async () => {
-      await withStub(async (stub) => {
-        await assert.rejects(run(["deploy", "--region", "us-west-2", ...argv]), (error: unknown) => {
-          assert.ok(error instanceof AwsInputError, String(error));
-          assert.equal(error.field, field);
-          return true;
-        });
-        assert.equal(stub.requests.length, 0);
+      const stub = new AwsStub();
+      await assert.rejects(stubbedCli(stub)("deploy", "--region", "us-west-2", ...argv), (error: unknown) => {
+        assert.ok(error instanceof AwsInputError, String(error));
+        assert.equal(error.field, field);
+        return true;
       });
+      assert.equal(stub.requests.length, 0);
     });
   }
 
   test("deploy --print-template --vpc-subnets: the VPC function in the template, no AWS call", async () => {
     const { existsSync } = await import("node:fs");
     if (!existsSync(new URL("../../../dist/agent/index.mjs", import.meta.url))) return; // needs `npm run build`
-    await withStub(async (stub) => {
-      const lines: string[] = [];
-      const original = console.log;
-      console.log = (...args: unknown[]) => lines.push(args.join(" "));
-      try {
-        await run([
-          "deploy",
-          "--region",
-          "us-west-2",
-          "--print-template",
-          "--vpc-subnets",
-          `${subnetA},${subnetB}`,
-        ]);
-      } finally {
-        console.log = original;
-      }
-      const template = JSON.parse(lines.join("\n"));
-      assert.deepEqual(template.Resources.AgentVpcFunction.Properties.VpcConfig.SubnetIds, [
-        subnetA,
-        subnetB,
-      ]);
-      assert.ok(template.Resources.AgentVpcSecurityGroup);
-      assert.equal(stub.requests.length, 0);
-    });
+    const stub = new AwsStub();
+    const lines: string[] = [];
+    const original = console.log;
+    console.log = (...args: unknown[]) => lines.push(args.join(" "));
+    try {
+      await stubbedCli(stub)(
+        "deploy",
+        "--region",
+        "us-west-2",
+        "--print-template",
+        "--vpc-subnets",
+        `${subnetA},${subnetB}`,
+      );
+    } finally {
+      console.log = original;
+    }
+    const template = JSON.parse(lines.join("\n"));
+    assert.deepEqual(template.Resources.AgentVpcFunction.Properties.VpcConfig.SubnetIds, [subnetA, subnetB]);
+    assert.ok(template.Resources.AgentVpcSecurityGroup);
+    assert.equal(stub.requests.length, 0);
   });
 });
 
@@ -504,12 +473,15 @@ describe("schedule create with a VPC plan", () => {
       "name: vpc\ntargets: [{ platform: aws, region: us-west-2 }]\nmemoryMb: [2048]\nvpc: [false, true]\nprobes: [{ kind: info }]\n",
     );
     await assert.rejects(
-      createCommand({
-        region: "us-west-2",
-        config: planPath,
-        every: "rate(1 day)",
-        timezone: "UTC",
-      } as never),
+      createCommand(
+        {
+          region: "us-west-2",
+          config: planPath,
+          every: "rate(1 day)",
+          timezone: "UTC",
+        } as never,
+        {},
+      ),
       /vpc: scheduled runs have no VPC variant/,
     );
   });
