@@ -128,6 +128,8 @@ export const plannedCallActions: Record<string, { actions: string[]; scope: Scop
   "IAM.SimulatePrincipalPolicy": { actions: [], scope: "any" },
   "IAM.GetInstanceProfile": { actions: ["iam:GetInstanceProfile"], scope: "instanceProfiles" },
   "CloudWatchLogs.DescribeLogGroups": { actions: ["logs:DescribeLogGroups"], scope: "any" },
+  // the estimate's server price where the table lacks it (the Price List API has no resources)
+  "Pricing.GetProducts": { actions: ["pricing:GetProducts"], scope: "any" },
 };
 
 /** CloudFormation create / update / rollback / delete of each resource type, with the caller's rights. */
