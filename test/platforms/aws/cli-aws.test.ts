@@ -21,6 +21,28 @@ import {
   useStubbedAws,
 } from "./aws-stub.js";
 
+/** IAM's policy simulator answering for the actions asked: `denied` implicitly denied, the rest allowed. */
+const simulator = (denied: string[]) => (request: { input: Record<string, unknown> }) =>
+  queryXml(
+    "SimulatePrincipalPolicy",
+    `<IsTruncated>false</IsTruncated><EvaluationResults>${Object.entries(request.input)
+      .filter(([key]) => key.startsWith("ActionNames.member."))
+      .map(
+        ([, action]) =>
+          `<member><EvalActionName>${action}</EvalActionName><EvalResourceName>*</EvalResourceName><EvalDecision>${denied.includes(String(action)) ? "implicitDeny" : "allowed"}</EvalDecision></member>`,
+      )
+      .join("")}</EvaluationResults>`,
+  );
+
+/** What `deploy --with-server --dry-run` asks in an account with a default VPC and no stack. */
+const dryRunAccount = (stub: AwsStub) =>
+  defaultVpcResponses(stub)
+    .on("DescribeStacks", stackDoesNotExist)
+    .on("GetParameter", json({ Parameter: { Name: "x", Value: "ami-0123456789abcdef0" } }))
+    .on("GetCallerIdentity", callerIdentity());
+
+const dryRunAnswer = ec2Error("DryRunOperation", "Request would have succeeded, but DryRun flag is set.");
+
 /** The commands end to end: options -> SDK clients -> (stubbed) AWS -> what the user sees. */
 describe("quota/deploy/teardown commands", () => {
   let stub: AwsStub;
@@ -99,10 +121,7 @@ describe("quota/deploy/teardown commands", () => {
   test("deploy --dry-run prints the calls it would make and changes nothing", {
     skip: !existsSync("dist/agent/index.mjs") && "needs `npm run build`",
   }, async () => {
-    const dryRunAnswer = ec2Error("DryRunOperation", "Request would have succeeded, but DryRun flag is set.");
-    defaultVpcResponses(stub)
-      .on("DescribeStacks", stackDoesNotExist)
-      .on("GetParameter", json({ Parameter: { Name: "x", Value: "ami-0123456789abcdef0" } }))
+    dryRunAccount(stub)
       .on("CreateSecurityGroup", dryRunAnswer)
       .on(
         "RunInstances",
@@ -112,7 +131,6 @@ describe("quota/deploy/teardown commands", () => {
           "You are not authorized to perform this operation. Encoded authorization failure message: abc",
         ),
       )
-      .on("GetCallerIdentity", callerIdentity())
       // the test's own figure, not AWS's
       .on(
         "GetProducts",
@@ -126,18 +144,7 @@ describe("quota/deploy/teardown commands", () => {
           ]),
         ),
       )
-      .on("SimulatePrincipalPolicy", (request) =>
-        queryXml(
-          "SimulatePrincipalPolicy",
-          `<IsTruncated>false</IsTruncated><EvaluationResults>${Object.entries(request.input)
-            .filter(([key]) => key.startsWith("ActionNames.member."))
-            .map(
-              ([, action]) =>
-                `<member><EvalActionName>${action}</EvalActionName><EvalResourceName>*</EvalResourceName><EvalDecision>${action === "lambda:PublishVersion" ? "implicitDeny" : "allowed"}</EvalDecision></member>`,
-            )
-            .join("")}</EvaluationResults>`,
-        ),
-      );
+      .on("SimulatePrincipalPolicy", simulator(["lambda:PublishVersion"]));
     await run("deploy", "--region", "eu-west-1", "--with-server", "--dry-run");
     const text = out.join("\n");
     const errors = text;
@@ -191,6 +198,36 @@ describe("quota/deploy/teardown commands", () => {
     assert.match(out.join("\n"), /Dry run: 2 check\(s\) would be refused/);
     assert.equal(process.exitCode, 1);
     process.exitCode = 0;
+  });
+
+  test("deploy --dry-run where pricing:GetProducts is denied: price not in table with the reason, the dry run still passes", {
+    skip: !existsSync("dist/agent/index.mjs") && "needs `npm run build`",
+  }, async () => {
+    dryRunAccount(stub)
+      .on("CreateSecurityGroup", dryRunAnswer)
+      .on("RunInstances", dryRunAnswer)
+      .on(
+        "GetProducts",
+        jsonError(
+          "AccessDeniedException",
+          "User: arn:aws:sts::123456789012:assumed-role/Operator/alice is not authorized to perform: pricing:GetProducts",
+        ),
+      )
+      .on("SimulatePrincipalPolicy", simulator(["pricing:GetProducts"]));
+    await run("deploy", "--region", "eu-west-1", "--with-server", "--dry-run");
+    const text = out.join("\n");
+    assert.match(text, /EC2 server\s+3\.00 hours of c8gn\.large\s+price not in table/);
+    assert.match(
+      text,
+      /source: c8gn\.large is not in the price table; AWS's Price List API \(GetProducts\): no answer, pricing:GetProducts not allowed \(AccessDeniedException\); give the price with --server-usd-per-hour/,
+    );
+    // the simulator says so too, as optional: the dry run finds nothing that would be refused
+    assert.match(
+      text,
+      /all \d+ required actions of the operator policy allowed for arn:aws:iam::123456789012:role\/Operator; not allowed: pricing:GetProducts \(optional: without it the estimate shows the server's price as not in the table\)/,
+    );
+    assert.match(text, /Dry run: the account's checks found nothing that would be refused/);
+    assert.ok(!process.exitCode, `exit ${process.exitCode}:\n${text}`);
   });
 
   test("run --dry-run: a denied GetProducts leaves the server unpriced with the reason; nothing else changes", async () => {
