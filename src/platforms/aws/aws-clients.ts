@@ -56,7 +56,7 @@ export interface AwsClients {
 }
 
 /** The Price List Query API answers from us-east-1 whatever region the command works in. */
-export const PRICING_REGION = "us-east-1";
+const PRICING_REGION = "us-east-1";
 
 /**
  * The Price List client: us-east-1, AWS_ENDPOINT_URL honoured by the SDK as for every client,
