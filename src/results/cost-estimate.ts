@@ -13,13 +13,24 @@ import {
  * The one cost estimator (run --dry-run and the run's confirmation, deploy --with-server, the
  * reports' method notes): Lambda GB-seconds and requests, the iperf3 server's EC2 hours, its
  * public IPv4 address and the data it exchanges with Lambda. Prices come from the one table
- * (price-table.ts); a price the table lacks is reported missing, never guessed. Pure.
+ * (price-table.ts), or for the server a price found outside it and handed in with its source
+ * (AWS's Price List API, looked up at the command's edge); a price neither gives is reported
+ * missing with the reason, never guessed. Pure.
  */
 export interface CostInput {
   region: string;
   lambda: { memoryMb: number; arch: Architecture; billedSeconds: number; invocations: number }[];
-  /** The iperf3 server for `hours` (null: no server). */
-  server: { instanceType: string; hours: number; usdPerHourOverride?: number } | null;
+  /**
+   * The iperf3 server for `hours` (null: no server). Its hourly price: `usdPerHourOverride` (the
+   * command line) first, then the table, then `listedPrice` (looked up where the table lacks the
+   * type; a null `usd` there carries why the lookup gave none).
+   */
+  server: {
+    instanceType: string;
+    hours: number;
+    usdPerHourOverride?: number;
+    listedPrice?: SourcedPrice;
+  } | null;
   /** Bytes between Lambda and the server's public address (iperf3 traffic); S3 in-region is free of transfer charges. */
   serverTransferBytes: number;
 }
@@ -97,15 +108,7 @@ export function estimateCost(input: CostInput): CostEstimate {
   const serverHours = input.server?.hours ?? 0;
   const serverTransferGigabytes = input.serverTransferBytes / 1e9;
   if (input.server) {
-    const hourly: SourcedPrice =
-      input.server.usdPerHourOverride !== undefined
-        ? {
-            usd: input.server.usdPerHourOverride,
-            verified: false,
-            source: "given on the command line",
-            retrievedOn: null,
-          }
-        : ec2HourPrice(input.region, input.server.instanceType);
+    const hourly = serverHourPrice(input.region, input.server);
     const ipv4 = publicIpv4HourPrice();
     const transfer = dataTransferGigabytePrice();
     lines.push(
@@ -130,6 +133,21 @@ export function estimateCost(input: CostInput): CostEstimate {
     missing: lines.filter((line) => line.usd === null).map((line) => line.item),
     unverified: lines.filter((line) => line.usd !== null && !line.verified).map((line) => line.item),
   };
+}
+
+function serverHourPrice(region: string, server: NonNullable<CostInput["server"]>): SourcedPrice {
+  if (server.usdPerHourOverride !== undefined)
+    return {
+      usd: server.usdPerHourOverride,
+      verified: false,
+      source: "given on the command line",
+      retrievedOn: null,
+    };
+  const table = ec2HourPrice(region, server.instanceType);
+  if (table.usd !== null || !server.listedPrice) return table;
+  if (server.listedPrice.usd !== null) return server.listedPrice;
+  // neither has it: the table's gap and the lookup's reason, together
+  return { ...server.listedPrice, source: `${table.source}; ${server.listedPrice.source}` };
 }
 
 function priced(item: CostLine["item"], quantity: string, amount: number, price: SourcedPrice): CostLine {
@@ -162,9 +180,9 @@ export function formatCostEstimate(estimate: CostEstimate): string {
     estimate.missing.length > 0
       ? `at least ${usd(estimate.knownUsd)} (+ ${estimate.missing.map((item) => labels[item]).join(", ")}: not in the price table)`
       : usd(estimate.knownUsd);
-  const notes = [
-    ...new Set(estimate.lines.filter((l) => l.usd === null || !l.verified).map((l) => l.source)),
-  ];
+  // the server, the largest cost of a run, always says where its figure came from
+  const noted = (line: CostLine) => line.usd === null || !line.verified || line.item === "ec2-server";
+  const notes = [...new Set(estimate.lines.filter(noted).map((line) => line.source))];
   return [
     `Cost estimate for ${estimate.region} (list prices; free tier not counted):`,
     ...rows,

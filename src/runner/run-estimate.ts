@@ -1,6 +1,7 @@
 import { expandPlan } from "../plan/expand-plan.js";
 import { type BucketProbeSpec, type Plan, type ProbeSpec, usesIperf3Server } from "../plan/plan-schema.js";
 import { type CostEstimate, estimateCost } from "../results/cost-estimate.js";
+import type { SourcedPrice } from "../results/price-table.js";
 import { defaultParallelism } from "./parallelism.js";
 
 /**
@@ -33,13 +34,22 @@ const defaultQuotaBytesPerSecond = 625e6 / 8;
 /** `deploy --with-server`'s default --ttl-hours: the server runs that long, however short the run. */
 export const defaultServerTtlHours = 3;
 
+/** `deploy --with-server`'s default --instance-type, which the estimate prices. */
+export const defaultServerInstanceType = "c8gn.large";
+
 /** Publishing versions and creating test objects before the first invocation (per region). */
 const preparationSeconds = 120;
 
-export function estimatePlan(
-  plan: Plan,
-  options: { serverInstanceType?: string; serverUsdPerHour?: number; serverTtlHours?: number } = {},
-): PlanEstimate {
+export interface PlanEstimateOptions {
+  serverInstanceType?: string;
+  /** The command line's server price: wins over every other. */
+  serverUsdPerHour?: number;
+  serverTtlHours?: number;
+  /** Per region, the server's price looked up where the table lacks it (with its source, or why none). */
+  serverListedPrices?: ReadonlyMap<string, SourcedPrice>;
+}
+
+export function estimatePlan(plan: Plan, options: PlanEstimateOptions = {}): PlanEstimate {
   const cells = expandPlan(plan);
   const regions: RegionEstimate[] = [];
   for (const target of plan.targets) {
@@ -80,17 +90,19 @@ export function estimatePlan(
     const parallelism = planParallelism(plan) ?? defaultParallelism(target);
     const durationSeconds = preparationSeconds + invocationSeconds / Math.max(1, parallelism);
     const needsServer = mine.some((cell) => usesIperf3Server(cell.probe));
+    const listedPrice = options.serverListedPrices?.get(target.region);
     const cost = estimateCost({
       region: target.region,
       lambda,
       server: needsServer
         ? {
-            instanceType: options.serverInstanceType ?? "c8gn.large",
+            instanceType: options.serverInstanceType ?? defaultServerInstanceType,
             // the server terminates itself at its time-to-live, not when the run ends
             hours: Math.max(durationSeconds / 3600, options.serverTtlHours ?? defaultServerTtlHours),
             ...(options.serverUsdPerHour !== undefined
               ? { usdPerHourOverride: options.serverUsdPerHour }
               : {}),
+            ...(listedPrice ? { listedPrice } : {}),
           }
         : null,
       serverTransferBytes,

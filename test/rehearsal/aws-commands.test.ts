@@ -227,6 +227,7 @@ test("deploy --with-server --subnet-id: the server boots (emulated) and answers 
   timeout: 180_000,
 }, async (t) => {
   const subnet = subnets[0] as string;
+  const pricedBefore = rehearsal.front.answered.filter((c) => c === "pricing GetProducts").length;
   const deploy = await cli([
     "deploy",
     "--region",
@@ -254,7 +255,10 @@ test("deploy --with-server --subnet-id: the server boots (emulated) and answers 
     new GetParameterCommand({ Name: "/lambda-netbench/iperf3/server-status" }),
   );
   assert.equal(JSON.parse(status.Parameter?.Value ?? "{}").instanceId, rehearsal.instances.running[0]);
-  assert.match(deploy.all, /EC2 server\s+1\.00 hours of c8gn\.large\s+price not in table/);
+  // priced by the Price List API (the rehearsal's answer and figure), asked once, from us-east-1
+  assert.match(deploy.all, /EC2 server\s+1\.00 hours of c8gn\.large\s+\$0\.1000\n/);
+  assert.match(deploy.all, /source: AWS Price List API \(GetProducts\), retrieved \d{4}-\d\d-\d\d\n/);
+  assert.equal(rehearsal.front.answered.filter((c) => c === "pricing GetProducts").length - pricedBefore, 1);
   assert.match(deploy.all, /keeping the VPC function in subnet-/);
   t.diagnostic(
     "moto cannot update or replace an EC2 instance: a later deploy that moves the server (another subnet, type or AMI) leaves moto's stack unreadable (DescribeStacks: Fn::GetAtt references undefined resource Iperf3Server1), so the rehearsal deploys the server once",
@@ -272,6 +276,8 @@ test("run --dry-run after deploy: every preflight item passes, nothing is publis
     assert.match(dry.all, new RegExp(`ok\\s+${item}\\s`), `${item} passes:\n${dry.all}`);
   assert.match(dry.all, /server\s+us-west-2\s+127\.42\.0\.1 ports 5201-5201 answer iperf3/);
   assert.match(dry.all, /all checks passed/);
+  assert.match(dry.all, /EC2 server\s+3\.00 hours of c8gn\.large\s+\$0\.3000\n/);
+  assert.match(dry.all, /Total\s+\$\d+\.\d+\n/, "nothing missing from the total");
   assert.match(dry.all, /Dry run: nothing was invoked or created/);
   assert.equal(rehearsal.bridge.invocations.length, invocations);
   const versions = await rehearsal.moto.lambda.send(

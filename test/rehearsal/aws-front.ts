@@ -1,12 +1,14 @@
 import { createServer, type IncomingMessage, request, type Server, type ServerResponse } from "node:http";
+import { ec2ProductDocument, getProductsAnswer } from "../helpers/price-list-product.js";
 import { BandwidthQuota } from "./bandwidth-quota.js";
 import { BRIDGED_FUNCTIONS, type InvokeBridge, type LambdaAnswer } from "./invoke-bridge.js";
 
 /**
  * The endpoint the CLI is pointed at (AWS_ENDPOINT_URL): a loopback HTTP server that answers
  * what moto lacks and forwards everything else to moto unchanged. It answers: Lambda's bandwidth
- * quota (Service Quotas, L-14320ECE), Lambda GetAccountSettings, and Invoke of our functions (the
- * invoke bridge). It changes one thing in moto's answers: the server's public address in the
+ * quota (Service Quotas, L-14320ECE), Lambda GetAccountSettings, Invoke of our functions (the
+ * invoke bridge), and the Price List API's GetProducts (moto has no Pricing backend) from a small
+ * list of EC2 products, filtered as AWS filters them. It changes one thing in moto's answers: the server's public address in the
  * stack's outputs, which becomes the loopback address where the emulated instance answers
  * (moto hands out addresses nothing listens on).
  */
@@ -23,6 +25,8 @@ export interface FrontOptions {
   accountSettings: AccountSettings;
   /** The instance's public address on this machine. */
   publicAddress: string;
+  /** The EC2 products GetProducts knows, with the rehearsal's own figures (not AWS's). */
+  serverPrices: { region: string; instanceType: string; usdPerHour: string }[];
 }
 
 export interface Front {
@@ -111,6 +115,8 @@ async function handle(
       );
     }
   }
+  if (scope?.service === "pricing" && incoming.headers["x-amz-target"] === "AWSPriceListService.GetProducts")
+    return reply(getProducts(parseJson(body), options.serverPrices), "pricing GetProducts");
   if (scope?.service === "lambda") {
     if (incoming.method === "GET" && /^\/2016-08-19\/account-settings\/?$/.test(url.pathname))
       return reply(accountSettingsAnswer(options.accountSettings), "lambda GetAccountSettings");
@@ -167,6 +173,26 @@ function accountSettingsAnswer(settings: AccountSettings): LambdaAnswer {
       },
       AccountUsage: { TotalCodeSize: 0, FunctionCount: 0 },
     }),
+  };
+}
+
+/**
+ * GetProducts over the rehearsal's products: those whose attributes match every TERM_MATCH
+ * filter, as AWS answers (a filter on a field a product lacks, or another value, excludes it).
+ */
+function getProducts(input: Record<string, unknown>, products: FrontOptions["serverPrices"]): LambdaAnswer {
+  const filters = Array.isArray(input.Filters) ? (input.Filters as { Field?: string; Value?: string }[]) : [];
+  const documents =
+    input.ServiceCode === "AmazonEC2" ? products.map((product) => ec2ProductDocument(product)) : [];
+  const matching = documents.filter((document) => {
+    const attributes = (JSON.parse(document) as { product: { attributes: Record<string, string> } }).product
+      .attributes;
+    return filters.every((filter) => attributes[filter.Field ?? ""] === filter.Value);
+  });
+  return {
+    status: 200,
+    headers: { "content-type": "application/x-amz-json-1.1" },
+    body: JSON.stringify(getProductsAnswer(matching)),
   };
 }
 

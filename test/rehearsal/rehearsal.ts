@@ -39,6 +39,8 @@ import { listeningPort, listenToSocket, startNamespaceRelay, stopChild } from ".
 
 export const REHEARSAL_REGION = "us-west-2";
 export const MOTO_ACCOUNT_ID = "123456789012";
+/** What the rehearsal's Price List answers for c8gn.large an hour: its own figure, not AWS's. */
+export const REHEARSAL_SERVER_USD_PER_HOUR = "0.1000000000";
 /** The server instance's public address, on this machine's loopback (127/8 needs no set-up). */
 export const INSTANCE_PUBLIC_ADDRESS = "127.42.0.1";
 /** The same instance inside the lab's cloud namespace, beside the lab's own servers at 198.18.0.1. */
@@ -161,6 +163,10 @@ export async function startRehearsal(): Promise<Rehearsal> {
       bridge,
       accountSettings,
       publicAddress: INSTANCE_PUBLIC_ADDRESS,
+      // the default server's price in the rehearsal's region: the rehearsal's own figure, not AWS's
+      serverPrices: [
+        { region: REHEARSAL_REGION, instanceType: "c8gn.large", usdPerHour: REHEARSAL_SERVER_USD_PER_HOUR },
+      ],
     });
     undo.push(() => front.close());
     const instances = new InstanceEmulator(moto, {

@@ -1,5 +1,6 @@
 import type { Command } from "commander";
 import { buildAgentZip } from "../../platforms/aws/agent-zip.js";
+import type { AwsClients } from "../../platforms/aws/aws-clients.js";
 import {
   AwsInputError,
   validateArchitecture,
@@ -10,7 +11,8 @@ import {
 } from "../../platforms/aws/aws-input.js";
 import { buildStackTemplate } from "../../platforms/aws/stack-template.js";
 import { estimateCost, formatCostEstimate } from "../../results/cost-estimate.js";
-import { defaultServerTtlHours } from "../../runner/run-estimate.js";
+import type { SourcedPrice } from "../../results/price-table.js";
+import { defaultServerInstanceType, defaultServerTtlHours } from "../../runner/run-estimate.js";
 import { commandRegion, withAwsRegion } from "./aws-options.js";
 import { type AwsCommandDeps, openAwsSession } from "./aws-session.js";
 
@@ -56,7 +58,7 @@ export function registerDeployCommand(program: Command, deps: AwsCommandDeps = {
       "--remove-server",
       "delete the running iperf3 server (a deploy without --with-server refuses to, before its TTL)",
     )
-    .option("--instance-type <type>", "iperf3 server instance type", "c8gn.large")
+    .option("--instance-type <type>", "iperf3 server instance type", defaultServerInstanceType)
     .option(
       "--ttl-hours <h>",
       "the server terminates itself this many hours after this deploy (deploy again to extend)",
@@ -180,25 +182,11 @@ export function registerDeployCommand(program: Command, deps: AwsCommandDeps = {
         );
         return;
       }
-      if (server)
-        console.error(
-          formatCostEstimate(
-            estimateCost({
-              region,
-              lambda: [],
-              server: {
-                instanceType: server.instanceType,
-                hours: server.ttlHours,
-                ...(serverUsdPerHour !== undefined ? { usdPerHourOverride: serverUsdPerHour } : {}),
-              },
-              serverTransferBytes: 0,
-            }),
-          ),
-        );
       const { deployStack } = await import("../../platforms/aws/deploy.js");
       const session = await openAwsSession(options.dryRun === true, deps);
       const clients = session.clientsFor(region);
       try {
+        if (server) console.error(await serverCostEstimate(clients, server, serverUsdPerHour));
         const result = await deployStack(clients, {
           arch,
           memoryMb,
@@ -239,6 +227,36 @@ export function registerDeployCommand(program: Command, deps: AwsCommandDeps = {
         session.release(clients);
       }
     });
+}
+
+/**
+ * What the server costs for its time to live, before anything is created: the table's price, or
+ * AWS's Price List API's where the table lacks the type (a read the dry run lists too).
+ */
+async function serverCostEstimate(
+  clients: AwsClients,
+  server: { instanceType: string; ttlHours: number },
+  usdPerHourOverride: number | undefined,
+): Promise<string> {
+  const input = (listedPrice?: SourcedPrice) => ({
+    region: clients.region,
+    lambda: [],
+    server: {
+      instanceType: server.instanceType,
+      hours: server.ttlHours,
+      ...(usdPerHourOverride !== undefined ? { usdPerHourOverride } : {}),
+      ...(listedPrice ? { listedPrice } : {}),
+    },
+    serverTransferBytes: 0,
+  });
+  const estimate = estimateCost(input());
+  if (!estimate.missing.includes("ec2-server")) return formatCostEstimate(estimate);
+  const { askServerHourPrice } = await import("../../platforms/aws/server-price.js");
+  const listed = await askServerHourPrice(clients.pricing, {
+    region: clients.region,
+    instanceType: server.instanceType,
+  });
+  return formatCostEstimate(estimateCost(input(listed)));
 }
 
 /**

@@ -2,7 +2,13 @@ import { expandPlan } from "../../plan/expand-plan.js";
 import { type Plan, targetName } from "../../plan/plan-schema.js";
 import { formatCostEstimate } from "../../results/cost-estimate.js";
 import { defaultParallelism } from "../../runner/parallelism.js";
-import { estimatePlan, type PlanEstimate, planParallelism } from "../../runner/run-estimate.js";
+import {
+  defaultServerInstanceType,
+  estimatePlan,
+  type PlanEstimate,
+  type PlanEstimateOptions,
+  planParallelism,
+} from "../../runner/run-estimate.js";
 import { fleetNeeds } from "../fleet-needs.js";
 import type { AwsCommandDeps } from "./aws-session.js";
 
@@ -18,10 +24,19 @@ export interface PreflightOutcome {
 
 export async function checkBeforeRun(
   plan: Plan,
-  options: { dryRun: boolean; aws: AwsCommandDeps; write?: (text: string) => void },
+  options: {
+    dryRun: boolean;
+    aws: AwsCommandDeps;
+    write?: (text: string) => void;
+    serverUsdPerHour?: number;
+  },
 ): Promise<PreflightOutcome> {
   const write = options.write ?? ((text: string) => console.log(text));
-  const estimate = estimatePlan(plan);
+  const estimate = await estimateWithServerPrices(
+    plan,
+    { ...(options.serverUsdPerHour !== undefined ? { serverUsdPerHour: options.serverUsdPerHour } : {}) },
+    options.aws,
+  );
   write(describePlan(plan, estimate));
   for (const region of estimate.regions) write(formatCostEstimate(region.cost));
   if (estimate.regions.length > 1)
@@ -68,6 +83,30 @@ export async function checkBeforeRun(
   write(formatPreflight(result));
   if (options.dryRun) write("Dry run: nothing was invoked or created.");
   return { ok: result.ok, estimate };
+}
+
+/**
+ * The plan's estimate, with the server's price asked of AWS's Price List API in each region
+ * where the table lacks it (and no price was given): the estimate itself stays pure.
+ */
+async function estimateWithServerPrices(
+  plan: Plan,
+  options: PlanEstimateOptions,
+  aws: AwsCommandDeps,
+): Promise<PlanEstimate> {
+  const estimate = estimatePlan(plan, options);
+  const unpriced = estimate.regions.filter((region) => region.cost.missing.includes("ec2-server"));
+  if (unpriced.length === 0) return estimate;
+  const { lookUpServerPrices } = await import("../../platforms/aws/server-price.js");
+  const instanceType = options.serverInstanceType ?? defaultServerInstanceType;
+  const serverListedPrices = await lookUpServerPrices(
+    unpriced.map((region) => ({ region: region.region, instanceType })),
+    {
+      ...(aws.credentials ? { credentials: aws.credentials } : {}),
+      ...(aws.requestHandler ? { requestHandler: aws.requestHandler } : {}),
+    },
+  );
+  return estimatePlan(plan, { ...options, serverListedPrices });
 }
 
 export function describePlan(plan: Plan, estimate: PlanEstimate): string {

@@ -33,6 +33,8 @@ export interface RunCommandOptions {
   dryRun?: boolean;
   /** Print the summary as JSON on stdout (everything else goes to stderr). */
   json?: boolean;
+  /** The iperf3 server's USD per hour for the estimate, when neither the table nor AWS gives it. */
+  serverUsdPerHour?: string;
 }
 
 export interface RunCommandDeps {
@@ -81,9 +83,20 @@ export function registerRunCommand(program: Command, deps: RunCommandDeps = defa
       "print the plan, its invocations and cost, and check the AWS account (preflight); invoke and create nothing",
     )
     .option("--json", "print the summary (verdict and cells) as JSON on stdout; progress stays on stderr")
+    .option(
+      "--server-usd-per-hour <usd>",
+      "the iperf3 server's price for the estimate, when neither the price table nor AWS's Price List API gives it",
+    )
     .action(async (options: RunCommandOptions) => {
       process.exitCode = await runCommand(options, deps);
     });
+}
+
+/** `--server-usd-per-hour`, checked before anything runs (the same bounds as deploy's). */
+async function serverPriceOption(value: string | undefined): Promise<number | undefined> {
+  if (value === undefined) return undefined;
+  const { validateNumberInRange } = await import("../../platforms/aws/aws-input.js");
+  return validateNumberInRange(value, "server-usd-per-hour", 0, 1000);
 }
 
 function regionList(regions: string): string[] {
@@ -151,7 +164,10 @@ export async function runCommand(options: RunCommandOptions, deps: RunCommandDep
   }
   const { plan } = request;
   const aws = deps.aws ?? {};
-  if (options.dryRun) return (await checkBeforeRun(plan, { dryRun: true, aws })).ok ? 0 : 1;
+  const serverUsdPerHour = await serverPriceOption(options.serverUsdPerHour);
+  const check = (dryRun: boolean) =>
+    checkBeforeRun(plan, { dryRun, aws, ...(serverUsdPerHour !== undefined ? { serverUsdPerHour } : {}) });
+  if (options.dryRun) return (await check(true)).ok ? 0 : 1;
   const refusal = deps.labRefusal ? await deps.labRefusal(plan, options.unshaped === true) : null;
   if (refusal) {
     console.error(`lambda-netbench run: ${refusal}`);
@@ -159,7 +175,7 @@ export async function runCommand(options: RunCommandOptions, deps: RunCommandDep
   }
   if (plan.targets.some((t) => t.platform === "aws")) {
     // a resumed AWS run gets the same preflight (credentials may have been renewed, the server extended)
-    if (!(await checkBeforeRun(plan, { dryRun: false, aws })).ok) {
+    if (!(await check(false)).ok) {
       console.error("lambda-netbench run: the preflight failed (above); nothing was invoked");
       return 1;
     }

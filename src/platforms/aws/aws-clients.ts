@@ -3,6 +3,7 @@ import { CloudWatchLogsClient } from "@aws-sdk/client-cloudwatch-logs";
 import { EC2Client } from "@aws-sdk/client-ec2";
 import { IAMClient } from "@aws-sdk/client-iam";
 import { LambdaClient } from "@aws-sdk/client-lambda";
+import { PricingClient } from "@aws-sdk/client-pricing";
 import { ResourceGroupsTaggingAPIClient } from "@aws-sdk/client-resource-groups-tagging-api";
 import { S3Client } from "@aws-sdk/client-s3";
 import { ServiceQuotasClient } from "@aws-sdk/client-service-quotas";
@@ -50,6 +51,35 @@ export interface AwsClients {
   sts: STSClient;
   iam: IAMClient;
   logs: CloudWatchLogsClient;
+  /** AWS's Price List Query API (the server's price when the table lacks it): always us-east-1. */
+  pricing: PricingClient;
+}
+
+/** The Price List Query API answers from us-east-1 whatever region the command works in. */
+const PRICING_REGION = "us-east-1";
+
+/**
+ * The Price List client: us-east-1, AWS_ENDPOINT_URL honoured by the SDK as for every client,
+ * and short timeouts of its own, because the price only serves an estimate that must never hold
+ * a command up.
+ */
+export function createPricingClient(
+  options: Pick<
+    AwsClientOptions,
+    "credentials" | "recorder" | "requestHandler" | "controlTimeouts" | "maxAttempts"
+  >,
+): PricingClient {
+  const timeouts = options.controlTimeouts ?? { connectionMs: 3_000, requestMs: 8_000 };
+  const client = new PricingClient({
+    region: PRICING_REGION,
+    credentials: options.credentials,
+    maxAttempts: Math.min(options.maxAttempts ?? 2, 2),
+    requestHandler:
+      options.requestHandler ??
+      new NodeHttpHandler({ connectionTimeout: timeouts.connectionMs, requestTimeout: timeouts.requestMs }),
+  });
+  options.recorder?.attach(client, PRICING_REGION);
+  return client;
 }
 
 export function createAwsClients(options: AwsClientOptions): AwsClients {
@@ -97,16 +127,18 @@ export function createAwsClients(options: AwsClientOptions): AwsClients {
     // IAM is global; its client still takes a region for signing
     iam: new IAMClient(common),
     logs: new CloudWatchLogsClient(common),
+    pricing: createPricingClient({ ...options, recorder }),
   };
-  for (const client of sdkClients(clients)) recorder.attach(client, options.region);
+  for (const client of regionalClients(clients)) recorder.attach(client, options.region);
   return clients;
 }
 
 export function destroyAwsClients(clients: AwsClients): void {
-  for (const client of sdkClients(clients)) client.destroy();
+  for (const client of [...regionalClients(clients), clients.pricing]) client.destroy();
 }
 
-function sdkClients(clients: AwsClients) {
+/** The clients that work in the command's region (the recorder lists their calls under it). */
+function regionalClients(clients: AwsClients) {
   const { cloudFormation, ec2, lambda, quotas, s3, ssm, tagging, sts, iam, logs } = clients;
   return [cloudFormation, ec2, lambda, quotas, s3, ssm, tagging, sts, iam, logs];
 }

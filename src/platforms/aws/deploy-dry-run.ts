@@ -3,7 +3,7 @@ import { SimulatePrincipalPolicyCommand } from "@aws-sdk/client-iam";
 import { GetCallerIdentityCommand } from "@aws-sdk/client-sts";
 import type { AwsClients } from "./aws-clients.js";
 import { errorName } from "./backoff.js";
-import { operatorPolicyActions } from "./operator-policy.js";
+import { operatorPolicyActions, optionalOperatorActions } from "./operator-policy.js";
 import type { ServerNetwork } from "./server-network.js";
 
 /**
@@ -122,16 +122,23 @@ async function simulateOperatorActions(clients: AwsClients): Promise<DryRunFindi
         marker = page.IsTruncated ? page.Marker : undefined;
       } while (marker);
     }
-    return denied.length === 0
+    // an action the tool works without is said, but does not fail the dry run
+    const optional = optionalOperatorActions();
+    const required = denied.filter((action) => !optional.has(action));
+    const withoutOptional = denied.filter((action) => optional.has(action));
+    const lost = withoutOptional
+      .map((action) => `; not allowed: ${action} (optional: without it ${optional.get(action)})`)
+      .join("");
+    return required.length === 0
       ? {
           check,
           allowed: true,
-          detail: `all ${actions.length} actions of the operator policy allowed for ${source}`,
+          detail: `all ${actions.length - withoutOptional.length} ${lost ? "required " : ""}actions of the operator policy allowed for ${source}${lost}`,
         }
       : {
           check,
           allowed: false,
-          detail: `${denied.length} of ${actions.length} actions not allowed for ${source}: ${denied.join(", ")} (attach the policies of \`deploy --print-operator-policy\`)`,
+          detail: `${required.length} of ${actions.length} actions not allowed for ${source}: ${required.join(", ")} (attach the policies of \`deploy --print-operator-policy\`)${lost}`,
         };
   } catch (error) {
     return {

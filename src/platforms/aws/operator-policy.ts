@@ -36,7 +36,15 @@ type Scope =
   | "any"
   | ScheduleScope;
 
-export const plannedCallActions: Record<string, { actions: string[]; scope: Scope }> = {
+/** A declared call: its IAM actions, where they apply, and (optional calls) what is lost without them. */
+interface CallEntry {
+  actions: string[];
+  scope: Scope;
+  /** Set when the tool works without the call: what goes missing then (the dry run does not fail on it). */
+  withoutIt?: string;
+}
+
+export const plannedCallActions: Record<string, CallEntry> = {
   // identity (GetCallerIdentity needs no permission: always allowed)
   "STS.GetCallerIdentity": { actions: [], scope: "any" },
   // quota get | request | history, and the preflight's quota
@@ -128,6 +136,12 @@ export const plannedCallActions: Record<string, { actions: string[]; scope: Scop
   "IAM.SimulatePrincipalPolicy": { actions: [], scope: "any" },
   "IAM.GetInstanceProfile": { actions: ["iam:GetInstanceProfile"], scope: "instanceProfiles" },
   "CloudWatchLogs.DescribeLogGroups": { actions: ["logs:DescribeLogGroups"], scope: "any" },
+  // the estimate's server price where the table lacks it (the Price List API has no resources)
+  "Pricing.GetProducts": {
+    actions: ["pricing:GetProducts"],
+    scope: "any",
+    withoutIt: "the estimate shows the server's price as not in the table",
+  },
 };
 
 /** CloudFormation create / update / rollback / delete of each resource type, with the caller's rights. */
@@ -244,8 +258,16 @@ export const stackResourceActions: Record<string, { actions: string[]; scope: Sc
  * names them, with the IAM actions each needs. Every client checks its calls against it
  * (planned-calls.ts), so a call missing here fails at once instead of missing from the policy.
  */
-export function declaredCalls(): Record<string, { actions: string[]; scope: Scope }> {
+export function declaredCalls(): Record<string, CallEntry> {
   return { ...plannedCallActions, ...scheduleCallActions };
+}
+
+/** The actions the tool works without, each with what goes missing then. */
+export function optionalOperatorActions(): Map<string, string> {
+  const optional = new Map<string, string>();
+  for (const entry of Object.values(declaredCalls()))
+    if (entry.withoutIt) for (const action of entry.actions) optional.set(action, entry.withoutIt);
+  return optional;
 }
 
 /** CloudFormation's needs per resource type: the region's stack, then a schedule's nested stack. */

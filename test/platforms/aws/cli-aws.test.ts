@@ -1,19 +1,45 @@
 import assert from "node:assert/strict";
 import { existsSync } from "node:fs";
 import { describe, test } from "node:test";
+import { ec2ProductDocument, getProductsAnswer } from "../../helpers/price-list-product.js";
 import {
   type AwsStub,
+  accountSettings,
   callerIdentity,
   defaultVpcResponses,
+  describeRegion,
   ec2Error,
   ec2Xml,
   json,
+  jsonError,
   queryXml,
   restJsonError,
   type StubbedCli,
   stackDoesNotExist,
   useStubbedAws,
 } from "./aws-stub.js";
+
+/** IAM's policy simulator answering for the actions asked: `denied` implicitly denied, the rest allowed. */
+const simulator = (denied: string[]) => (request: { input: Record<string, unknown> }) =>
+  queryXml(
+    "SimulatePrincipalPolicy",
+    `<IsTruncated>false</IsTruncated><EvaluationResults>${Object.entries(request.input)
+      .filter(([key]) => key.startsWith("ActionNames.member."))
+      .map(
+        ([, action]) =>
+          `<member><EvalActionName>${action}</EvalActionName><EvalResourceName>*</EvalResourceName><EvalDecision>${denied.includes(String(action)) ? "implicitDeny" : "allowed"}</EvalDecision></member>`,
+      )
+      .join("")}</EvaluationResults>`,
+  );
+
+/** What `deploy --with-server --dry-run` asks in an account with a default VPC and no stack. */
+const dryRunAccount = (stub: AwsStub) =>
+  defaultVpcResponses(stub)
+    .on("DescribeStacks", stackDoesNotExist)
+    .on("GetParameter", json({ Parameter: { Name: "x", Value: "ami-0123456789abcdef0" } }))
+    .on("GetCallerIdentity", callerIdentity());
+
+const dryRunAnswer = ec2Error("DryRunOperation", "Request would have succeeded, but DryRun flag is set.");
 
 /** The commands end to end: options -> SDK clients -> (stubbed) AWS -> what the user sees. */
 describe("quota/deploy/teardown commands", () => {
@@ -93,10 +119,7 @@ describe("quota/deploy/teardown commands", () => {
   test("deploy --dry-run prints the calls it would make and changes nothing", {
     skip: !existsSync("dist/agent/index.mjs") && "needs `npm run build`",
   }, async () => {
-    const dryRunAnswer = ec2Error("DryRunOperation", "Request would have succeeded, but DryRun flag is set.");
-    defaultVpcResponses(stub)
-      .on("DescribeStacks", stackDoesNotExist)
-      .on("GetParameter", json({ Parameter: { Name: "x", Value: "ami-0123456789abcdef0" } }))
+    dryRunAccount(stub)
       .on("CreateSecurityGroup", dryRunAnswer)
       .on(
         "RunInstances",
@@ -106,19 +129,20 @@ describe("quota/deploy/teardown commands", () => {
           "You are not authorized to perform this operation. Encoded authorization failure message: abc",
         ),
       )
-      .on("GetCallerIdentity", callerIdentity())
-      .on("SimulatePrincipalPolicy", (request) =>
-        queryXml(
-          "SimulatePrincipalPolicy",
-          `<IsTruncated>false</IsTruncated><EvaluationResults>${Object.entries(request.input)
-            .filter(([key]) => key.startsWith("ActionNames.member."))
-            .map(
-              ([, action]) =>
-                `<member><EvalActionName>${action}</EvalActionName><EvalResourceName>*</EvalResourceName><EvalDecision>${action === "lambda:PublishVersion" ? "implicitDeny" : "allowed"}</EvalDecision></member>`,
-            )
-            .join("")}</EvaluationResults>`,
+      // the test's own figure, not AWS's
+      .on(
+        "GetProducts",
+        json(
+          getProductsAnswer([
+            ec2ProductDocument({
+              region: "eu-west-1",
+              instanceType: "c8gn.large",
+              usdPerHour: "0.1234000000",
+            }),
+          ]),
         ),
-      );
+      )
+      .on("SimulatePrincipalPolicy", simulator(["lambda:PublishVersion"]));
     await run("deploy", "--region", "eu-west-1", "--with-server", "--dry-run");
     const text = out.join("\n");
     const errors = text;
@@ -147,9 +171,12 @@ describe("quota/deploy/teardown commands", () => {
       assert.ok(text.includes(`would call ${call}`), `${call} in:\n${text}`);
     assert.match(
       text,
-      /EC2 server\s+3\.00 hours of c8gn\.large\s+price not in table/,
-      "the server's cost is shown before anything is created",
+      /EC2 server\s+3\.00 hours of c8gn\.large\s+\$0\.3702\n/,
+      "the server's cost is shown before anything is created, priced by AWS's Price List API",
     );
+    assert.match(text, /source: AWS Price List API \(GetProducts\), retrieved \d{4}-\d\d-\d\d\n/);
+    // a read the dry run makes (and lists), in the one region the Price List API answers from
+    assert.match(text, /\n {2}Pricing\.GetProducts \(us-east-1\) \{"ServiceCode":"AmazonEC2","Filters":\[/);
     assert.ok(
       stub.requests.every(
         (r) =>
@@ -168,6 +195,87 @@ describe("quota/deploy/teardown commands", () => {
     );
     assert.match(out.join("\n"), /Dry run: 2 check\(s\) would be refused/);
     assert.equal(process.exitCode, 1);
+    process.exitCode = 0;
+  });
+
+  test("deploy --dry-run where pricing:GetProducts is denied: price not in table with the reason, the dry run still passes", {
+    skip: !existsSync("dist/agent/index.mjs") && "needs `npm run build`",
+  }, async () => {
+    dryRunAccount(stub)
+      .on("CreateSecurityGroup", dryRunAnswer)
+      .on("RunInstances", dryRunAnswer)
+      .on(
+        "GetProducts",
+        jsonError(
+          "AccessDeniedException",
+          "User: arn:aws:sts::123456789012:assumed-role/Operator/alice is not authorized to perform: pricing:GetProducts",
+        ),
+      )
+      .on("SimulatePrincipalPolicy", simulator(["pricing:GetProducts"]));
+    await run("deploy", "--region", "eu-west-1", "--with-server", "--dry-run");
+    const text = out.join("\n");
+    assert.match(text, /EC2 server\s+3\.00 hours of c8gn\.large\s+price not in table/);
+    assert.match(
+      text,
+      /source: c8gn\.large is not in the price table; AWS's Price List API \(GetProducts\): no answer, pricing:GetProducts not allowed \(AccessDeniedException\); give the price with --server-usd-per-hour/,
+    );
+    // the simulator says so too, as optional: the dry run finds nothing that would be refused
+    assert.match(
+      text,
+      /all \d+ required actions of the operator policy allowed for arn:aws:iam::123456789012:role\/Operator; not allowed: pricing:GetProducts \(optional: without it the estimate shows the server's price as not in the table\)/,
+    );
+    assert.match(text, /Dry run: the account's checks found nothing that would be refused/);
+    assert.ok(!process.exitCode, `exit ${process.exitCode}:\n${text}`);
+  });
+
+  test("run --dry-run: a denied GetProducts leaves the server unpriced with the reason; nothing else changes", async () => {
+    // the test's own figure, not AWS's; then the same account with pricing:GetProducts denied
+    const priced = json(
+      getProductsAnswer([
+        ec2ProductDocument({ region: "eu-west-1", instanceType: "c8gn.large", usdPerHour: "0.1234000000" }),
+      ]),
+    );
+    const refused = jsonError(
+      "AccessDeniedException",
+      "User: arn:aws:sts::123456789012:assumed-role/Operator/alice is not authorized to perform: pricing:GetProducts",
+    );
+    // the account has no stack: the preflight fails the same way whatever the price
+    stub
+      .on("GetProducts", priced, refused)
+      .on("GetCallerIdentity", callerIdentity())
+      .on("DescribeRegions", describeRegion("eu-west-1", "opt-in-not-required"))
+      .on("DescribeStacks", stackDoesNotExist)
+      .on("GetServiceQuota", json({ Quota: { QuotaCode: "L-14320ECE", Value: 625, Adjustable: true } }))
+      .on("GetAWSDefaultServiceQuota", json({ Quota: { QuotaCode: "L-14320ECE", Value: 625 } }))
+      .on("ListRequestedServiceQuotaChangeHistoryByQuota", json({ RequestedQuotas: [] }))
+      .on("GetAccountSettings", accountSettings(1000, 1000));
+    const dryRun = async (...extra: string[]) => {
+      out.length = 0;
+      process.exitCode = 0;
+      await run("run", "--preset", "seed", "--regions", "eu-west-1", "--dry-run", ...extra);
+      return { text: out.join("\n"), exitCode: process.exitCode };
+    };
+    const withPrice = await dryRun();
+    assert.match(withPrice.text, /EC2 server\s+3\.00 hours of c8gn\.large\s+\$0\.3702\n/);
+    assert.match(withPrice.text, /source: AWS Price List API \(GetProducts\), retrieved \d{4}-\d\d-\d\d/);
+    const denied = await dryRun();
+    assert.match(denied.text, /EC2 server\s+3\.00 hours of c8gn\.large\s+price not in table/);
+    assert.match(
+      denied.text,
+      /source: c8gn\.large is not in the price table; AWS's Price List API \(GetProducts\): no answer, pricing:GetProducts not allowed \(AccessDeniedException\); give the price with --server-usd-per-hour/,
+    );
+    assert.match(denied.text, /Total\s+at least \$[\d.]+ \(\+ EC2 server: not in the price table\)/);
+    const preflight = (text: string) => text.slice(text.indexOf("Preflight"));
+    assert.match(preflight(denied.text), /FAIL stack\s+eu-west-1\s+no lambda-netbench stack/);
+    assert.equal(preflight(denied.text), preflight(withPrice.text), "the preflight is the same");
+    assert.equal(denied.exitCode, withPrice.exitCode, "the exit status is the same");
+    assert.equal(denied.exitCode, 1, "(the missing stack fails it)");
+    // --server-usd-per-hour prices what AWS would not, and wins over it: no lookup
+    const asked = stub.operations().filter((op) => op === "GetProducts").length;
+    const given = await dryRun("--server-usd-per-hour", "0.5");
+    assert.match(given.text, /EC2 server\s+3\.00 hours of c8gn\.large\s+\$1\.50 \(verify\)/);
+    assert.match(given.text, /source: given on the command line/);
+    assert.equal(stub.operations().filter((op) => op === "GetProducts").length, asked);
     process.exitCode = 0;
   });
 

@@ -39,6 +39,7 @@ const clientService: Record<string, string> = {
   "client-cloudwatch-logs": "CloudWatchLogs",
   "client-sfn": "SFN",
   "client-scheduler": "Scheduler",
+  "client-pricing": "Pricing",
 };
 
 /** Files whose calls run inside Lambda with the function's own role, not the operator's. */

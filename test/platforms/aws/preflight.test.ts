@@ -210,7 +210,12 @@ describe("run --dry-run with no credentials and no network", () => {
     assert.match(out, /Plan seed: 36 cells on us-west-2, ap-northeast-1/);
     assert.match(out, /us-west-2: 48 invocations/);
     assert.match(out, /on AWS: 96 invocations in all/);
-    assert.match(out, /EC2 server +[\d.]+ hours of c8gn\.large/);
+    assert.match(out, /EC2 server +[\d.]+ hours of c8gn\.large +price not in table/);
+    // the Price List API cannot be asked either: said, and the dry run goes on
+    assert.match(
+      out,
+      /AWS's Price List API \(GetProducts\): no answer, no AWS credentials; give the price with --server-usd-per-hour/,
+    );
     assert.match(out, /Public IPv4 +[\d.]+ hours/);
     assert.match(out, /Data transfer +[\d.]+ GB/);
     assert.match(out, /FAIL credentials +no AWS credentials found/);
