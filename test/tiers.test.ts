@@ -24,7 +24,7 @@ test("a file that takes the bench lock is in the measuring lane (alone or paired
   const locking = files.filter(
     (file) =>
       timingOf(file, manifest) === null &&
-      /import [^;]*(bench-lock|withBenchLock)/.test(readFileSync(file, "utf8")),
+      /import [^;]*(bench-lock|withBenchLock|measured-run)/.test(readFileSync(file, "utf8")),
   );
   assert.deepEqual(locking, [], 'list these under "alone" or "paired" in test/tiers.json');
 });

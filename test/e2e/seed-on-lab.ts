@@ -1,14 +1,10 @@
 import assert from "node:assert/strict";
-import { readdir } from "node:fs/promises";
 import { join } from "node:path";
 import { validatePlan } from "../../src/plan/load-plan.js";
 import type { Plan } from "../../src/plan/plan-schema.js";
 import { presets } from "../../src/plan/presets.js";
-import { privateLabName } from "../../src/platforms/local/lab-names.js";
-import { LocalPlatform } from "../../src/platforms/local/local-platform.js";
 import type { ResultRecord } from "../../src/results/result-record.js";
-import { readRecords } from "../../src/results/run-directory.js";
-import { runPlan } from "../../src/runner/run-plan.js";
+import { runOnPrivateLab } from "../helpers/measured-run.js";
 import { median } from "../helpers/seed-figures.js";
 
 /**
@@ -32,17 +28,7 @@ export async function runSeed(
     probes: seed.probes.filter((p) => keep(p.kind, p.kind === "s3-get" ? p.concurrency : null)),
   };
   const parent = join(parentDir, `${profile}-${plan.probes.map((p) => p.kind).join("-")}`);
-  const result = await runPlan({
-    start: { plan, parentDir: parent, source: { preset: "seed", configPath: null, regions: null } },
-    openPlatform: (target) =>
-      LocalPlatform.open({
-        profile: target.platform === "local" ? target.profile : "",
-        labName: privateLabName(),
-      }),
-  });
-  assert.equal(result.remaining, 0);
-  const [name] = await readdir(parent);
-  const { records } = await readRecords(join(parent, name as string));
+  const records = await runOnPrivateLab(plan, parent, { preset: "seed", configPath: null, regions: null });
   const measured = records.filter((r) => !r.warmup);
   assert.ok(
     measured.every((r) => r.ok),

@@ -1,9 +1,6 @@
 import assert from "node:assert/strict";
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { after, before, test } from "node:test";
-import { acquireBenchLock, type BenchLock } from "../helpers/bench-lock.js";
+import { test } from "node:test";
+import { useMeasuringScratch } from "../helpers/measured-run.js";
 import { type FigureBasis, senderBitsPerSecond, wholeDownloadSeconds } from "../helpers/seed-figures.js";
 import { byMemory, runSeed } from "./seed-on-lab.js";
 
@@ -13,19 +10,7 @@ import { byMemory, runSeed } from "./seed-on-lab.js";
  * two sizes the study publishes (1,024 and 10,240 MB). It needs well under one core of CPU
  * (0.34 on average, 0.59 at the 90th percentile of 1 s samples), so it is "paired" in test/tiers.json.
  */
-let out: string;
-let lock: BenchLock | undefined;
-before(
-  async () => {
-    out = await mkdtemp(join(tmpdir(), "lnb-seed-oregon-"));
-    lock = await acquireBenchLock(1_800);
-  },
-  { timeout: 2_000_000 },
-);
-after(async () => {
-  lock?.release();
-  await rm(out, { recursive: true, force: true });
-});
+const scratch = useMeasuringScratch("lnb-seed-oregon-");
 
 const M = 1e6;
 const bases = new Set<FigureBasis>();
@@ -37,9 +22,9 @@ test("seed preset on seed-oregon-2026 reproduces the published Oregon table", {
   timeout: 2_400_000,
 }, async () => {
   const records = [
-    ...(await runSeed(out, "seed-oregon-2026", (kind) => kind === "iperf3")),
+    ...(await runSeed(scratch(), "seed-oregon-2026", (kind) => kind === "iperf3")),
     ...(await runSeed(
-      out,
+      scratch(),
       "seed-oregon-2026",
       (kind, concurrency) => kind === "s3-get" && concurrency === 10,
       [1_024, 10_240],

@@ -1,9 +1,6 @@
 import assert from "node:assert/strict";
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { after, before, test } from "node:test";
-import { acquireBenchLock, type BenchLock } from "../helpers/bench-lock.js";
+import { test } from "node:test";
+import { useMeasuringScratch } from "../helpers/measured-run.js";
 import { senderBitsPerSecond } from "../helpers/seed-figures.js";
 import { byMemory, runSeed } from "./seed-on-lab.js";
 
@@ -12,25 +9,13 @@ import { byMemory, runSeed } from "./seed-on-lab.js";
  * to 10,240 MB, as the study found. It moves little data, so it may measure beside another
  * light measuring file ("paired" in test/tiers.json).
  */
-let out: string;
-let lock: BenchLock | undefined;
-before(
-  async () => {
-    out = await mkdtemp(join(tmpdir(), "lnb-seed-tokyo-"));
-    lock = await acquireBenchLock(1_800);
-  },
-  { timeout: 2_000_000 },
-);
-after(async () => {
-  lock?.release();
-  await rm(out, { recursive: true, force: true });
-});
+const scratch = useMeasuringScratch("lnb-seed-tokyo-");
 
 const M = 1e6;
 test("seed preset on seed-tokyo-2026: iperf3 flat from 1,024 to 10,240 MB", {
   timeout: 1_800_000,
 }, async () => {
-  const records = await runSeed(out, "seed-tokyo-2026", (kind) => kind === "iperf3");
+  const records = await runSeed(scratch(), "seed-tokyo-2026", (kind) => kind === "iperf3");
   const sent = byMemory(records, "iperf3", (r) => senderBitsPerSecond(r).value);
   const values = [...sent.values()];
   console.log(

@@ -1,15 +1,9 @@
 import assert from "node:assert/strict";
-import { mkdtemp, readdir, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { after, before, test } from "node:test";
+import { test } from "node:test";
 import { validatePlan } from "../../src/plan/load-plan.js";
-import { privateLabName } from "../../src/platforms/local/lab-names.js";
-import { LocalPlatform } from "../../src/platforms/local/local-platform.js";
-import { readRecords } from "../../src/results/run-directory.js";
 import { streamsSweeps } from "../../src/results/streams-sweeps.js";
-import { runPlan } from "../../src/runner/run-plan.js";
-import { acquireBenchLock, type BenchLock } from "../helpers/bench-lock.js";
+import { runOnPrivateLab, useMeasuringScratch } from "../helpers/measured-run.js";
 
 /**
  * A streams sweep in the lab finds the per-flow cap the profile sets (seed-oregon-2026: 600
@@ -17,19 +11,7 @@ import { acquireBenchLock, type BenchLock } from "../helpers/bench-lock.js";
  * seen" on a profile without one (default-625: one stream fills the 625 quota). Short tests
  * with an omit period, so the burst bucket does not count.
  */
-let out: string;
-let lock: BenchLock | undefined;
-before(
-  async () => {
-    out = await mkdtemp(join(tmpdir(), "lnb-streams-"));
-    lock = await acquireBenchLock(1_800);
-  },
-  { timeout: 2_000_000 },
-);
-after(async () => {
-  lock?.release();
-  await rm(out, { recursive: true, force: true });
-});
+const scratch = useMeasuringScratch("lnb-streams-");
 
 async function sweep(profile: string, memoryMb: number) {
   const plan = validatePlan({
@@ -39,18 +21,7 @@ async function sweep(profile: string, memoryMb: number) {
     repetitions: 2,
     probes: [{ kind: "iperf3", timeSeconds: 3, omitSeconds: 1, parallel: [1, 2, 8], direction: "upload" }],
   });
-  const parent = join(out, profile);
-  const result = await runPlan({
-    start: { plan, parentDir: parent, source: { preset: null, configPath: null, regions: null } },
-    openPlatform: (target) =>
-      LocalPlatform.open({
-        profile: target.platform === "local" ? target.profile : "",
-        labName: privateLabName(),
-      }),
-  });
-  assert.equal(result.remaining, 0);
-  const [name] = await readdir(parent);
-  const { records } = await readRecords(join(parent, name as string));
+  const records = await runOnPrivateLab(plan, join(scratch(), profile));
   const sweeps = streamsSweeps(records);
   assert.equal(sweeps.length, 1);
   const found = sweeps[0];
