@@ -1,6 +1,7 @@
 import { Command } from "commander";
 import { toolVersion } from "../runner/tool-version.js";
 import { parseArgv } from "./parse-argv.js";
+import { quietSdkNodeNotice } from "./sdk-node-notice.js";
 
 /**
  * The published binary's entry. It loads only the command it runs: loading them all brought in
@@ -87,6 +88,7 @@ export function baseProgram(): Command {
 }
 
 export async function main(argv: string[]): Promise<void> {
+  quietSdkNodeNotice();
   const program = baseProgram();
   // `help NAME` shows that command's own help, so it loads NAME
   const name = argv[2] === "help" ? argv[3] : argv[2];
