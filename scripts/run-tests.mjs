@@ -8,6 +8,7 @@
 // - the shared lane: every other file, tier by tier (unit files several at once under a guard that
 //   fails any test starting a process or opening a socket), at the lowest CPU priority (nice 19),
 //   so it only takes CPU time a measurement leaves idle.
+// Files listed "quiet" run last, one at a time, once both lanes are done: nothing runs beside them.
 // The run holds the machine-wide bench lock, so a benchmark elsewhere cannot overlap it and the
 // timing-sensitive files find the lock already theirs. No single test may run past 15 minutes:
 // a hang fails loudly instead of stalling CI.
@@ -113,6 +114,7 @@ function runBatch(batch, scratch, index, prefixed) {
 function laneBatches(plan, manifest) {
   const measuring = [];
   const shared = [];
+  const quiet = [];
   for (const { tier, files } of plan) {
     const of = (timing) => files.filter((file) => timingOf(file, manifest) === timing);
     const rest = of(null);
@@ -129,8 +131,10 @@ function laneBatches(plan, manifest) {
       });
     for (const file of of("alone"))
       measuring.push({ lane: "measuring", tier, files: [file], concurrency: 1, nice: false });
+    for (const file of of("quiet"))
+      quiet.push({ lane: "quiet", tier, files: [file], concurrency: 1, nice: false });
   }
-  return { measuring, shared };
+  return { measuring, shared, quiet };
 }
 
 async function runLane(batches, scratch, prefixed) {
@@ -235,13 +239,13 @@ if (plan.length === 0) {
   process.exit(1);
 }
 
-const { measuring, shared } = laneBatches(plan, manifest);
+const { measuring, shared, quiet } = laneBatches(plan, manifest);
 // with both lanes busy, each line says which lane and tier it comes from
-const prefixed = measuring.length > 0 && shared.length > 0;
+const prefixed = [measuring, shared, quiet].filter((lane) => lane.length > 0).length > 1;
 for (const { tier, files } of plan) {
   const count = (timing) => files.filter((file) => timingOf(file, manifest) === timing).length;
   console.log(
-    `=== ${tier}: ${files.length} files (${count(null)} shared, ${SHARED_CONCURRENCY[tier]} at a time; measuring: ${count("paired")} paired, ${count("alone")} alone)`,
+    `=== ${tier}: ${files.length} files (${count(null)} shared, ${SHARED_CONCURRENCY[tier]} at a time; measuring: ${count("paired")} paired, ${count("alone")} alone, ${count("quiet")} quiet)`,
   );
 }
 const scratch = mkdtempSync(join(tmpdir(), "lnb-test-tiers-"));
@@ -252,10 +256,10 @@ try {
     runLane(measuring, scratch, prefixed),
     runLane(shared, scratch, prefixed),
   ]);
-  lanes = { measuring: measured, shared: sharedResults };
+  lanes = { measuring: measured, shared: sharedResults, quiet: await runLane(quiet, scratch, prefixed) };
 } finally {
   rmSync(scratch, { recursive: true, force: true });
 }
-const summaries = tierSummaries(plan, [...lanes.measuring, ...lanes.shared]);
+const summaries = tierSummaries(plan, [...lanes.measuring, ...lanes.shared, ...lanes.quiet]);
 printSummary(summaries, lanes, (Date.now() - startedMs) / 1000);
 process.exit(summaries.every((r) => r.ok) ? 0 : 1);

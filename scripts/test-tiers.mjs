@@ -38,12 +38,13 @@ export function tierOf(file, manifest) {
 }
 
 /** The lists that mark a file timing-sensitive (it measures), beside the tier lists. */
-export const TIMING_NAMES = ["alone", "paired"];
+export const TIMING_NAMES = ["alone", "paired", "quiet"];
 
 /**
- * How a timing-sensitive file shares the measuring lane: "alone" (it needs the whole machine: no
- * other measuring file beside it), "paired" (it needs little CPU: one other paired file may
- * measure beside it), or null (it does not measure: it runs in the shared lane at low priority).
+ * How a timing-sensitive file shares the machine: "quiet" (nothing else runs: it measures after
+ * both lanes are done), "alone" (no other measuring file beside it; the shared lane runs on at low
+ * priority), "paired" (it needs little CPU: one other paired file may measure beside it), or null
+ * (it does not measure: it runs in the shared lane at low priority).
  */
 export function timingOf(file, manifest) {
   return TIMING_NAMES.find((list) => (manifest[list] ?? []).some((entry) => matches(entry, file))) ?? null;
