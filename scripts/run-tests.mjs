@@ -98,7 +98,8 @@ function runBatch(batch, scratch, index, prefixed) {
       relay(child.stdout, prefix, process.stdout);
       relay(child.stderr, prefix, process.stderr);
     }
-    child.once("exit", (code, signal) => {
+    // 'close', not 'exit': the child's last lines are through the relay before its counts are read
+    child.once("close", (code, signal) => {
       let counts = { tests: 0, passed: 0, failed: 0, skipped: 0 };
       try {
         counts = tapCounts(readFileSync(tap, "utf8"));
