@@ -18,6 +18,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
+import { tapCounts, tapFailures } from "./tap-results.mjs";
 import {
   findTestFiles,
   loadManifest,
@@ -52,17 +53,6 @@ function parseArguments(argv) {
     process.exit(2);
   }
   return { tiers: tiers.length > 0 ? tiers : TIER_NAMES, fragments };
-}
-
-/** Counts from node's TAP summary lines ("# pass 12"). */
-function tapCounts(text) {
-  const count = (name) => Number(text.match(new RegExp(`^# ${name} (\\d+)$`, "m"))?.[1] ?? 0);
-  return {
-    tests: count("tests"),
-    passed: count("pass"),
-    failed: count("fail") + count("cancelled"),
-    skipped: count("skipped") + count("todo"),
-  };
 }
 
 /** Copies a child's output line by line with a prefix naming its lane and tier. */
@@ -101,12 +91,24 @@ function runBatch(batch, scratch, index, prefixed) {
     // 'close', not 'exit': the child's last lines are through the relay before its counts are read
     child.once("close", (code, signal) => {
       let counts = { tests: 0, passed: 0, failed: 0, skipped: 0 };
+      let failures = [];
       try {
-        counts = tapCounts(readFileSync(tap, "utf8"));
+        const text = readFileSync(tap, "utf8");
+        counts = tapCounts(text);
+        failures = tapFailures(text);
       } catch {
         // no TAP file: the runner itself died; the status says so below
       }
-      resolve({ ...batch, ...counts, ok: code === 0 && signal === null, startedMs, endedMs: Date.now() });
+      resolve({
+        ...batch,
+        ...counts,
+        failures,
+        code,
+        signal,
+        ok: code === 0 && signal === null,
+        startedMs,
+        endedMs: Date.now(),
+      });
     });
   });
 }
@@ -181,9 +183,24 @@ function printSummary(summaries, lanes, wholeSeconds) {
     );
   }
   console.log(`whole run: ${wholeSeconds.toFixed(0)} s`);
+  printFailures(Object.values(lanes).flat());
   const sum = (key) => summaries.reduce((total, r) => total + r[key], 0);
   // the plain closing line CI reads, over every tier
   console.log(`tests: ${sum("passed")} passed, ${sum("failed")} failed, ${sum("skipped")} skipped`);
+}
+
+/** What failed, last, where a CI log's tail shows it. */
+function printFailures(results) {
+  const failed = results.filter((r) => !r.ok);
+  if (failed.length === 0) return;
+  console.log("\nfailed:");
+  for (const r of failed) {
+    for (const f of r.failures) console.log(`  [${r.lane} ${r.tier}] ${f.name} (${f.location}): ${f.error}`);
+    if (r.failures.length === 0)
+      console.log(
+        `  [${r.lane} ${r.tier}] ${r.files.join(" ")}: exited ${r.signal ?? r.code}, no failed test named`,
+      );
+  }
 }
 
 /**
