@@ -159,34 +159,3 @@ function priced(item: CostLine["item"], quantity: string, amount: number, price:
     source: price.source,
   };
 }
-
-const labels: Record<CostLine["item"], string> = {
-  "lambda-duration": "Lambda duration",
-  "lambda-requests": "Lambda requests",
-  "ec2-server": "EC2 server",
-  "public-ipv4": "Public IPv4",
-  "data-transfer": "Data transfer",
-};
-
-/** The estimate as the terminal shows it: one line per item, then the total and what it lacks. */
-export function formatCostEstimate(estimate: CostEstimate): string {
-  const usd = (value: number) => `$${value.toFixed(value < 1 ? 4 : 2)}`;
-  const rows = estimate.lines.map((line) => {
-    const price =
-      line.usd === null ? "price not in table" : `${usd(line.usd)}${line.verified ? "" : " (verify)"}`;
-    return `  ${labels[line.item].padEnd(16)} ${line.quantity.padEnd(34)} ${price}`;
-  });
-  const total =
-    estimate.missing.length > 0
-      ? `at least ${usd(estimate.knownUsd)} (+ ${estimate.missing.map((item) => labels[item]).join(", ")}: not in the price table)`
-      : usd(estimate.knownUsd);
-  // the server, the largest cost of a run, always says where its figure came from
-  const noted = (line: CostLine) => line.usd === null || !line.verified || line.item === "ec2-server";
-  const notes = [...new Set(estimate.lines.filter(noted).map((line) => line.source))];
-  return [
-    `Cost estimate for ${estimate.region} (list prices; free tier not counted):`,
-    ...rows,
-    `  ${"Total".padEnd(16)} ${"".padEnd(34)} ${total}`,
-    ...notes.map((note) => `  source: ${note}`),
-  ].join("\n");
-}

@@ -4,7 +4,8 @@ import { join } from "node:path";
 import { test } from "node:test";
 import ts from "typescript";
 import { commercialRegions } from "../../src/platforms/aws/commercial-regions.js";
-import { estimateCost, formatCostEstimate } from "../../src/results/cost-estimate.js";
+import { formatCostEstimate } from "../../src/report/cost-text.js";
+import { estimateCost } from "../../src/results/cost-estimate.js";
 import { ec2HourPrice, lambdaPrice, priceTable } from "../../src/results/price-table.js";
 import prices from "../../src/results/prices.json" with { type: "json" };
 

@@ -10,7 +10,9 @@ import {
   validateResourceId,
 } from "../../platforms/aws/aws-input.js";
 import { buildStackTemplate } from "../../platforms/aws/stack-template.js";
-import { estimateCost, formatCostEstimate } from "../../results/cost-estimate.js";
+import { formatCostEstimate } from "../../report/cost-text.js";
+import { outputWidth } from "../../report/text-layout.js";
+import { estimateCost } from "../../results/cost-estimate.js";
 import type { SourcedPrice } from "../../results/price-table.js";
 import { defaultServerInstanceType, defaultServerTtlHours } from "../../runner/run-estimate.js";
 import { commandRegion, withAwsRegion } from "./aws-options.js";
@@ -250,13 +252,14 @@ async function serverCostEstimate(
     serverTransferBytes: 0,
   });
   const estimate = estimateCost(input());
-  if (!estimate.missing.includes("ec2-server")) return formatCostEstimate(estimate);
+  if (!estimate.missing.includes("ec2-server"))
+    return formatCostEstimate(estimate, outputWidth(process.stderr));
   const { askServerHourPrice } = await import("../../platforms/aws/server-price.js");
   const listed = await askServerHourPrice(clients.pricing, {
     region: clients.region,
     instanceType: server.instanceType,
   });
-  return formatCostEstimate(estimateCost(input(listed)));
+  return formatCostEstimate(estimateCost(input(listed)), outputWidth(process.stderr));
 }
 
 /**

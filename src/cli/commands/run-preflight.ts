@@ -1,6 +1,7 @@
 import { expandPlan } from "../../plan/expand-plan.js";
 import { type Plan, targetName } from "../../plan/plan-schema.js";
-import { formatCostEstimate } from "../../results/cost-estimate.js";
+import { formatCostEstimate } from "../../report/cost-text.js";
+import { outputWidth, wrap } from "../../report/text-layout.js";
 import { defaultParallelism } from "../../runner/parallelism.js";
 import {
   defaultServerInstanceType,
@@ -28,17 +29,20 @@ export async function checkBeforeRun(
     dryRun: boolean;
     aws: AwsCommandDeps;
     write?: (text: string) => void;
+    /** Columns the text is laid out for (default: the terminal's). */
+    width?: number;
     serverUsdPerHour?: number;
   },
 ): Promise<PreflightOutcome> {
   const write = options.write ?? ((text: string) => console.log(text));
+  const width = options.width ?? outputWidth();
   const estimate = await estimateWithServerPrices(
     plan,
     { ...(options.serverUsdPerHour !== undefined ? { serverUsdPerHour: options.serverUsdPerHour } : {}) },
     options.aws,
   );
-  write(describePlan(plan, estimate));
-  for (const region of estimate.regions) write(formatCostEstimate(region.cost));
+  write(describePlan(plan, estimate, width));
+  for (const region of estimate.regions) write(formatCostEstimate(region.cost, width));
   if (estimate.regions.length > 1)
     write(
       `Total (${estimate.regions.length} regions): ${estimate.missing.length > 0 ? "at least " : ""}$${estimate.knownUsd.toFixed(2)}`,
@@ -80,7 +84,7 @@ export async function checkBeforeRun(
     credentials: options.aws.credentials,
     requestHandler: options.aws.requestHandler,
   });
-  write(formatPreflight(result));
+  write(formatPreflight(result, width));
   if (options.dryRun) write("Dry run: nothing was invoked or created.");
   return { ok: result.ok, estimate };
 }
@@ -109,7 +113,7 @@ async function estimateWithServerPrices(
   return estimatePlan(plan, { ...options, serverListedPrices });
 }
 
-export function describePlan(plan: Plan, estimate: PlanEstimate): string {
+export function describePlan(plan: Plan, estimate: PlanEstimate, width = 100): string {
   const cells = expandPlan(plan);
   const lines = [
     `Plan ${plan.name}: ${cells.length} cells on ${plan.targets.map(targetName).join(", ")} ` +
@@ -124,7 +128,7 @@ export function describePlan(plan: Plan, estimate: PlanEstimate): string {
     lines.push(
       `  on AWS: ${estimate.invocations} invocations in all, about ${formatMinutes(estimate.durationSeconds)} at parallelism ${planParallelism(plan) ?? 1}`,
     );
-  return lines.join("\n");
+  return lines.flatMap((line) => wrap(line, width, line.startsWith(" ") ? "    " : "  ")).join("\n");
 }
 
 function formatMinutes(seconds: number): string {

@@ -1,3 +1,4 @@
+import { outputWidth, wrap } from "../../report/text-layout.js";
 import type { CreateScheduleOptions } from "../../scheduled-studies/schedule-create.js";
 import type { AwsCommandDeps } from "./aws-session.js";
 import { scheduledLambdaCost, withClients } from "./schedule-session.js";
@@ -54,7 +55,9 @@ export async function scheduleDryRun(options: ScheduleDryRunOptions, deps: AwsCo
     `  objects in the bucket: ${keys.execution}, ${keys.tasks}, ${keys.prefix}template-<sha>.json, agent/recorder-<sha>.zip`,
     `  per run: ${lambda.invocations} Lambda invocations, ~$${lambda.usd.toFixed(4)} of Lambda (upper estimate; iperf3 cells are recorded as skipped)`,
   ];
-  write(lines.join("\n"));
+  const width = outputWidth();
+  // a wrapped line continues two columns in from where it started
+  write(lines.flatMap((line) => wrap(line, width, `${/^ */.exec(line)?.[0] ?? ""}  `)).join("\n"));
 
   const { buildAgentZip } = await import("../../platforms/aws/agent-zip.js");
   const result = await runPreflight({
@@ -71,7 +74,7 @@ export async function scheduleDryRun(options: ScheduleDryRunOptions, deps: AwsCo
     credentials: deps.credentials,
     requestHandler: deps.requestHandler,
   });
-  write(formatPreflight(result));
+  write(formatPreflight(result, width));
   if (!result.ok) {
     write("Dry run: nothing was created; fix the failed checks, then run it again.");
     return 1;

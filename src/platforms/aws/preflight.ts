@@ -1,3 +1,4 @@
+import { wrap } from "../../report/text-layout.js";
 import type { AwsClients } from "./aws-clients.js";
 import { credentialChain, missingCredentialsHelp } from "./credentials.js";
 import { fleetCheckNames } from "./fleet-preflight.js";
@@ -105,13 +106,13 @@ export async function runPreflight(options: PreflightOptions): Promise<Preflight
   return { items, ok: items.every((item) => item.status === "ok"), account };
 }
 
-/** The preflight as the terminal shows it: one line per item. */
-export function formatPreflight(result: PreflightResult): string {
+/** The preflight as the terminal shows it: one item per line, wrapped under its detail past `width`. */
+export function formatPreflight(result: PreflightResult, width = 100): string {
   const mark = { ok: "ok  ", failed: "FAIL", skipped: "--  " } as const;
-  const lines = result.items.map(
-    (item) =>
-      `  ${mark[item.status]} ${item.check.padEnd(12)} ${(item.region ?? "").padEnd(15)} ${item.detail}`,
-  );
+  const lines = result.items.flatMap((item) => {
+    const head = `  ${mark[item.status]} ${item.check.padEnd(12)} ${(item.region ?? "").padEnd(15)} `;
+    return wrap(`${head}${item.detail}`, width, " ".repeat(head.length));
+  });
   const failed = result.items.filter((item) => item.status === "failed").length;
   return [
     `Preflight${result.account ? ` (account ${result.account})` : ""}:`,

@@ -7,7 +7,8 @@ import {
   serverPriceFilters,
   serverPriceLookup,
 } from "../../../src/platforms/aws/server-price.js";
-import { estimateCost, formatCostEstimate } from "../../../src/results/cost-estimate.js";
+import { formatCostEstimate } from "../../../src/report/cost-text.js";
+import { estimateCost } from "../../../src/results/cost-estimate.js";
 import { ec2HourPrice } from "../../../src/results/price-table.js";
 import { ec2ProductDocument, getProductsAnswer } from "../../helpers/price-list-product.js";
 import { AwsStub, json, jsonError, testCredentials } from "./aws-stub.js";
@@ -184,7 +185,10 @@ describe("the estimate with a looked-up server price (pure)", () => {
         "AWS's Price List API (GetProducts): no answer, pricing:GetProducts not allowed (AccessDeniedException); give the price with --server-usd-per-hour",
       retrievedOn: null,
     };
-    const text = formatCostEstimate(cost({ instanceType: "c8gn.large", hours, listedPrice: none }));
+    const text = formatCostEstimate(
+      cost({ instanceType: "c8gn.large", hours, listedPrice: none }),
+      Number.POSITIVE_INFINITY, // unwrapped: the whole source on one line
+    );
     assert.match(text, /EC2 server\s+3\.00 hours of c8gn\.large\s+price not in table/);
     assert.match(
       text,
