@@ -19,6 +19,7 @@ const unpriced = estimateCost({
       verified: false,
       source:
         "AWS's Price List API (GetProducts): AccessDeniedException; give the price with --server-usd-per-hour",
+      retrievedOn: null,
     },
   },
   serverTransferBytes: 40e9,
