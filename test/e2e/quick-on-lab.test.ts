@@ -105,6 +105,10 @@ test("run --preset quick on the lab: run directory, every invocation, report mat
     assert.ok(upload.length > 0);
     for (const cell of upload) {
       const where = `default-625 ${cell.memoryMb} MB iperf3 upload`;
+      // the margins, in the log: this run shares the machine with the measuring files
+      console.log(
+        `${where}: sustained ${(cell.sustained?.median ?? 0) / 1e6} Mbit/s, burst ${(cell.burst?.median ?? 0) / 1e6} Mbit/s`,
+      );
       assert.ok(cell.sustained, `${where}: a sustained rate`);
       assert.ok(
         cell.sustained.median > 540e6 && cell.sustained.median <= 650e6,
