@@ -15,13 +15,24 @@ test("parseStat reads ppid, utime and stime past a command name with spaces and 
 });
 
 test("a process tree's CPU counts its live children (as nginx's workers are)", async () => {
-  // a child that burns CPU for about 0.3 s, then sleeps so it is still alive when counted
-  const child = spawn(process.execPath, [
-    "-e",
-    "const end = Date.now() + 300; while (Date.now() < end) {} setTimeout(() => {}, 5000);",
-  ]);
+  // a child that burns 0.3 s of CPU (its own clock, not the wall's: at nice 19 beside the
+  // measuring files a 300 ms busy loop got 0.09 s), says so, then sleeps so it is still alive
+  // when counted
+  const child = spawn(
+    process.execPath,
+    [
+      "-e",
+      "const used = () => { const u = process.cpuUsage(); return (u.user + u.system) / 1e6; };" +
+        " while (used() < 0.3) {} console.log('burned'); setTimeout(() => {}, 30000);",
+    ],
+    { stdio: ["ignore", "pipe", "inherit"] },
+  );
+  const burned = new Promise<void>((resolve, reject) => {
+    child.stdout?.once("data", () => resolve());
+    child.once("exit", (code) => reject(new Error(`the child exited (${code}) before burning`)));
+  });
   try {
-    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    await burned;
     const childAlone = await processTreeCpuSeconds([child.pid as number]);
     const tree = await processTreeCpuSeconds([process.pid]);
     const own = (process.cpuUsage().user + process.cpuUsage().system) / 1e6;

@@ -55,7 +55,9 @@ before(
         "architectures: [x86_64]",
         "repetitions: 1",
         "probes:",
-        "  - { kind: iperf3, timeSeconds: 3, parallel: 1, direction: upload }",
+        // 5 s, not 3: the burst of ~1.3 s at 2.2 Gbit/s lasts longer when a busy host slows it,
+        // and a 3 s test then kept under the 2 s a sustained rate needs (CI: sustained 0)
+        "  - { kind: iperf3, timeSeconds: 5, parallel: 1, direction: upload }",
         "  - { kind: s3-get, objectMib: 16, concurrency: 2, chunkMib: 8 }",
         "",
       ].join("\n"),
