@@ -1,8 +1,11 @@
 import type { CostEstimate, CostLine } from "../results/cost-estimate.js";
 import { wrap } from "./text-layout.js";
 
+/** Columns of an item's label and of its quantity. */
+const LABEL_WIDTH = 16;
+const QUANTITY_WIDTH = 34;
 /** Where an item's quantity and a source's text start: their wrapped lines align there. */
-const ITEM_TEXT_COLUMN = 2 + 16 + 1;
+const ITEM_TEXT_COLUMN = 2 + LABEL_WIDTH + 1;
 const SOURCE_TEXT_COLUMN = "  source: ".length;
 
 const labels: Record<CostLine["item"], string> = {
@@ -22,7 +25,7 @@ export function formatCostEstimate(estimate: CostEstimate, width = 100): string 
   const rows = estimate.lines.map((line) => {
     const price =
       line.usd === null ? "price not in table" : `${usd(line.usd)}${line.verified ? "" : " (verify)"}`;
-    return `  ${labels[line.item].padEnd(16)} ${line.quantity.padEnd(34)} ${price}`;
+    return `  ${labels[line.item].padEnd(LABEL_WIDTH)} ${line.quantity.padEnd(QUANTITY_WIDTH)} ${price}`;
   });
   const total =
     estimate.missing.length > 0
@@ -41,7 +44,7 @@ export function formatCostEstimate(estimate: CostEstimate, width = 100): string 
 
 /** The total under the prices where it fits, else beside its label, wrapped under itself. */
 function totalLines(total: string, width: number): string[] {
-  const underPrices = `  ${"Total".padEnd(16)} ${"".padEnd(34)} ${total}`;
+  const underPrices = `  ${"Total".padEnd(LABEL_WIDTH)} ${"".padEnd(QUANTITY_WIDTH)} ${total}`;
   if (underPrices.length <= width) return [underPrices];
-  return wrap(`  ${"Total".padEnd(16)} ${total}`, width, " ".repeat(ITEM_TEXT_COLUMN));
+  return wrap(`  ${"Total".padEnd(LABEL_WIDTH)} ${total}`, width, " ".repeat(ITEM_TEXT_COLUMN));
 }

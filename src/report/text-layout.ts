@@ -24,6 +24,11 @@ export function wrap(text: string, width: number, indent = ""): string[] {
   return lines;
 }
 
+/** Each line wrapped to `width`, a wrapped line continuing two columns in from where it started. */
+export function wrapEach(lines: string[], width: number): string[] {
+  return lines.flatMap((line) => wrap(line, width, `${/^ */.exec(line)?.[0] ?? ""}  `));
+}
+
 export interface PivotRow {
   label: string;
   /** One text per value column ("" for none). */

@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import test from "node:test";
 import { formatPreflight } from "../../src/platforms/aws/preflight.js";
 import { formatCostEstimate } from "../../src/report/cost-text.js";
+import { wrapEach } from "../../src/report/text-layout.js";
 import { estimateCost } from "../../src/results/cost-estimate.js";
 
 const words = (text: string) => text.split(/\s+/).filter(Boolean);
@@ -68,4 +69,21 @@ test("the preflight fits 80 columns: a long detail wraps under the detail column
   const detailColumn = lines[1]?.indexOf("no AWS") ?? -1;
   assert.ok(detailColumn > 0);
   assert.match(lines[2] ?? "", new RegExp(`^ {${detailColumn}}\\S`));
+});
+
+test("wrapEach continues a wrapped line two columns in from where it started", () => {
+  const lines = wrapEach(
+    ["Plan seed: 18 cells on us-west-2 (6 memory sizes)", "  us-west-2: 48 invocations, about 12 min"],
+    30,
+  );
+  assert.ok(
+    lines.every((line) => line.length <= 30),
+    lines.join("\n"),
+  );
+  assert.deepEqual(lines, [
+    "Plan seed: 18 cells on",
+    "  us-west-2 (6 memory sizes)",
+    "  us-west-2: 48 invocations,",
+    "    about 12 min",
+  ]);
 });

@@ -1,7 +1,7 @@
 import { expandPlan } from "../../plan/expand-plan.js";
 import { type Plan, targetName } from "../../plan/plan-schema.js";
 import { formatCostEstimate } from "../../report/cost-text.js";
-import { outputWidth, wrap } from "../../report/text-layout.js";
+import { outputWidth, wrapEach } from "../../report/text-layout.js";
 import { defaultParallelism } from "../../runner/parallelism.js";
 import {
   defaultServerInstanceType,
@@ -128,7 +128,7 @@ export function describePlan(plan: Plan, estimate: PlanEstimate, width = 100): s
     lines.push(
       `  on AWS: ${estimate.invocations} invocations in all, about ${formatMinutes(estimate.durationSeconds)} at parallelism ${planParallelism(plan) ?? 1}`,
     );
-  return lines.flatMap((line) => wrap(line, width, line.startsWith(" ") ? "    " : "  ")).join("\n");
+  return wrapEach(lines, width).join("\n");
 }
 
 function formatMinutes(seconds: number): string {

@@ -1,4 +1,4 @@
-import { outputWidth, wrap } from "../../report/text-layout.js";
+import { outputWidth, wrapEach } from "../../report/text-layout.js";
 import type { CreateScheduleOptions } from "../../scheduled-studies/schedule-create.js";
 import type { AwsCommandDeps } from "./aws-session.js";
 import { scheduledLambdaCost, withClients } from "./schedule-session.js";
@@ -56,8 +56,7 @@ export async function scheduleDryRun(options: ScheduleDryRunOptions, deps: AwsCo
     `  per run: ${lambda.invocations} Lambda invocations, ~$${lambda.usd.toFixed(4)} of Lambda (upper estimate; iperf3 cells are recorded as skipped)`,
   ];
   const width = outputWidth();
-  // a wrapped line continues two columns in from where it started
-  write(lines.flatMap((line) => wrap(line, width, `${/^ */.exec(line)?.[0] ?? ""}  `)).join("\n"));
+  write(wrapEach(lines, width).join("\n"));
 
   const { buildAgentZip } = await import("../../platforms/aws/agent-zip.js");
   const result = await runPreflight({
