@@ -9,10 +9,12 @@ import { pathToFileURL } from "node:url";
 import { type Json, listNamespaces, log, run } from "./guest-observation.js";
 import {
   customProfile,
+  FLOW_MEGABITS_PER_SECOND,
   flowCappedProfile,
   type GuestReport,
   MEMORY_MB,
   PROFILE_NAME,
+  RATE_MEGABITS_PER_SECOND,
 } from "./guest-report.js";
 
 /** A stock iperf3 server the guest starts in the flow lab's cloud namespace: fq alone caps it. */
@@ -252,23 +254,20 @@ export async function flowCapChecks(repo: string, report: GuestReport): Promise<
       { streams: 2, reverse: false },
       { streams: 1, reverse: true },
     ]) {
-      const args = ["-c", host, "-p", `${FLOW_CHECK_PORT}`, "-t", "5", "-O", "1", "-J", "-P", `${streams}`];
-      if (reverse) args.push("-R");
-      // the server may still be starting: a refused connection is tried again (5 times, 3 s apart)
-      let stock = await platform.execInEnvironment(MEMORY_MB, "iperf3", args);
-      for (let attempt = 0; stock.exitCode !== 0 && attempt < 5; attempt += 1) {
-        await new Promise((resolvePromise) => setTimeout(resolvePromise, 3000));
-        stock = await platform.execInEnvironment(MEMORY_MB, "iperf3", args);
+      // An emulated guest on a busy host can starve a run of CPU and read low, never high: a run
+      // under 80% of what the caps allow is measured again (3 attempts at most), every attempt
+      // recorded, so the cap is still held against each and the floor against the best
+      const expectedMegabits = Math.min(streams * FLOW_MEGABITS_PER_SECOND, RATE_MEGABITS_PER_SECOND);
+      for (let attempt = 1; attempt <= 3; attempt += 1) {
+        const bitsPerSecond = await stockFlowRun(platform, host, streams, reverse);
+        result.runs.push({ streams, reverse, receivedBitsPerSecond: bitsPerSecond });
+        const shown = `-P ${streams}${reverse ? " -R" : ""} ${(bitsPerSecond / 1e6).toFixed(1)} Mbit/s`;
+        if (bitsPerSecond >= 0.8 * expectedMegabits * 1e6) {
+          log(`flow cap: ${shown}`);
+          break;
+        }
+        log(`flow cap: ${shown}, under 80% of ${expectedMegabits} (attempt ${attempt} of 3)`);
       }
-      if (stock.exitCode !== 0)
-        throw new Error(
-          `stock iperf3 -P ${streams}${reverse ? " -R" : ""}: ${stock.stdout.slice(-500)} ${stock.stderr}`,
-        );
-      const end = (JSON.parse(stock.stdout) as { end: { sum_received: { bits_per_second: number } } }).end;
-      result.runs.push({ streams, reverse, receivedBitsPerSecond: end.sum_received.bits_per_second });
-      log(
-        `flow cap: -P ${streams}${reverse ? " -R" : ""} ${(end.sum_received.bits_per_second / 1e6).toFixed(1)} Mbit/s`,
-      );
     }
     for (const namespace of [names.environmentNamespace(labName, 0), cloud]) {
       const shown = await run("tc", ["-n", namespace, "qdisc", "show"], 30);
@@ -280,4 +279,26 @@ export async function flowCapChecks(repo: string, report: GuestReport): Promise<
     await disposeWithin(platform, 120, report, "flow-capped lab: dispose");
     result.leftNamespaces = listNamespaces().filter((name) => name.startsWith(labName));
   }
+}
+
+/** One stock iperf3 client run in the environment; a refused connection is tried again (5 times, 3 s apart). */
+async function stockFlowRun(
+  platform: LabPlatform,
+  host: string,
+  streams: number,
+  reverse: boolean,
+): Promise<number> {
+  const args = ["-c", host, "-p", `${FLOW_CHECK_PORT}`, "-t", "5", "-O", "1", "-J", "-P", `${streams}`];
+  if (reverse) args.push("-R");
+  let stock = await platform.execInEnvironment(MEMORY_MB, "iperf3", args);
+  for (let retry = 0; stock.exitCode !== 0 && retry < 5; retry += 1) {
+    await new Promise((resolvePromise) => setTimeout(resolvePromise, 3000));
+    stock = await platform.execInEnvironment(MEMORY_MB, "iperf3", args);
+  }
+  if (stock.exitCode !== 0)
+    throw new Error(
+      `stock iperf3 -P ${streams}${reverse ? " -R" : ""}: ${stock.stdout.slice(-500)} ${stock.stderr}`,
+    );
+  return (JSON.parse(stock.stdout) as { end: { sum_received: { bits_per_second: number } } }).end.sum_received
+    .bits_per_second;
 }

@@ -101,6 +101,7 @@ export interface GuestReport {
   flowCap: {
     /** `tc qdisc show` of the environment's and the cloud's namespace. */
     qdiscs: Record<string, string>;
+    /** Every attempt: a configuration read under 80% of its caps is measured again (3 at most). */
     runs: Array<{ streams: number; reverse: boolean; receivedBitsPerSecond: number }>;
     /** The private lab's namespaces still there after dispose. */
     leftNamespaces: string[];

@@ -263,21 +263,26 @@ test("a per-flow cap holds on a real kernel: sch_fq maxrate under tbf under nete
     assert.match(text, /tbf .*rate 100Mbit/, `${namespace}: ${text}`);
     assert.match(text, /netem .*delay 10ms/, `${namespace}: ${text}`);
   }
-  const rate = (streams: number, reverse: boolean) =>
-    (flowCap.runs.find((entry) => entry.streams === streams && entry.reverse === reverse)
-      ?.receivedBitsPerSecond ?? 0) / 1e6;
+  // a configuration read low is measured again (a starved guest reads low, never high): every
+  // attempt is held under the cap, the best one above the floor
+  const attempts = (streams: number, reverse: boolean) =>
+    flowCap.runs
+      .filter((entry) => entry.streams === streams && entry.reverse === reverse)
+      .map((entry) => entry.receivedBitsPerSecond / 1e6);
+  const best = (streams: number, reverse: boolean) => Math.max(0, ...attempts(streams, reverse));
   const runs = JSON.stringify(flowCap.runs);
   // the stock server paces nothing: only fq holds a flow under the 100 Mbit/s link
   for (const reverse of [false, true]) {
-    const one = rate(1, reverse);
+    const one = best(1, reverse);
     assert.ok(
-      one > 0.7 * FLOW_MEGABITS_PER_SECOND && one <= FLOW_MEGABITS_PER_SECOND,
+      one > 0.7 * FLOW_MEGABITS_PER_SECOND &&
+        attempts(1, reverse).every((m) => m <= FLOW_MEGABITS_PER_SECOND),
       `one flow ${reverse ? "down" : "up"}: ${one} Mbit/s for a ${FLOW_MEGABITS_PER_SECOND} Mbit/s cap (${runs})`,
     );
   }
-  const two = rate(2, false);
+  const two = best(2, false);
   assert.ok(
-    two > 1.5 * rate(1, false) && two <= 2 * FLOW_MEGABITS_PER_SECOND,
+    two > 1.5 * best(1, false) && attempts(2, false).every((m) => m <= 2 * FLOW_MEGABITS_PER_SECOND),
     `two flows up: ${two} Mbit/s, each capped at ${FLOW_MEGABITS_PER_SECOND} under a 100 Mbit/s link (${runs})`,
   );
   assert.deepEqual(flowCap.leftNamespaces, [], "the private lab is gone after dispose");
