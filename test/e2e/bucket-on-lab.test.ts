@@ -22,7 +22,7 @@ import { rootSkip } from "../helpers/root-gate.js";
 /**
  * The bucket probe on lab profiles whose shaping is known: the fit recovers what the shaper was
  * set to (bucket and peak within 10%, an upload peak 15%: PEAK_SHARE; sustained within 3%,
- * refill within 15%), and a profile saved from a fit replays the same fit (within the same
+ * refill within 5%), and a profile saved from a fit replays the same fit (within the same
  * shares). Each profile runs 3 repetitions at 2,048 MB (1.16 cores of CPU share: enough for the
  * client's side of a 4,000 Mbit/s peak with 8 streams).
  *
@@ -98,7 +98,7 @@ function assertRecovers(model: BucketModel | undefined, profile: LabProfile, lab
   );
   within(model.bucketBytes?.median, want.bucketBytes, 0.1, `${label} bucket`);
   assert.equal(model.refill?.bound, "measured", `${label}: refill measured, not only bounded`);
-  within(model.refill?.bytesPerSecond?.median, want.refillBytesPerSecond, 0.15, `${label} refill`);
+  within(model.refill?.bytesPerSecond?.median, want.refillBytesPerSecond, 0.05, `${label} refill`);
 }
 
 const summary = (m: BucketModel | undefined) =>
@@ -116,9 +116,10 @@ const oregonSchedule: BucketSchedule = {
 };
 /**
  * A fingerprint is 3 repetitions of sub-second bursts at up to 4,000 Mbit/s on a shared 2-core
- * host: a host that takes the CPU away mid-burst moves a fit (CI, 2026-12-01, with nothing else
- * of ours running: a download peak read 3,341 on a 4,000 link, an upload refill 120 MB/s on 78).
- * A check that misses is measured once more, saying so in the log; a wrong fit misses twice.
+ * host: a host that takes the CPU away mid-burst moves a peak (CI, 2026-12-01, with nothing else
+ * of ours running: a download peak read 3,341 on a 4,000 link). A check that misses is measured
+ * once more, saying so in the log; a wrong fit misses twice. (The upload refills of 92-120 MB/s
+ * on 78 seen then were the fit's: a short gap's refill inside one sample, see bucket-fit.ts.)
  */
 async function measuredTwice(label: string, attempt: () => Promise<void>): Promise<void> {
   try {
