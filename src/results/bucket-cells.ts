@@ -1,6 +1,6 @@
 import type { Architecture } from "../plan/architecture.js";
 import type { IntervalSamples } from "../probes/interval-sampler.js";
-import type { BucketFit, TransferFit } from "./bucket-fit.js";
+import { type BucketFit, fitBucket, type TransferFit } from "./bucket-fit.js";
 import type { ResultRecord } from "./result-record.js";
 import { describe, median, type Spread } from "./statistics.js";
 
@@ -86,16 +86,20 @@ export function summarizeBucketFits(fits: readonly BucketFit[]): BucketModel | n
   };
 }
 
-/** The bucket cells of a run, one per cell with at least one fitted repetition, in record order. */
+/**
+ * The bucket cells of a run, one per cell with at least one fitted repetition, in record order.
+ * Each repetition is fitted again from its stored samples, so a report of an older run uses
+ * today's fit (the record keeps the fit made when it was written).
+ */
 export function bucketCells(records: readonly ResultRecord[]): BucketCell[] {
-  const byCell = new Map<string, ResultRecord[]>();
+  const byCell = new Map<string, Array<{ record: ResultRecord; fit: BucketFit }>>();
   for (const record of records) {
-    if (record.warmup || !record.ok || !record.bucket?.fit) continue;
-    byCell.set(record.cellId, [...(byCell.get(record.cellId) ?? []), record]);
+    if (record.warmup || !record.ok || !record.bucket) continue;
+    const fit = fitBucket(record.bucket.measurement);
+    if (fit) byCell.set(record.cellId, [...(byCell.get(record.cellId) ?? []), { record, fit }]);
   }
-  return [...byCell.values()].flatMap((list): BucketCell[] => {
-    const first = list[0] as ResultRecord;
-    const fitted = list.map((r) => ({ record: r, fit: r.bucket?.fit as BucketFit }));
+  return [...byCell.values()].flatMap((fitted): BucketCell[] => {
+    const first = (fitted[0] as { record: ResultRecord }).record;
     const model = summarizeBucketFits(fitted.map((f) => f.fit));
     if (!model) return [];
     return [

@@ -6,9 +6,10 @@ import type { BucketMeasurement, BucketTransfer } from "../../src/probes/bucket/
 import type { IntervalSamples } from "../../src/probes/interval-sampler.js";
 import { renderBucketMarkdown, renderBucketText } from "../../src/report/bucket-section.js";
 import { publishedBucketsFor } from "../../src/results/bucket-baseline.js";
-import { summarizeBucketFits } from "../../src/results/bucket-cells.js";
+import { bucketCells, summarizeBucketFits } from "../../src/results/bucket-cells.js";
 import { fitBucket, fitRefill } from "../../src/results/bucket-fit.js";
 import { bucketProfile } from "../../src/results/bucket-profile.js";
+import { fixtureManifest, fixtureRecord } from "../helpers/fixture-run.js";
 
 /**
  * The bucket fit on transfers simulated from a known token bucket: 10 ms samples of measured
@@ -122,6 +123,28 @@ test("a refill that lies wholly inside a transfer's first sample (a busy host le
   near(fit?.refill?.bytesPerSecond, 78.125e6, 0.05, "refill");
   near(fit?.refill?.delaySeconds, 0.02, 0.5, "delay");
   assert.equal(fit?.refill?.shape, "linear");
+});
+
+test("a run's bucket cells are fitted again from the stored samples, not from the fit its records carry", () => {
+  const manifest = fixtureManifest({
+    name: "refit",
+    targets: [{ platform: "local", profile: "seed-oregon-2026" }],
+    memoryMb: [2048],
+    repetitions: 1,
+    probes: [{ kind: "bucket", direction: ["download"] }],
+  });
+  const cell = manifest.cells[0] as (typeof manifest.cells)[number];
+  const linear = (idle: number) => 78.125e6 * Math.max(0, idle - 0.02);
+  const stored = measurement(oregon, [0.25, 0.4, 0.55, 0.7, 1.2], linear, 11, 0.12);
+  const current = fitBucket(stored);
+  assert.ok(current?.refill);
+  // a record written by an earlier fit: no refill found
+  const record = {
+    ...fixtureRecord(cell, 1, { bitsPerSecond: 625e6 }),
+    bucket: { measurement: stored, fit: { ...current, refill: null } },
+  };
+  const [only] = bucketCells([record]);
+  near(only?.model.refill?.bytesPerSecond?.median, 78.125e6, 0.05, "refill of the refitted cell");
 });
 
 test("no burst: none found, the sustained rate, no refill", () => {
