@@ -22,7 +22,9 @@ function spread(value: Spread | null, format: (v: number) => string): string {
 
 export function describeRefill(model: BucketModel): string {
   const refill = model.refill;
-  if (!refill?.bytesPerSecond) return model.burstFound > 0 ? "refill not measured" : "no bucket to refill";
+  const unsettled = unsettledNote(model);
+  if (!refill?.bytesPerSecond)
+    return model.burstFound > 0 ? `refill not measured${unsettled}` : "no bucket to refill";
   const rate = `${refill.bound === "at-least" ? "at least " : ""}${spread(refill.bytesPerSecond, megabytes)} MB/s`;
   const delay =
     refill.delaySeconds && Math.round(refill.delaySeconds.median * 100) > 0
@@ -31,7 +33,16 @@ export function describeRefill(model: BucketModel): string {
   const full = refill.fullAfterSeconds
     ? `; full after ${spread(refill.fullAfterSeconds, (v) => v.toFixed(2))} s idle`
     : "";
-  return `refill ${rate} while idle (${refill.shape}${delay})${full}`;
+  return `refill ${rate} while idle (${refill.shape}${delay})${full}${unsettled}`;
+}
+
+/** Says which refill points only bound what came back: their transfer ended still above the sustained rate. */
+function unsettledNote(model: BucketModel): string {
+  const points = model.refill?.points ?? [];
+  const unsettled = points.filter((p) => !p.settled && !p.saturated).length;
+  return unsettled === 0
+    ? ""
+    : `; ${unsettled} of ${points.length} short transfers were still above the sustained rate at their end (left out of the refill: lengthen them, refillTransferSeconds or --refill-time)`;
 }
 
 /** One line of the model: sustained, peak, bucket, refill. */

@@ -1,6 +1,6 @@
 import type { Architecture } from "../plan/architecture.js";
 import type { IntervalSamples } from "../probes/interval-sampler.js";
-import { type BucketFit, fitBucket, type TransferFit } from "./bucket-fit.js";
+import { type BucketFit, fitBucket, type RefillPoint, type TransferFit } from "./bucket-fit.js";
 import type { ResultRecord } from "./result-record.js";
 import { describe, median, type Spread } from "./statistics.js";
 
@@ -31,7 +31,7 @@ export interface BucketModel {
     /** The shape most repetitions showed. */
     shape: "linear" | "stepped" | "undetermined";
     /** Idle seconds and refilled bytes of every repetition (for tables and charts). */
-    points: Array<{ idleSeconds: number; refilledBytes: number; saturated: boolean }>;
+    points: RefillPoint[];
   } | null;
 }
 

@@ -31,6 +31,12 @@ export interface RefillPoint {
   refilledBytes: number;
   /** At or near the full bucket: says only that the bucket was full by then. */
   saturated: boolean;
+  /**
+   * The transfer ran at the sustained rate at its end. False: it was still above it (the
+   * transfer was too short for what came back), so refilledBytes is only a lower bound and the
+   * line leaves the point out.
+   */
+  settled: boolean;
 }
 
 export interface RefillFit {
@@ -165,9 +171,10 @@ export function fitTransfer(samples: IntervalSamples, sustainedBytesPerSecond: n
     const p = cov / varX;
     const a = (Sy - p * Sx) / n;
     const sse = Syy - (Sy * Sy) / n - (cov * cov) / varX;
-    if (best === null || sse < best.sse) best = { sse, a, p, k };
+    // a flat first segment is a stall (a slow start, a descheduled sender), not a burst's line
+    if (p > 0 && (best === null || sse < best.sse)) best = { sse, a, p, k };
   }
-  if (best === null || !(best.p > 0)) return null;
+  if (best === null) return null;
   const breakSeconds = t[best.k] as number;
   const startSeconds = Math.min(breakSeconds, Math.max(0, -best.a / best.p));
   const excessBytes = Math.max(0, (best.p - s) * (breakSeconds - startSeconds));
@@ -198,11 +205,7 @@ function insideMedianRate(samples: IntervalSamples, from: number, to: number): n
  * burst the probe is built to outlast), then once more after the break that rate gives.
  */
 function sustainedAndFit(samples: IntervalSamples): { sustained: number; fit: TransferFit } | null {
-  const end = samples.startSeconds.length
-    ? (samples.startSeconds[samples.startSeconds.length - 1] as number) +
-      (samples.durationSeconds[samples.durationSeconds.length - 1] as number)
-    : 0;
-  const initial = rateAfter(samples, end / 2);
+  const initial = rateAfter(samples, transferEnd(samples) / 2);
   if (initial === null || !(initial > 0)) return null;
   const firstFit = fitTransfer(samples, initial);
   if (!firstFit) return null;
@@ -231,11 +234,13 @@ export function fitBucket(measurement: BucketMeasurement): BucketFit | null {
   const refillPoints = refills.flatMap((transfer): RefillPoint[] => {
     const refilled = settledExcessBytes(transfer.samples, sustained);
     if (refilled === null || transfer.idleSeconds === null) return [];
+    const endRate = rateAfter(transfer.samples, transferEnd(transfer.samples) * (1 - SETTLED_SHARE));
     return [
       {
         idleSeconds: transfer.idleSeconds,
         refilledBytes: refilled,
         saturated: refilled >= bucketBytes * SATURATED_SHARE,
+        settled: endRate === null || endRate <= sustained * (1 + BURST_RATE_SHARE),
       },
     ];
   });
@@ -264,13 +269,19 @@ const SETTLED_SHARE = 1 / 4;
  */
 function settledExcessBytes(samples: IntervalSamples, sustainedBytesPerSecond: number): number | null {
   const { seconds, bytes } = cumulative(samples);
-  const end = seconds[seconds.length - 1];
-  if (seconds.length < 4 || end === undefined) return null;
+  const end = transferEnd(samples);
+  if (seconds.length < 4) return null;
   const excess = seconds
     .map((t, i) => ({ t, excess: (bytes[i] as number) - sustainedBytesPerSecond * t }))
     .filter((point) => point.t >= end * (1 - SETTLED_SHARE))
     .map((point) => point.excess);
   return Math.max(0, median(excess));
+}
+
+/** End of the last sample, seconds from the start of the samples (0 without samples). */
+function transferEnd(samples: IntervalSamples): number {
+  const last = samples.startSeconds.length - 1;
+  return last < 0 ? 0 : (samples.startSeconds[last] as number) + (samples.durationSeconds[last] as number);
 }
 
 /** Rate over the samples that start in the first second (null for a transfer shorter than one second). */
@@ -293,7 +304,9 @@ function firstSecondRate(samples: IntervalSamples): number | null {
  * shortest idle time.
  */
 export function fitRefill(points: RefillPoint[], bucketBytes: number): RefillFit {
-  const rising = points.filter((p) => !p.saturated && p.refilledBytes >= bucketBytes * NOISE_SHARE);
+  const rising = points.filter(
+    (p) => !p.saturated && p.settled && p.refilledBytes >= bucketBytes * NOISE_SHARE,
+  );
   const shortest = Math.min(...points.map((p) => p.idleSeconds));
   if (rising.length === 0) {
     const allFull = points.every((p) => p.saturated);

@@ -4,7 +4,7 @@ import { agentEventSchema } from "../../src/agent/event.js";
 import { validatePlan } from "../../src/plan/load-plan.js";
 import type { BucketMeasurement, BucketTransfer } from "../../src/probes/bucket/measurement.js";
 import type { IntervalSamples } from "../../src/probes/interval-sampler.js";
-import { renderBucketMarkdown, renderBucketText } from "../../src/report/bucket-section.js";
+import { describeRefill, renderBucketMarkdown, renderBucketText } from "../../src/report/bucket-section.js";
 import { publishedBucketsFor } from "../../src/results/bucket-baseline.js";
 import { bucketCells, summarizeBucketFits } from "../../src/results/bucket-cells.js";
 import { fitBucket, fitRefill } from "../../src/results/bucket-fit.js";
@@ -72,6 +72,7 @@ function measurement(
   refill: (idle: number) => number,
   seed = 7,
   refillFirstSampleSeconds = 0.01,
+  refillTransferSeconds = 1.2,
 ): BucketMeasurement {
   const transfers: BucketTransfer[] = [
     { gapSeconds: null, idleSeconds: null, samples: simulate(bucket, bucket.bucketBytes, 3, seed) },
@@ -82,7 +83,7 @@ function measurement(
     transfers.push({
       gapSeconds: gap,
       idleSeconds: idle,
-      samples: simulate(bucket, tokens, 1.2, seed + i + 1, refillFirstSampleSeconds),
+      samples: simulate(bucket, tokens, refillTransferSeconds, seed + i + 1, refillFirstSampleSeconds),
     });
   });
   return { direction: "download", parallel: 8, transfers };
@@ -147,6 +148,39 @@ test("a run's bucket cells are fitted again from the stored samples, not from th
   near(only?.model.refill?.bytesPerSecond?.median, 78.125e6, 0.05, "refill of the refitted cell");
 });
 
+test("a short transfer still above the sustained rate at its end only bounds its refill: left out, and said", () => {
+  // 272 MB at 2,700 over 625 Mbit/s: what comes back after 3 s takes 0.9 s at the peak
+  const large: Bucket = {
+    peakBytesPerSecond: 337.5e6,
+    sustainedBytesPerSecond: 78.125e6,
+    bucketBytes: 272e6,
+  };
+  const linear = (idle: number) => 78.125e6 * idle;
+  const gaps = [0.5, 1, 1.5, 3, 4.5];
+  const short = fitBucket(measurement(large, gaps, linear, 5, 0.01, 0.8));
+  assert.deepEqual(
+    short?.refill?.points.map((p) => p.settled),
+    [true, true, true, false, false],
+    "0.8 s transfers: the refills after 3 and 4.5 s were still bursting in their last quarter",
+  );
+  near(short?.refill?.bytesPerSecond, 78.125e6, 0.05, "refill from the settled points");
+  const model = summarizeBucketFits(short ? [short] : []);
+  assert.ok(model);
+  assert.match(
+    describeRefill(model),
+    /2 of 5 short transfers were still above the sustained rate.*--refill-time/,
+  );
+  const long = fitBucket(measurement(large, gaps, linear, 5, 0.01, 2));
+  assert.ok(
+    long?.refill?.points.every((p) => p.settled),
+    "2 s transfers outlast every refill",
+  );
+  assert.ok(long);
+  const longModel = summarizeBucketFits([long]);
+  assert.ok(longModel);
+  assert.doesNotMatch(describeRefill(longModel), /still above/);
+});
+
 test("no burst: none found, the sustained rate, no refill", () => {
   const flat: Bucket = { peakBytesPerSecond: 78.125e6, sustainedBytesPerSecond: 78.125e6, bucketBytes: 0 };
   const fit = fitBucket(measurement(flat, [0.5, 1], () => 0));
@@ -156,15 +190,33 @@ test("no burst: none found, the sustained rate, no refill", () => {
   near(fit?.sustainedBitsPerSecond, 625e6, 0.02, "sustained");
 });
 
+test("a long transfer that starts with a stall (a descheduled sender) still fits: no burst, the sustained rate", () => {
+  // CI, shared lane at nice 19: `probe bucket` on loopback failed "too few samples to fit" when
+  // the two-segment fit's best first segment was flat (slope 0)
+  const flat: Bucket = { peakBytesPerSecond: 78.125e6, sustainedBytesPerSecond: 78.125e6, bucketBytes: 0 };
+  for (const stalled of [5, 10]) {
+    const samples = simulate(flat, 0, 1.2, 3);
+    samples.bytes = samples.bytes.map((b, i) => (i < stalled ? 0 : b));
+    const fit = fitBucket({
+      direction: "upload",
+      parallel: 2,
+      transfers: [{ gapSeconds: null, idleSeconds: null, samples }],
+    });
+    assert.equal(fit?.burst, false, `${stalled} samples stalled`);
+    near(fit?.sustainedBitsPerSecond, 625e6, 0.03, `sustained after ${stalled} samples stalled`);
+  }
+});
+
 test("a stepped refill is not called linear, and a bucket full at the shortest gap only bounds the rate", () => {
   const points = [0.5, 1, 1.5, 2, 2.5, 3].map((idle) => ({
     idleSeconds: idle,
     // half the bucket back at 1 s, nothing more until 3 s
     refilledBytes: idle < 1 ? 3e6 : idle < 3 ? 30e6 : 60e6,
     saturated: idle >= 3,
+    settled: true,
   }));
   assert.equal(fitRefill(points, 60e6).shape, "stepped");
-  const full = fitRefill([{ idleSeconds: 0.25, refilledBytes: 60e6, saturated: true }], 60e6);
+  const full = fitRefill([{ idleSeconds: 0.25, refilledBytes: 60e6, saturated: true, settled: true }], 60e6);
   assert.equal(full.bound, "at-least");
   assert.equal(full.bytesPerSecond, 60e6 / 0.25);
 });
