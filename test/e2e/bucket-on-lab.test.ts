@@ -209,25 +209,29 @@ const flat: LabProfileInput = {
   payload: true,
 };
 
-test("no burst at all: the fit finds none, and the sustained rate", { skip, timeout: 900_000 }, async () => {
-  const { models } = await fingerprint(
-    "bucket-none-625",
-    ["download"],
-    {
-      transferSeconds: 2,
-      gapsSeconds: [0.5, 1],
-      refillTransferSeconds: 1,
-      restSeconds: 1,
-    },
-    flat,
-  );
-  const model = models.get("download");
-  console.log(`bucket-none-625 download: ${summary(model)} bursts ${model?.burstFound}/${model?.n}`);
-  assert.equal(model?.burstFound, 0, "no repetition shows a burst");
-  assert.equal(model?.bucketBytes, null);
-  assert.equal(model?.refill, null);
-  within(model?.sustainedBitsPerSecond?.median, 625 * M, 0.03, "sustained");
-});
+// CI, 2026-12-02, the host starved (the VM beside read 28 of 40 Mbit/s): one repetition's rate fell
+// mid-transfer (sustained median 574 on 625), which looks like a small burst: measured once more
+test("no burst at all: the fit finds none, and the sustained rate", { skip, timeout: 900_000 }, async () =>
+  measuredTwice("bucket-none-625", async () => {
+    const { models } = await fingerprint(
+      "bucket-none-625",
+      ["download"],
+      {
+        transferSeconds: 2,
+        gapsSeconds: [0.5, 1],
+        refillTransferSeconds: 1,
+        restSeconds: 1,
+      },
+      flat,
+    );
+    const model = models.get("download");
+    console.log(`bucket-none-625 download: ${summary(model)} bursts ${model?.burstFound}/${model?.n}`);
+    assert.equal(model?.burstFound, 0, "no repetition shows a burst");
+    assert.equal(model?.bucketBytes, null);
+    assert.equal(model?.refill, null);
+    within(model?.sustainedBitsPerSecond?.median, 625 * M, 0.03, "sustained");
+  }),
+);
 
 test("round trip: the profile saved from seed-oregon-2026's fit replays the same fit (within 10%, an upload peak 15%)", {
   skip,
