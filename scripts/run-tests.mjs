@@ -2,6 +2,9 @@
 //   node scripts/run-tests.mjs                      every tier (`npm test`)
 //   node scripts/run-tests.mjs --tier unit          one tier (`npm run test:unit`); a comma list for several
 //   node scripts/run-tests.mjs FRAGMENT ...         the files whose path contains a fragment
+//   node scripts/run-tests.mjs --changed [--base REF]  the test files a change touches (`npm run test:changed`):
+//       changed since the branch left REF (default main), staged, modified or untracked, and the
+//       tests that import a changed file directly or through others (scripts/changed-tests.mjs)
 // Tiers come from test/tiers.json (docs/testing.md). Two lanes run side by side:
 // - the measuring lane: the timing-sensitive files (listed "alone" or "paired"), tier by tier;
 //   an "alone" file has no other measuring file beside it, "paired" files (little CPU) two at a time;
@@ -9,8 +12,8 @@
 //   fails any test starting a process or opening a socket), at the lowest CPU priority (nice 19),
 //   so it only takes CPU time a measurement leaves idle.
 // Files listed "quiet" run last, one at a time, once both lanes are done: nothing runs beside them.
-// The run holds the machine-wide bench lock, so a benchmark elsewhere cannot overlap it and the
-// timing-sensitive files find the lock already theirs. No single test may run past 15 minutes:
+// A run with timing-sensitive files holds the machine-wide bench lock, so a benchmark elsewhere
+// cannot overlap it and those files find the lock already theirs; a run without any takes no lock. No single test may run past 15 minutes:
 // a hang fails loudly instead of stalling CI.
 import { spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
@@ -18,6 +21,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
+import { changedFiles, readSources, testsAffectedBy } from "./changed-tests.mjs";
 import { tapCounts, tapFailures } from "./tap-results.mjs";
 import {
   findTestFiles,
@@ -43,8 +47,11 @@ const LOCK_CONFLICT_STATUS = 75;
 function parseArguments(argv) {
   const tiers = [];
   const fragments = [];
+  let changed = null;
   for (let i = 0; i < argv.length; i++) {
     if (argv[i] === "--tier") tiers.push(...(argv[++i] ?? "").split(","));
+    else if (argv[i] === "--changed") changed ??= "main";
+    else if (argv[i] === "--base") changed = argv[++i] ?? "main";
     else fragments.push(argv[i]);
   }
   const unknown = tiers.filter((tier) => !TIER_NAMES.includes(tier));
@@ -52,7 +59,7 @@ function parseArguments(argv) {
     console.error(`unknown tier ${unknown.join(", ")}: the tiers are ${TIER_NAMES.join(", ")}`);
     process.exit(2);
   }
-  return { tiers: tiers.length > 0 ? tiers : TIER_NAMES, fragments };
+  return { tiers: tiers.length > 0 ? tiers : TIER_NAMES, fragments, changed };
 }
 
 /** Copies a child's output line by line with a prefix naming its lane and tier. */
@@ -230,15 +237,7 @@ function rerunHoldingBenchLock() {
   });
 }
 
-if (!process.env.LNB_TESTS_HOLD_BENCH_LOCK) {
-  const status = await rerunHoldingBenchLock();
-  if (status !== null) process.exit(status);
-  console.warn(
-    `warning: ${BENCH_LOCK} not obtained within ${LOCK_WAIT_SECONDS} s: each measuring file takes it itself`,
-  );
-}
-
-const { tiers, fragments } = parseArguments(process.argv.slice(2));
+const { tiers, fragments, changed } = parseArguments(process.argv.slice(2));
 const manifest = loadManifest();
 const allFiles = findTestFiles();
 const problems = manifestProblems(manifest, allFiles);
@@ -246,9 +245,32 @@ if (problems.length > 0) {
   for (const problem of problems) console.error(problem);
   process.exit(2);
 }
-const chosen = allFiles.filter(
+let chosen = allFiles.filter(
   (file) => fragments.length === 0 || fragments.some((fragment) => file.includes(fragment)),
 );
+if (changed !== null) {
+  const touched = changedFiles(changed);
+  const affected = new Set(testsAffectedBy(touched, readSources(), allFiles));
+  chosen = chosen.filter((file) => affected.has(file));
+  if (!process.env.LNB_TESTS_HOLD_BENCH_LOCK)
+    console.log(
+      `=== changed since ${changed} (with the work tree): ${touched.length} files; ${chosen.length} test files import them or are among them`,
+    );
+  if (chosen.length === 0) {
+    console.log("no test file is affected by the change: nothing to run");
+    process.exit(0);
+  }
+}
+if (
+  !process.env.LNB_TESTS_HOLD_BENCH_LOCK &&
+  chosen.some((file) => tiers.includes(tierOf(file, manifest)) && timingOf(file, manifest) !== null)
+) {
+  const status = await rerunHoldingBenchLock();
+  if (status !== null) process.exit(status);
+  console.warn(
+    `warning: ${BENCH_LOCK} not obtained within ${LOCK_WAIT_SECONDS} s: each measuring file takes it itself`,
+  );
+}
 const plan = tiers
   .map((tier) => ({ tier, files: chosen.filter((file) => tierOf(file, manifest) === tier) }))
   .filter(({ files }) => files.length > 0);

@@ -1,48 +1,20 @@
-import { z } from "zod";
-
-import { type BucketEvent, bucketEventSchema } from "../probes/bucket/options.js";
-import {
-  allocateEventSchema,
-  cpuBurnEventSchema,
-  type InfoEvent,
-  infoEventSchema,
-} from "../probes/diagnostics/options.js";
-import { type Iperf3Auth, type Iperf3Event, iperf3EventSchema } from "../probes/iperf3/options.js";
-import {
-  type S3GetEvent,
-  type S3PutEvent,
-  s3GetEventSchema,
-  s3PutEventSchema,
-} from "../probes/s3/options.js";
+import type { z } from "zod";
+import type { BucketEvent } from "../probes/bucket/options.js";
+import type { InfoEvent } from "../probes/diagnostics/options.js";
+import type { Iperf3Auth, Iperf3Event } from "../probes/iperf3/options.js";
+import { probeEventSchema } from "../probes/registry.js";
+import type { S3GetEvent, S3PutEvent } from "../probes/s3/options.js";
 
 /**
  * The event an execution environment receives: exactly one probe with its options.
- * Each probe owns its option schema (options.ts in its folder under src/probes); this only composes them,
- * discriminated by `probe`, so a bad event is refused with the field and the allowed values
- * before any traffic flows.
+ * Each probe owns its option schema (options.ts in its folder under src/probes); the probe
+ * registry composes them, discriminated by `probe`, so a bad event is refused with the field and
+ * the allowed values before any traffic flows.
  */
 
 export type { BucketEvent, InfoEvent, Iperf3Auth, Iperf3Event, S3GetEvent, S3PutEvent };
-// re-exported for the layers above the agent (plan, CLI) that name them from here
-export {
-  allocateEventSchema,
-  bucketEventSchema,
-  cpuBurnEventSchema,
-  infoEventSchema,
-  iperf3EventSchema,
-  s3GetEventSchema,
-  s3PutEventSchema,
-};
 
-export const agentEventSchema = z.discriminatedUnion("probe", [
-  iperf3EventSchema,
-  s3GetEventSchema,
-  s3PutEventSchema,
-  bucketEventSchema,
-  infoEventSchema,
-  cpuBurnEventSchema,
-  allocateEventSchema,
-]);
+export const agentEventSchema = probeEventSchema;
 
 export type AgentEvent = z.output<typeof agentEventSchema>;
 export type AgentEventInput = z.input<typeof agentEventSchema>;

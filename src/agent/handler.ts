@@ -1,6 +1,6 @@
 import { countInvocation } from "../probes/info.js";
 import { isProbeError } from "../probes/probe-error.js";
-import { runProbe } from "../probes/run-probe.js";
+import { runProbe } from "../probes/probe-runners.js";
 import type { AgentResponse } from "./agent-response.js";
 import { InvalidEventError, parseAgentEvent } from "./event.js";
 

@@ -45,6 +45,12 @@ export const commandSummaries: Array<{
     load: async () => (await import("./commands/compare.js")).registerCompareCommand,
   },
   {
+    name: "fit",
+    summary:
+      "fit the token bucket (sustained rate, bucket, peak) to iperf3 -J / --json-stream output or a CSV of samples measured elsewhere",
+    load: async () => (await import("./commands/fit.js")).registerFitCommand,
+  },
+  {
     name: "lab",
     summary: "start, stop or inspect the local lab (needs root to shape)",
     load: async () => (await import("./commands/lab.js")).registerLabCommand,

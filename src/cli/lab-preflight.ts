@@ -1,4 +1,5 @@
 import type { Plan } from "../plan/plan-schema.js";
+import { targetsOn } from "../plan/platforms.js";
 import { checkShapedLab } from "../platforms/local/capabilities.js";
 import { LabRefusal } from "../platforms/local/lab-refusal.js";
 import { chooseProfile } from "../platforms/local/profiles.js";
@@ -10,9 +11,7 @@ import { chooseProfile } from "../platforms/local/profiles.js";
  */
 export async function labRefusal(plan: Plan, unshaped: boolean): Promise<string | null> {
   if (unshaped) return null;
-  const names = [
-    ...new Set(plan.targets.flatMap((target) => (target.platform === "local" ? [target.profile] : []))),
-  ];
+  const names = [...new Set(targetsOn(plan.targets, "local").map((target) => target.profile))];
   if (names.length === 0) return null;
   try {
     await checkShapedLab(names.map((name) => chooseProfile(name, plan.profiles)));

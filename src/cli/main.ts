@@ -2,6 +2,7 @@ import type { Command } from "commander";
 import type { AwsCommandDeps } from "./commands/aws-session.js";
 import { registerCompareCommand } from "./commands/compare.js";
 import { registerDeployCommand } from "./commands/deploy.js";
+import { registerFitCommand } from "./commands/fit.js";
 import { registerIperf3ServerCommand } from "./commands/iperf3-server.js";
 import { registerLabCommand } from "./commands/lab.js";
 import { registerProbeCommand } from "./commands/probe.js";
@@ -34,6 +35,7 @@ export function buildProgram(deps: ProgramDeps = {}): Command {
   registerRunCommand(program, { ...(deps.run ?? defaultRunDeps), aws });
   registerReportCommand(program);
   registerCompareCommand(program);
+  registerFitCommand(program);
   registerLabCommand(program);
   registerQuotaCommand(program, aws);
   registerDeployCommand(program, aws);

@@ -1,5 +1,5 @@
 import type { Command } from "commander";
-import { AwsInputError } from "../platforms/aws/aws-input.js";
+import { AwsInputError } from "../platforms/aws/aws-input-error.js";
 
 /**
  * Runs a program on argv with the CLI's exit codes: help and version exit 0 (commander printed

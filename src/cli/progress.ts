@@ -1,3 +1,5 @@
+import { movesData } from "../probes/registry.js";
+import { latencyProgressText } from "../report/latency-section.js";
 import { rateWords } from "../report/rate-words.js";
 import type { ReportModel } from "../report/report-model.js";
 import { renderSummaryJson } from "../report/summary-json.js";
@@ -35,7 +37,8 @@ export class Progress {
     this.redraw();
   }
 
-  recorded(record: ResultRecord): void {
+  /** `ceilingBitsPerSecond`: the limit in force for the record's cell (`ceilingOfRecord`), null when unknown. */
+  recorded(record: ResultRecord, ceilingBitsPerSecond: number | null = null): void {
     this.done += 1;
     this.doneThisSession += 1;
     if (this.firstRecordedMs === null) {
@@ -43,9 +46,11 @@ export class Progress {
       this.firstTaskSeconds = record.durationSeconds;
     }
     const result = record.ok
-      ? record.bitsPerSecond !== null
-        ? progressRateText(recordRates(record))
-        : "ok"
+      ? record.latency
+        ? latencyProgressText(record.latency)
+        : record.bitsPerSecond !== null && movesData(record.probe)
+          ? progressRateText(recordRates(record, ceilingBitsPerSecond))
+          : "ok"
       : `FAILED ${record.error?.kind}: ${record.error?.message.slice(0, 80)}`;
     const what = `${record.target} ${record.memoryMb} MB ${record.arch} ${record.probeLabel} #${record.repetition}`;
     if (this.tty) {
@@ -99,7 +104,8 @@ export function progressRateText(rates: RecordRates | null): string {
   const average = formatMbps(rates.effectiveBitsPerSecond);
   if (rates.sustainedBitsPerSecond === null)
     return `${average} Mbit/s ${rateWords.average}; no ${rateWords.sustained} rate: ${rates.sustainedNullReason ?? "no samples"}`;
-  const sustained = `${formatMbps(rates.sustainedBitsPerSecond)} Mbit/s ${rateWords.sustained}`;
+  const unconfirmed = rates.ceilingCheck === "unknown" ? ", unconfirmed: no quota known" : "";
+  const sustained = `${formatMbps(rates.sustainedBitsPerSecond)} Mbit/s ${rateWords.sustained}${unconfirmed}`;
   if (rates.burst)
     return `${sustained} (${average} avg incl. ${formatNumber(rates.burst.seconds, 1)} s ${rateWords.burst})`;
   return rates.burstFound === "none"

@@ -1,4 +1,5 @@
 import { createHash } from "node:crypto";
+import { plannedProbe } from "../probes/registry.js";
 import type { Architecture } from "./architecture.js";
 import type { ProbeSpec, Target } from "./plan-schema.js";
 
@@ -66,19 +67,7 @@ export function probeLabel(probe: ProbeSpec, axes: CellAxes = {}): string {
 }
 
 function singleLabel(probe: ProbeSpec): string {
-  if (probe.label) return probe.label;
-  switch (probe.kind) {
-    case "iperf3":
-      return `iperf3 ${probe.direction} -P ${probe.parallel} -t ${probe.timeSeconds}s`;
-    case "s3-get":
-      return `s3-get ${probe.objectMib} MiB conc ${probe.concurrency} chunk ${probe.chunkMib} MiB`;
-    case "s3-put":
-      return `s3-put ${probe.sizeMib} MiB conc ${probe.concurrency} part ${probe.partMib} MiB`;
-    case "bucket":
-      return `bucket ${probe.direction} -P ${probe.parallel} ${probe.intervalMs} ms`;
-    case "info":
-      return "info";
-  }
+  return probe.label ?? plannedProbe(probe).label(probe);
 }
 
 /** SHA-256 of canonical JSON (keys sorted at every level), first 12 hex digits. */

@@ -2,6 +2,7 @@ import { lambdaArchitectureName } from "../probes/info.js";
 import type { Architecture } from "./architecture.js";
 import { type Cell, cellId, probeKey, probeLabel } from "./cell.js";
 import type { Plan } from "./plan-schema.js";
+import { platformNamed } from "./platforms.js";
 
 /** This machine's architecture in Lambda's words: the only one the local lab can run. */
 export function hostArchitecture(): Architecture {
@@ -20,10 +21,10 @@ export function expandPlan(plan: Plan, localArch: Architecture = hostArchitectur
   const cells: Cell[] = [];
   const seen = new Set<string>();
   for (const target of plan.targets) {
-    const architectures = target.platform === "local" ? [localArch] : plan.architectures;
-    for (const arch of architectures) {
+    const platform = platformNamed(target.platform);
+    for (const arch of platform.architectures(plan.architectures, localArch)) {
       for (const memoryMb of plan.memoryMb) {
-        for (const vpc of target.platform === "local" ? [false] : plan.vpc) {
+        for (const vpc of platform.vpcVariants ? plan.vpc : [false]) {
           for (const environments of plan.environments) {
             const axes = { environments, vpc };
             plan.probes.forEach((probe, index) => {

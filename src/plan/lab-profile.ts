@@ -113,6 +113,13 @@ export const labProfileSchema = z
     hostMegabitsPerSecond: z.number().positive().max(100_000).nullable().default(null),
     /** Memory per vCPU of CPU share (AWS: 1,769 MB = 1 vCPU). */
     mbPerVcpu: z.number().positive().default(1769),
+    /**
+     * The CFS period the CPU share is enforced over, ms (the kernel allows 1 to 1,000): each
+     * period the environment runs for its share of it, then waits for the next. A small share's
+     * waits are as long as the period allows: many short ones at 20 ms, few long ones at 100.
+     * Default 100, the kernel's; Lambda's pauses come in 20 ms steps (docs/lab.md).
+     */
+    cpuPeriodMs: z.number().int().min(1).max(1_000).default(100),
   })
   .strict()
   .superRefine((profile, context) => {

@@ -1,3 +1,4 @@
+import type { LabProfileInput } from "./lab-profile.js";
 import type { PlanInput } from "./plan-schema.js";
 
 /**
@@ -5,7 +6,8 @@ import type { PlanInput } from "./plan-schema.js";
  * kind); `seed` is the published study exactly (seed-study.md), on the lab on the profiles fitted
  * to its two regions; `full` adds what the study could not tell: download and bidirectional
  * iperf3, S3 upload, x86_64 vs arm64; `streams` sweeps 1-16 parallel connections at 10,240 MB to
- * find a per-flow cap (docs/lab.md, docs/aws.md).
+ * find a per-flow cap (docs/lab.md, docs/aws.md); `latency` times small S3 GETs by memory size
+ * (docs/latency.md).
  */
 const labTargets: PlanInput["targets"] = [
   { platform: "local", profile: "default-625" },
@@ -95,7 +97,49 @@ const streams: PlanInput = {
   ],
 };
 
-export const presets = { quick, seed, full, streams } as const satisfies Record<string, PlanInput>;
+/**
+ * default-625's link (lab-profiles.json) with the CPU share enforced per 20 ms, the period
+ * Lambda's published throttling pauses suggest (docs/lab.md): with the kernel's 100 ms a small
+ * share's waits land in the tail only. Written out, not derived: presets load on --help, which
+ * must not load the profile schema (zod).
+ */
+const latencyLab: LabProfileInput = {
+  name: "default-625-cpu-20ms",
+  description:
+    "default-625 with the CPU share enforced per 20 ms period, as Lambda's throttling pauses suggest",
+  source: "default-625 (lab-profiles.json); CFS period: docs/lab.md, 'The CPU share's period'",
+  download: [
+    { memoryMb: 128, megabitsPerSecond: 625 },
+    { memoryMb: 10_240, megabitsPerSecond: 625 },
+  ],
+  upload: [
+    { memoryMb: 128, megabitsPerSecond: 625 },
+    { memoryMb: 10_240, megabitsPerSecond: 625 },
+  ],
+  burst: { peakMegabitsPerSecond: 2800, seconds: 1 },
+  s3ConnectionBytesPerSecond: 90_000_000,
+  cpuPeriodMs: 20,
+};
+
+/**
+ * The small-object question in a few minutes: how long one small GET takes at each memory
+ * size, how long the slow ones take, and from which size more memory stops helping. 100
+ * requests per connection mode and size, the smallest n with a p99 (nearest rank); one
+ * environment at a time, so no cell's requests share the host's cores with another's.
+ */
+const latency: PlanInput = {
+  name: "latency",
+  targets: [{ platform: "local", profile: latencyLab.name }],
+  profiles: [latencyLab],
+  memoryMb: [128, 256, 512, 1_024, 1_769, 3_008],
+  architectures: ["arm64"],
+  repetitions: 1,
+  warmup: true,
+  parallelism: 1,
+  probes: [{ kind: "latency", bytes: [1_024, 65_536, 1_048_576], requests: 100 }],
+};
+
+export const presets = { quick, seed, full, streams, latency } as const satisfies Record<string, PlanInput>;
 export type PresetName = keyof typeof presets;
 export const presetNames = Object.keys(presets) as PresetName[];
 

@@ -57,9 +57,36 @@ const BACKLOG_WINDOW_BYTES = 64 * 1024;
 const MIN_TAIL_SHARE = 0.5;
 
 /**
+ * The clock and event loop a sampler runs on. Production uses `eventLoop`; a test gives its own
+ * to drive time and turns exactly (test/probes/interval-sampler.test.ts), since what the sampler
+ * does around a stall depends on when each turn runs, which a loaded host does not keep.
+ */
+export interface SamplerLoop {
+  /** Milliseconds on a monotonic clock. */
+  nowMs(): number;
+  /** Runs `callback` once `delayMs` have passed, without keeping the process alive; returns its cancel. */
+  setTimer(callback: () => void, delayMs: number): () => void;
+  /** Runs `callback` after the event loop's next poll phase (the socket reads it brings). */
+  nextTurn(callback: () => void): void;
+}
+
+/** performance.now(), an unref'd setTimeout and setImmediate. */
+export const eventLoop: SamplerLoop = {
+  nowMs: () => performance.now(),
+  setTimer: (callback, delayMs) => {
+    const timer = setTimeout(callback, delayMs);
+    timer.unref();
+    return () => clearTimeout(timer);
+  },
+  nextTurn: (callback) => {
+    setImmediate(callback);
+  },
+};
+
+/**
  * Records how many bytes moved in each interval (default 250 ms) of a transfer. The caller adds
  * bytes as they move, or gives a running total to read (`readTotal`); a timer closes one
- * interval after another, reading the counter and performance.now() at the same moment.
+ * interval after another, reading the counter and the clock at the same moment.
  * Intervals are as long as they really were: a late timer makes a longer interval, never a
  * zero followed by a double.
  */
@@ -70,8 +97,9 @@ export class IntervalSampler {
   private current = 0;
   private startMs = 0;
   private lastCloseMs = 0;
-  private timer: NodeJS.Timeout | undefined;
-  /** When the pending timer is due (performance.now() milliseconds). */
+  /** Cancels the pending close timer, if one is set. */
+  private cancelPending: (() => void) | undefined;
+  /** When the pending timer is due (the loop's clock, milliseconds). */
   private dueMs = 0;
   private running = false;
   /** Bumped by start/stop so a close still waiting for its settle turns knows it is stale. */
@@ -84,6 +112,7 @@ export class IntervalSampler {
     intervalMs = 250,
     /** A running byte total read at every close (instead of, or besides, `add`). */
     private readonly readTotal?: () => number,
+    private readonly loop: SamplerLoop = eventLoop,
   ) {
     if (!(intervalMs >= 10)) throw new RangeError(`intervalMs must be >= 10, got ${intervalMs}`);
     this.intervalMs = intervalMs;
@@ -91,7 +120,7 @@ export class IntervalSampler {
   }
 
   /** Starts (or restarts, dropping what was sampled, e.g. at the end of an omit period) the measured period. */
-  start(nowMs = performance.now()): void {
+  start(nowMs = this.loop.nowMs()): void {
     this.cancelTimer();
     this.samples.startSeconds.length = 0;
     this.samples.durationSeconds.length = 0;
@@ -110,7 +139,7 @@ export class IntervalSampler {
   }
 
   /** Stops sampling and returns the samples; the open interval becomes the last one. */
-  stop(nowMs = performance.now()): IntervalSamples {
+  stop(nowMs = this.loop.nowMs()): IntervalSamples {
     if (!this.running) return copy(this.samples);
     this.takeTotal();
     this.cancelTimer();
@@ -135,19 +164,18 @@ export class IntervalSampler {
     // settle turns do not drift the series and a late close is not followed by a short interval
     // (a sender's kernel-accept bursts showed 254 Mbit/s over 0.149 s on a 200 Mbit/s link when
     // the next boundary only had to be half an interval away)
-    const nowMs = performance.now();
+    const nowMs = this.loop.nowMs();
     const elapsedMs = nowMs - this.startMs + (this.intervalMs * 3) / 4;
     const boundaryMs = this.startMs + Math.ceil(elapsedMs / this.intervalMs) * this.intervalMs;
     const delayMs = Math.max(1, boundaryMs - nowMs);
     this.dueMs = nowMs + delayMs;
-    this.timer = setTimeout(this.onTimer, delayMs);
-    this.timer.unref();
+    this.cancelPending = this.loop.setTimer(this.onTimer, delayMs);
   }
 
   private readonly onTimer = (): void => {
-    this.timer = undefined;
+    this.cancelPending = undefined;
     const generation = this.generation;
-    const firedMs = performance.now();
+    const firedMs = this.loop.nowMs();
     const lateMs = firedMs - this.dueMs;
     const drainBudgetMs = lateMs > this.intervalMs * STALL_SHARE ? Math.min(lateMs, this.intervalMs) : 0;
     const backlog = new BacklogWatch(firedMs, this.pendingBytes());
@@ -155,17 +183,17 @@ export class IntervalSampler {
     const settle = (): void => {
       if (generation !== this.generation) return;
       turns -= 1;
-      const nowMs = performance.now();
+      const nowMs = this.loop.nowMs();
       const draining = nowMs - firedMs < drainBudgetMs && backlog.flowing(nowMs, this.pendingBytes());
       if (turns > 0 || draining) {
-        setImmediate(settle);
+        this.loop.nextTurn(settle);
         return;
       }
       this.takeTotal();
-      this.record(performance.now());
+      this.record(this.loop.nowMs());
       this.schedule();
     };
-    setImmediate(settle);
+    this.loop.nextTurn(settle);
   };
 
   /** Bytes moved since the last close, without closing. */
@@ -189,8 +217,8 @@ export class IntervalSampler {
   }
 
   private cancelTimer(): void {
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = undefined;
+    this.cancelPending?.();
+    this.cancelPending = undefined;
   }
 }
 

@@ -1,5 +1,6 @@
 import type { BucketMeasurement } from "./bucket/measurement.js";
 import type { IntervalSamples } from "./interval-sampler.js";
+import type { LatencyMeasurement } from "./latency/measurement.js";
 
 /**
  * The words for what a probe measured, used the same way everywhere: the `summary` is the one
@@ -70,6 +71,8 @@ export interface ProbeSummary {
   wholeSeconds?: number;
   /** bucket only: every transfer of the schedule, with its samples and the idle time before it. */
   bucket?: BucketMeasurement;
+  /** latency only: every measured request's phase times, per connection mode. */
+  latency?: LatencyMeasurement;
 }
 
 export function bitsPerSecond(bytes: number, seconds: number): number {

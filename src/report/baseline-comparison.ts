@@ -2,6 +2,7 @@ import type { CellStatistics } from "../results/analysis.js";
 import type { BaselineFigure } from "../results/baseline.js";
 import { rateHeaders, rateWords } from "./rate-words.js";
 import type { BaselineOverlay, ReportModel } from "./report-model.js";
+import { markdownTable, type TableColumn, textTable } from "./tables.js";
 import { renderPivot, wrap } from "./text-layout.js";
 import { formatMbps, formatNumber } from "./units.js";
 
@@ -105,6 +106,12 @@ export const baselineHeaders = [
   "The study says",
 ];
 
+/** Figures right-aligned (memory to "ours vs study"), words left. */
+const baselineColumns: TableColumn[] = baselineHeaders.map((header, i) => ({
+  header,
+  align: i >= 3 && i <= 10 ? "right" : "left",
+}));
+
 export function baselineRowCells(r: BaselineRow): string[] {
   const c = r.cell;
   const pair = (a: string, b: string) => (a === "–" && b === "–" ? "–" : `${a} / ${b}`);
@@ -120,8 +127,8 @@ export function baselineRowCells(r: BaselineRow): string[] {
     c ? (c.sustained ? `${formatMbps(c.sustained.median)} n=${c.sustained.n}` : "–") : "not measured",
     c?.effective ? `${formatMbps(c.effective.median)} n=${c.effective.n}` : "–",
     pair(formatMbps(c?.sent?.median), formatMbps(c?.received?.median)),
-    c?.probe === "s3-get"
-      ? pair(formatNumber(c.transferSeconds?.median, 2), formatNumber(c.wholeSeconds?.median, 2))
+    c?.wholeSeconds
+      ? pair(formatNumber(c.transferSeconds?.median, 2), formatNumber(c.wholeSeconds.median, 2))
       : "–",
     study,
     r.figure.secondsPerObject === null ? "–" : formatNumber(r.figure.secondsPerObject, 2),
@@ -137,31 +144,14 @@ function headerLine(c: BaselineComparison): string {
 }
 
 export function renderBaselineText(c: BaselineComparison): string {
-  const rows = c.rows.map(baselineRowCells);
-  const widths = baselineHeaders.map((h, i) =>
-    Math.max(h.length, ...rows.map((r) => (r[i] as string).length)),
-  );
-  const line = (cells: string[]) =>
-    cells
-      .map((t, i) => (i >= 3 && i <= 10 ? t.padStart(widths[i] as number) : t.padEnd(widths[i] as number)))
-      .join("  ")
-      .trimEnd();
-  const body = rows.length > 0 ? rows.map(line) : ["(no curve of this run matches a series of the baseline)"];
-  return `${[headerLine(c), "", line(baselineHeaders), widths.map((w) => "-".repeat(w)).join("  "), ...body].join("\n")}\n`;
+  const table = textTable(baselineColumns, c.rows.map(baselineRowCells));
+  if (c.rows.length === 0) table.push("(no curve of this run matches a series of the baseline)");
+  return `${[headerLine(c), "", ...table].join("\n")}\n`;
 }
 
 export function renderBaselineMarkdownTable(c: BaselineComparison): string[] {
   if (c.rows.length === 0) return ["No curve of this run matches a series of the baseline."];
-  return [
-    `| ${baselineHeaders.join(" | ")} |`,
-    `| ${baselineHeaders.map((_, i) => (i >= 3 && i <= 10 ? "---:" : ":---")).join(" | ")} |`,
-    ...c.rows.map(
-      (r) =>
-        `| ${baselineRowCells(r)
-          .map((t) => t.replaceAll("|", "\\|"))
-          .join(" | ")} |`,
-    ),
-  ];
+  return markdownTable(baselineColumns, c.rows.map(baselineRowCells));
 }
 
 export function renderBaselineMarkdown(c: BaselineComparison): string {

@@ -1,6 +1,7 @@
 import { type PublishedBucket, publishedBucketsFor } from "../results/bucket-baseline.js";
 import type { BucketCell, BucketModel } from "../results/bucket-cells.js";
 import type { Spread } from "../results/statistics.js";
+import { markdownTable } from "./tables.js";
 
 /**
  * The token-bucket section of a run's output: per bucket cell (one direction), the fitted model
@@ -92,15 +93,30 @@ export function renderBucketMarkdown(cells: readonly BucketCell[]): string {
     "",
     "Each repetition's transfer is fitted as two straight lines of cumulative bytes (the peak while the bucket lasts, then the sustained rate); idle gaps, each followed by a short transfer, show the refill. Median [min-max] over the repetitions; payload rates.",
     "",
-    "| Cell | n | Sustained (Mbit/s) | Peak (Mbit/s) | Bucket (MB) | Burst (s) | Refill while idle |",
-    "| :--- | ---: | ---: | ---: | ---: | ---: | :--- |",
+    ...markdownTable(
+      [
+        "Cell",
+        { header: "n", align: "right" },
+        { header: "Sustained (Mbit/s)", align: "right" },
+        { header: "Peak (Mbit/s)", align: "right" },
+        { header: "Bucket (MB)", align: "right" },
+        { header: "Burst (s)", align: "right" },
+        "Refill while idle",
+      ],
+      cells.map((cell) => {
+        const m = cell.model;
+        return [
+          cellTitle(cell),
+          String(m.n),
+          spread(m.sustainedBitsPerSecond, mbps),
+          spread(m.peakBitsPerSecond, mbps),
+          spread(m.bucketBytes, megabytes),
+          spread(m.burstSeconds, (v) => v.toFixed(2)),
+          describeRefill(m),
+        ];
+      }),
+    ),
   ];
-  for (const cell of cells) {
-    const m = cell.model;
-    out.push(
-      `| ${cellTitle(cell)} | ${m.n} | ${spread(m.sustainedBitsPerSecond, mbps)} | ${spread(m.peakBitsPerSecond, mbps)} | ${spread(m.bucketBytes, megabytes)} | ${spread(m.burstSeconds, (v) => v.toFixed(2))} | ${describeRefill(m)} |`,
-    );
-  }
   const published = cells.flatMap((cell) =>
     publishedBucketsFor(cell.model.direction, cell.memoryMb).map(
       (p) => `- ${cellTitle(cell)}: ${publishedLine(p, cell.model)}`,

@@ -1,7 +1,11 @@
-import type { CellStatistics } from "../results/analysis.js";
-import type { Spread } from "../results/statistics.js";
+import { movesData } from "../probes/registry.js";
+import { type CellStatistics, minimumEffectShare } from "../results/analysis.js";
+import {
+  intervalMethod,
+  intervalMinimumRepetitions,
+  medianDifferenceInterval,
+} from "../results/median-interval.js";
 import type { ReportModel } from "./report-model.js";
-import { spreadMinimumRepetitions } from "./statistics-display.js";
 import { renderPivot, wrap } from "./text-layout.js";
 import { formatMbps, formatNumber } from "./units.js";
 
@@ -18,11 +22,14 @@ export interface ComparisonRow {
   deltaBitsPerSecond: number | null;
   deltaPercent: number | null;
   /**
-   * How far to trust the delta: "same run" (both sides are one run), "within noise" (the
-   * repetitions' min-max ranges overlap), "beyond noise" (they do not), "n too small to tell"
-   * (a side has fewer than 3 repetitions), or null when a side has no sustained rate.
+   * How far to trust the delta: "same run" (both sides are one run), "beyond noise" (the 95%
+   * bootstrap interval on the difference of medians excludes zero and the delta is at least 5% of
+   * A), "within noise" (otherwise), "n too small to tell" (a side has fewer than 3 repetitions), or
+   * null when a side has no sustained rate.
    */
   confidence: "same run" | "within noise" | "beyond noise" | "n too small to tell" | null;
+  /** The interval on B - A of the medians, bit/s; null below 3 repetitions a side or without a rate. */
+  interval: { lowBitsPerSecond: number; highBitsPerSecond: number } | null;
   /** Short probe name for narrow tables ("iperf3 up -P4"). */
   probeShort: string;
 }
@@ -50,7 +57,7 @@ export function compareRuns(a: ReportModel, b: ReportModel): Comparison {
   const shared = targetsA.some((key) => targetsB.includes(key));
   const pairKey = (cell: CellStatistics, targets: string[]) =>
     `${shared ? cell.targetKey : targets.indexOf(cell.targetKey)}|${cell.probeKey}|${cell.arch}|${cell.memoryMb}`;
-  const measuring = (model: ReportModel) => model.analysis.cells.filter((c) => c.probe !== "info");
+  const measuring = (model: ReportModel) => model.analysis.cells.filter((c) => movesData(c.probe));
   const cellsB = new Map(measuring(b).map((cell) => [pairKey(cell, targetsB), cell]));
   const rows: ComparisonRow[] = [];
   const used = new Set<string>();
@@ -95,17 +102,38 @@ function row(
     b,
     deltaBitsPerSecond: delta,
     deltaPercent: delta !== null && medianA ? (delta / medianA) * 100 : null,
-    confidence: delta === null ? null : sameRun ? "same run" : noiseOf(a?.sustained, b?.sustained),
+    ...noiseOf(a, b, delta, sameRun),
     probeShort,
   };
 }
 
-/** Whether the two cells' repetitions can tell their medians apart: their min-max ranges overlap or not. */
-function noiseOf(a: Spread | null | undefined, b: Spread | null | undefined): ComparisonRow["confidence"] {
-  if (!a || !b) return null;
-  if (a.n < spreadMinimumRepetitions || b.n < spreadMinimumRepetitions) return "n too small to tell";
-  return a.max >= b.min && b.max >= a.min ? "within noise" : "beyond noise";
+/**
+ * Whether the two cells' repetitions tell their medians apart: beyond noise only when the interval
+ * on the difference of medians excludes zero and the delta is at least the minimum effect. At 3
+ * repetitions a side the interval excludes zero exactly when the min-max ranges are apart, which
+ * happens in 1 of 10 pairs with nothing changed; the 5% floor brings that to about 2 in 100 at 3%
+ * noise, and spares lab cells with near-zero spread from a 1 Mbit/s "shift".
+ */
+function noiseOf(
+  a: CellStatistics | null,
+  b: CellStatistics | null,
+  delta: number | null,
+  sameRun: boolean,
+): Pick<ComparisonRow, "confidence" | "interval"> {
+  if (delta === null || !a?.sustained || !b?.sustained) return { confidence: null, interval: null };
+  if (sameRun) return { confidence: "same run", interval: null };
+  const interval = medianDifferenceInterval(a.sustainedValues, b.sustainedValues);
+  if (interval === null) return { confidence: "n too small to tell", interval: null };
+  const apart = interval.low > 0 || interval.high < 0;
+  const large = Math.abs(delta) >= minimumEffectShare * a.sustained.median;
+  return {
+    confidence: apart && large ? "beyond noise" : "within noise",
+    interval: { lowBitsPerSecond: interval.low, highBitsPerSecond: interval.high },
+  };
 }
+
+/** The rule in words, for every format's label line and legend. */
+const noiseRule = `"beyond noise" when the ${intervalMethod} excludes zero and the delta is at least ${minimumEffectShare * 100}% of A; "within noise" otherwise; "n too small to tell" below ${intervalMinimumRepetitions} repetitions a side (each side's n is in its column)`;
 
 const headers = [
   "Target A",
@@ -148,7 +176,7 @@ function labelLine(c: Comparison): string {
   const describe = (label: string | null) => (label ? label.toUpperCase() : "measured");
   if (c.sameRun)
     return `A and B are the same run (${c.runA}, ${describe(c.labelA)}): every delta is zero by construction, so this says nothing about noise; compare two runs to see one.`;
-  return `A = ${c.runA} (${describe(c.labelA)}), B = ${c.runB} (${describe(c.labelB)}); pairing: ${c.pairing}. Delta of the median sustained rates; "within noise" when the repetitions' min-max ranges overlap, "n too small to tell" below 3 repetitions a side.`;
+  return `A = ${c.runA} (${describe(c.labelA)}), B = ${c.runB} (${describe(c.labelB)}); pairing: ${c.pairing}. Delta of the median sustained rates; ${noiseRule}.`;
 }
 
 /**
@@ -192,7 +220,7 @@ export function renderComparisonCompact(c: Comparison, width: number): string {
   });
   const legend = c.sameRun
     ? "= same run"
-    : `cells: B's median sustained Mbit/s and its delta from A; ~ within noise, ? n too small to tell (fewer than ${spreadMinimumRepetitions} repetitions a side), no mark: beyond noise`;
+    : `cells: B's median sustained Mbit/s and its delta from A; ~ within noise, ? n too small to tell (fewer than ${intervalMinimumRepetitions} repetitions a side), no mark: beyond noise (the ${intervalMethod} excludes zero and the delta is at least ${minimumEffectShare * 100}%)`;
   return `${[
     ...wrap(labelLine(c), width),
     "",
@@ -219,6 +247,11 @@ export function renderComparisonJson(c: Comparison): string {
       labelB: c.labelB,
       pairing: c.pairing,
       sameRun: c.sameRun,
+      noiseTest: {
+        method: intervalMethod,
+        minimumEffectPercent: minimumEffectShare * 100,
+        minimumRepetitions: intervalMinimumRepetitions,
+      },
       rows: c.rows.map((r) => ({
         targetA: r.targetA,
         targetB: r.targetB,
@@ -230,6 +263,7 @@ export function renderComparisonJson(c: Comparison): string {
         deltaBitsPerSecond: r.deltaBitsPerSecond,
         deltaPercent: r.deltaPercent,
         confidence: r.confidence,
+        deltaIntervalBitsPerSecond: r.interval,
       })),
     },
     null,

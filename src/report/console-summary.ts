@@ -23,6 +23,11 @@ export const cellMarks: Array<{ mark: string; meaning: string; applies: (cell: C
       applies: (c) => repetitionsOf(c) > 0 && repetitionsOf(c) < spreadMinimumRepetitions,
     },
     {
+      mark: "?",
+      meaning: "sustained unconfirmed (no quota known to tell it from a long burst)",
+      applies: (c) => c.sustained !== null && c.ceiling === null,
+    },
+    {
       mark: "c",
       meaning: "CPU-bound (the client's limit, maybe not the network's)",
       applies: (c) => c.cpuBound === true || c.bottleneck?.kind === "cpu",
@@ -91,6 +96,8 @@ function shortName(model: ReportModel, cell: CellStatistics, multiArch: boolean)
 /** The pivoted table: a block per target, a row pair per probe, a column per memory size. */
 export function summaryPivotLines(model: ReportModel, width: number): string[] {
   const cells = measuringCells(model);
+  // a run of latency (or info) cells only has no rate to tabulate
+  if (cells.length === 0) return [];
   const sizes = [...new Set(cells.map((c) => c.memoryMb))].sort((a, b) => a - b);
   const multiArch = new Set(cells.map((c) => c.arch)).size > 1;
   const blocks = model.targets

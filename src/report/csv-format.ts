@@ -1,4 +1,5 @@
 import { fleetColumns } from "./fleet-section.js";
+import { latencyCsvRows } from "./latency-section.js";
 import type { ReportFormat } from "./report-format.js";
 import type { ReportModel } from "./report-model.js";
 import { csvColumns, measuringCells } from "./summary-rows.js";
@@ -30,15 +31,27 @@ export function renderFleetCsv(model: ReportModel): string | null {
   return `${[header, ...rows].map((row) => row.map(csvField).join(",")).join("\r\n")}\r\n`;
 }
 
+/** The latency cells as CSV (latency.csv); null when the run has none. */
+export function renderLatencyCsv(model: ReportModel): string | null {
+  const rows = latencyCsvRows(model.analysis.latency);
+  if (!rows) return null;
+  const label = model.label ?? "measured";
+  const [header, ...body] = rows;
+  const withLabel = [["Results", ...(header ?? [])], ...body.map((row) => [label, ...row])];
+  return `${withLabel.map((row) => row.map(csvField).join(",")).join("\r\n")}\r\n`;
+}
+
 export const csvFormat: ReportFormat = {
   name: "csv",
   description:
-    "summary table as CSV (raw numbers, units in the headers); fleets.csv for environments at once",
+    "summary table as CSV (raw numbers, units in the headers); fleets.csv for environments at once, latency.csv for S3 GET latency",
   async render(model) {
     const fleets = renderFleetCsv(model);
+    const latency = renderLatencyCsv(model);
     return [
       { fileName: "summary.csv", content: renderCsv(model) },
       ...(fleets ? [{ fileName: "fleets.csv", content: fleets }] : []),
+      ...(latency ? [{ fileName: "latency.csv", content: latency }] : []),
     ];
   },
 };

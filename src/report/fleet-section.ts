@@ -1,6 +1,7 @@
 import type { FleetPoint } from "../results/fleet-analysis.js";
 import type { Spread } from "../results/statistics.js";
 import { spreadMinimumRepetitions } from "./statistics-display.js";
+import { markdownTable, textTable } from "./tables.js";
 import { wrap } from "./text-layout.js";
 import { formatMbps, formatNumber } from "./units.js";
 
@@ -80,24 +81,13 @@ export const fleetNote =
 /** Plain-text lines of the fleet table (empty when the run has no fleets). */
 export function fleetTextLines(points: readonly FleetPoint[]): string[] {
   if (points.length === 0) return [];
-  const header = fleetColumns.map((c) => c.header);
-  const rows = points.map((p) => fleetColumns.map((c) => c.text(p)));
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] as string).length)));
-  const format = (cells: string[]) =>
-    cells
-      .map((text, i) =>
-        fleetColumns[i]?.align === "right"
-          ? text.padStart(widths[i] as number)
-          : text.padEnd(widths[i] as number),
-      )
-      .join("  ")
-      .trimEnd();
   return [
     "",
     "Environments at once (fleets)",
-    format(header),
-    widths.map((w) => "-".repeat(w)).join("  "),
-    ...rows.map(format),
+    ...textTable(
+      fleetColumns,
+      points.map((p) => fleetColumns.map((c) => c.text(p))),
+    ),
     fleetNote,
   ];
 }
@@ -124,9 +114,10 @@ export function fleetMarkdownLines(points: readonly FleetPoint[]): string[] {
     "",
     "## Environments at once (fleets)",
     "",
-    `| ${fleetColumns.map((c) => c.header).join(" | ")} |`,
-    `| ${fleetColumns.map((c) => (c.align === "right" ? "---:" : ":---")).join(" | ")} |`,
-    ...points.map((p) => `| ${fleetColumns.map((c) => c.text(p).replaceAll("|", "\\|")).join(" | ")} |`),
+    ...markdownTable(
+      fleetColumns,
+      points.map((p) => fleetColumns.map((c) => c.text(p))),
+    ),
     "",
     fleetNote,
   ];

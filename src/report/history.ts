@@ -1,4 +1,5 @@
 import type { TopLevelSpec } from "vega-lite";
+import { isEmulated } from "../plan/platforms.js";
 import type { RunManifest } from "../results/manifest.js";
 import type { ResultRecord } from "../results/result-record.js";
 import { median } from "../results/statistics.js";
@@ -52,7 +53,7 @@ export function buildHistory(runs: HistoryRun[]): HistorySeries[] {
     for (const group of groups.values()) {
       const first = group[0] as ResultRecord;
       const seriesKey = `${first.platform}:${first.target}|${first.probeKey}|${first.arch}`;
-      const rates = group.map(historyRates).filter((r) => r !== null);
+      const rates = group.map((record) => historyRates(manifest, record)).filter((r) => r !== null);
       let entry = series.get(seriesKey);
       for (const kind of ["sustained", "burst"] as const) {
         const values = rates
@@ -63,7 +64,7 @@ export function buildHistory(runs: HistoryRun[]): HistorySeries[] {
           const label = `${first.probeLabel}${first.arch === "arm64" ? "" : ` ${first.arch}`}`;
           entry = {
             name: slug(`${first.target}-${label}`),
-            target: `${first.target}${first.platform === "local" ? " (lab, emulated)" : ""}`,
+            target: `${first.target}${isEmulated(first.platform) ? " (lab, emulated)" : ""}`,
             probeLabel: label,
             memorySizes: [],
             runs: [],

@@ -11,6 +11,7 @@ import { type ProbeColours, probeColours } from "./charts/probe-colours.js";
 import { renderSvg } from "./charts/render-chart.js";
 import { fleetColumns, fleetNote } from "./fleet-section.js";
 import { cellColumns, escapeHtml, type HtmlColumn, htmlTable, splitSummaryColumns } from "./html-tables.js";
+import { latencyVerdicts, renderLatencyMarkdown } from "./latency-section.js";
 import { methodNotes } from "./method-notes.js";
 import type { ReportFormat } from "./report-format.js";
 import type { ReportModel } from "./report-model.js";
@@ -94,7 +95,9 @@ export async function renderHtml(model: ReportModel): Promise<string> {
     '<section class="answer" aria-label="The answer">',
     verdictList(model, colours),
   ];
-  const answer = charts.find((c) => c.role === "answer");
+  // a run of latency cells alone leads with their chart
+  const answer =
+    charts.find((c) => c.role === "answer") ?? charts.find((c) => c.name.startsWith("latency-vs-memory-"));
   if (answer) parts.push(figures(answer));
   parts.push("</section></div>");
   if (model.label)
@@ -106,6 +109,7 @@ export async function renderHtml(model: ReportModel): Promise<string> {
   parts.push(...summarySections(model, colours));
   parts.push(...baselineSection(model));
   parts.push(...fleetSection(model, charts, figures));
+  parts.push(...latencySection(model));
   parts.push('<h2 id="method">How these numbers were measured</h2><ul>');
   for (const note of methodNotes(model)) parts.push(`<li>${escapeHtml(note)}</li>`);
   parts.push("</ul></body></html>");
@@ -114,6 +118,10 @@ export async function renderHtml(model: ReportModel): Promise<string> {
 
 /** The verdict, one line per target and probe family, each with its probe's chart colour. */
 function verdictList(model: ReportModel, colours: ProbeColours): string {
+  const latency = latencyVerdicts(model.analysis.latency).map((line) => {
+    const cut = line.indexOf(": ");
+    return `<li>${cut > 0 ? `<strong>${escapeHtml(line.slice(0, cut))}</strong>${escapeHtml(line.slice(cut))}` : escapeHtml(line)}</li>`;
+  });
   const items = buildVerdicts(model).map((v) => {
     // the line names its target and probe before the first ": ", in bold so the eye finds them
     const cut = v.text.indexOf(": ");
@@ -123,6 +131,7 @@ function verdictList(model: ReportModel, colours: ProbeColours): string {
         : escapeHtml(v.text);
     return `<li data-target="${escapeHtml(v.target)}">${swatch(colours.colourOf(colours.name(v)))}${text}</li>`;
   });
+  items.push(...latency);
   return items.length > 0
     ? `<ul class="verdict">${items.join("")}</ul>`
     : "<p>No successful measurement.</p>";
@@ -134,6 +143,7 @@ function contents(model: ReportModel): string {
     ["summary", "Tables"],
     ...(model.baseline ? [["baseline", "Beside the published study"]] : []),
     ...(model.fleets.length > 0 ? [["fleets", "Environments at once"]] : []),
+    ...(model.analysis.latency.cells.length > 0 ? [["latency", "S3 GET latency"]] : []),
     ["method", "How it was measured"],
   ];
   return `<nav aria-label="Contents">${links.map(([id, text]) => `<a href="#${id}">${text}</a>`).join("")}</nav>`;
@@ -244,6 +254,42 @@ function fleetSection(model: ReportModel, charts: ChartSpec[], figures: (c: Char
     htmlTable(columns, model.fleets.length, "fleet"),
     `<p class="meta">${escapeHtml(fleetNote)}</p>`,
   ];
+}
+
+/** The latency tables: report.md's section (plain text and pipe tables) turned into HTML. */
+function latencySection(model: ReportModel): string[] {
+  const lines = renderLatencyMarkdown(model.analysis.latency);
+  if (lines.length === 0) return [];
+  const label = model.label ? `<span class="label">${escapeHtml(model.label.toUpperCase())}</span>` : "";
+  const parts = [`<h2 id="latency">S3 GET latency${label}</h2>`];
+  let table: string[][] = [];
+  const flush = () => {
+    if (table.length === 0) return;
+    const [head, , ...body] = table;
+    const columns: HtmlColumn[] = (head ?? []).map((header, i) => ({
+      header,
+      align: i <= 3 ? "left" : "right",
+      html: (row) => escapeHtml(body[row]?.[i] ?? ""),
+    }));
+    parts.push(htmlTable(columns, body.length, "latency"));
+    table = [];
+  };
+  for (const line of lines.slice(1)) {
+    if (line.startsWith("|")) {
+      table.push(
+        line
+          .slice(1, -1)
+          .split("|")
+          .map((cell) => cell.trim()),
+      );
+      continue;
+    }
+    flush();
+    if (line.startsWith("- ")) parts.push(`<p>${escapeHtml(line.slice(2))}</p>`);
+    else if (line.trim() !== "") parts.push(`<p class="meta">${escapeHtml(line.replaceAll("`", ""))}</p>`);
+  }
+  flush();
+  return parts;
 }
 
 export const htmlFormat: ReportFormat = {

@@ -1,3 +1,4 @@
+import { isEmulated } from "../plan/platforms.js";
 import {
   baselineHeaderLine,
   compareWithBaseline,
@@ -6,16 +7,15 @@ import {
 import { bottleneckSentence } from "./bottleneck-lines.js";
 import { renderBucketMarkdown } from "./bucket-section.js";
 import { fleetMarkdownLines } from "./fleet-section.js";
+import { renderLatencyMarkdown } from "./latency-section.js";
 import { methodNotes } from "./method-notes.js";
 import type { ReportFormat } from "./report-format.js";
 import type { ReportModel } from "./report-model.js";
+import { renderStreamsPage } from "./streams-section.js";
 import { curveSentence, measuringCells, summaryColumns } from "./summary-rows.js";
+import { markdownTable } from "./tables.js";
 import { formatMbps } from "./units.js";
 import { buildVerdicts } from "./verdict.js";
-
-function escapeCell(text: string): string {
-  return text.replaceAll("|", "\\|");
-}
 
 export function renderMarkdown(model: ReportModel): string {
   const out: string[] = [`# ${model.title}${model.label ? ` (${model.label})` : ""}`, ""];
@@ -33,14 +33,16 @@ export function renderMarkdown(model: ReportModel): string {
   );
   for (const target of model.targets) {
     out.push(
-      `- **${target.name}** (${target.platform}${model.label && target.platform === "local" ? `, ${model.label}` : ""}): quota ${target.quotaBitsPerSecond ? `${formatMbps(target.quotaBitsPerSecond)} Mbit/s` : "unknown"}`,
+      `- **${target.name}** (${target.platform}${model.label && isEmulated(target.platform) ? `, ${model.label}` : ""}): quota ${target.quotaBitsPerSecond ? `${formatMbps(target.quotaBitsPerSecond)} Mbit/s` : "unknown"}`,
     );
   }
   out.push("", `## Summary${model.label ? ` (${model.label})` : ""}`, "");
-  out.push(`| ${summaryColumns.map((c) => c.header).join(" | ")} |`);
-  out.push(`| ${summaryColumns.map((c) => (c.align === "right" ? "---:" : ":---")).join(" | ")} |`);
-  for (const cell of measuringCells(model))
-    out.push(`| ${summaryColumns.map((c) => escapeCell(c.text(cell))).join(" | ")} |`);
+  out.push(
+    ...markdownTable(
+      summaryColumns,
+      measuringCells(model).map((cell) => summaryColumns.map((c) => c.text(cell))),
+    ),
+  );
   out.push("", "## What limits each cell", "");
   for (const cell of measuringCells(model)) out.push(`- ${bottleneckSentence(cell)}`);
   out.push("", "## Recommendation", "");
@@ -53,6 +55,8 @@ export function renderMarkdown(model: ReportModel): string {
   }
   out.push(...fleetMarkdownLines(model.fleets));
   if (model.analysis.buckets.length > 0) out.push("", renderBucketMarkdown(model.analysis.buckets).trimEnd());
+  const latency = renderLatencyMarkdown(model.analysis.latency);
+  if (latency.length > 0) out.push("", ...latency);
   out.push("", "## How these numbers were measured", "");
   for (const note of methodNotes(model)) out.push(`- ${note}`);
   return `${out.join("\n")}\n`;
@@ -62,6 +66,10 @@ export const markdownFormat: ReportFormat = {
   name: "md",
   description: "Markdown report",
   async render(model) {
-    return [{ fileName: "report.md", content: renderMarkdown(model) }];
+    const streams = renderStreamsPage(model.analysis.streams);
+    return [
+      { fileName: "report.md", content: renderMarkdown(model) },
+      ...(streams === null ? [] : [{ fileName: "streams.md", content: streams }]),
+    ];
   },
 };

@@ -1,3 +1,7 @@
+import { isEmulated } from "../plan/platforms.js";
+import { movesData } from "../probes/registry.js";
+import { minimumEffectShare } from "../results/analysis.js";
+import { intervalMethod } from "../results/median-interval.js";
 import type { ReportModel } from "./report-model.js";
 
 /** How every number was measured, in the same words in every format. */
@@ -11,13 +15,18 @@ export function methodNotes(model: ReportModel): string[] {
     "Spread: min-max in the tables, only from n >= 3 (below that a cell is listed as too few to tell); the CSV and JSON add the interquartile range (type 7) and coefficient of variation (sample standard deviation / mean; needs n >= 2).",
     `CPU: client CPU seconds per second of test (cores). Share: the environment's CPU (${cpuBases(model)}). CPU-BOUND when the median use is >= 90% of the share: then the client, not the network, may set the rate.`,
     "Quota %: median sustained rate / the per-environment bandwidth quota in force for the target. Retransmits: TCP segments retransmitted in the environment's network namespace during the test (median).",
-    "Plateau: highest median sustained rate over the memory sizes; knee: smallest memory reaching 95% of it; slope: least-squares Mbit/s per GB of memory on the rising part.",
-    `Cost per GB moved: memory (GB) x seconds per GB at the median sustained rate x Lambda GB-second price, plus requests; list prices of ${prices.retrievedOn} (${prices.source}); free tier and data transfer not included. Recommended: the cheapest size reaching 95% of the plateau.`,
+    `Plateau: the highest median sustained rate among the sizes with n >= 3. A size is below it only when the ${intervalMethod} of that size against the plateau's lies wholly more than ${minimumEffectShare * 100}% under the plateau; otherwise it reaches it. Knee: the smallest size at the plateau, every smaller one below it; none from one size, from sizes with n < 3 before it, or when the plateau's size is CPU-bound below the quota. Slope: least-squares Mbit/s per GB of memory on the rising part.`,
+    `Cost per GB moved: memory (GB) x seconds per GB at the median sustained rate x Lambda GB-second price, plus requests; list prices of ${prices.retrievedOn} (${prices.source}); free tier and data transfer not included. Recommended: the cheapest size at the plateau that is not CPU-bound, with its n; none without a knee.`,
     "Failed invocations are counted per error kind and never enter the statistics.",
   ];
   if (model.baseline)
     notes.push(
       `Published baseline ${model.baseline.name} (${model.baseline.source}; measured ${model.baseline.studyPeriod.from} to ${model.baseline.studyPeriod.to}): only the figures the study states; "about" figures marked ~, s3-get rates derived from its seconds per object marked derived; a lab profile is shown beside the region whose quota it emulates.`,
+    );
+  const periods = latencyLabPeriods(model);
+  if (periods.length > 0)
+    notes.push(
+      `Latency in the lab: the CPU share is a CFS quota per ${periods.map((p) => `${p} ms`).join(" / ")} period (profile cpuPeriodMs). A share too small for a request's CPU waits for the next period: at 100 ms (the kernel's default) in few long waits that show in the p90 and p99, at 20 ms (what Lambda's published throttling pauses suggest; docs/lab.md) in many short ones that raise the p50 too.`,
     );
   if (model.label) {
     notes.unshift(
@@ -29,12 +38,26 @@ export function methodNotes(model: ReportModel): string[] {
   return notes;
 }
 
+/** The CFS periods (ms) of the lab targets with latency cells; a run that states none had the kernel's 100. */
+function latencyLabPeriods(model: ReportModel): number[] {
+  const keys = new Set(
+    model.analysis.latency.cells.filter((c) => isEmulated(c.platform)).map((c) => c.targetKey),
+  );
+  const periods = model.targets
+    .filter((t) => keys.has(t.key))
+    .map((t) => {
+      const profile = t.details.profile as { cpuPeriodMs?: unknown } | undefined;
+      return typeof profile?.cpuPeriodMs === "number" ? profile.cpuPeriodMs : 100;
+    });
+  return [...new Set(periods)].sort((a, b) => a - b);
+}
+
 /** The distinct CPU-share rules of the run's cells, e.g. "memory / 1769 MB per vCPU (profile)". */
 function cpuBases(model: ReportModel): string {
   const bases = [
     ...new Set(
       model.analysis.cells
-        .filter((c) => c.probe !== "info")
+        .filter((c) => movesData(c.probe))
         .map((c) => c.cpuShareBasis.replace(/, capped at.*$/, ", capped by cores")),
     ),
   ];

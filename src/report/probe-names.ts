@@ -1,4 +1,5 @@
 import type { Cell } from "../plan/cell.js";
+import { plannedProbe } from "../probes/registry.js";
 
 /**
  * Short names of a probe for narrow places (the console summary, the verdict). The full label
@@ -12,29 +13,8 @@ export interface ProbeNames {
   short: string;
 }
 
-const directionShort: Record<string, string> = { upload: "up", download: "down", bidir: "bidir" };
-
 export function probeNames(cell: Pick<Cell, "probe" | "vpc" | "environments">): ProbeNames {
   const axes = `${cell.vpc ? " in VPC" : ""}${(cell.environments ?? 1) === 1 ? "" : ` x${cell.environments} envs`}`;
-  const probe = cell.probe;
-  switch (probe.kind) {
-    case "iperf3":
-      return {
-        family: `iperf3 ${probe.direction}${axes}`,
-        short: `iperf3 ${directionShort[probe.direction] ?? probe.direction} -P${probe.parallel}${axes}`,
-      };
-    case "s3-get":
-      return {
-        // the study's "single stream" is a question of its own: one connection's share
-        family: `S3 GET${probe.concurrency === 1 ? " single stream" : ""}${axes}`,
-        short: `s3-get conc ${probe.concurrency}${axes}`,
-      };
-    case "s3-put":
-      return { family: `S3 PUT${axes}`, short: `s3-put conc ${probe.concurrency}${axes}` };
-    default: {
-      // a kind added later still gets a name: its kind
-      const kind = (probe as { kind: string }).kind;
-      return { family: `${kind}${axes}`, short: `${kind}${axes}` };
-    }
-  }
+  const names = plannedProbe(cell.probe).names(cell.probe);
+  return { family: `${names.family}${axes}`, short: `${names.short}${axes}` };
 }

@@ -1,3 +1,4 @@
+import { type PlatformName, targetKey, targetName } from "../plan/platforms.js";
 import {
   analyzeRun,
   type CellStatistics,
@@ -12,6 +13,7 @@ import {
   loadBaseline,
   matchBaselineSeries,
 } from "../results/baseline.js";
+import { ceilingOfRecord } from "../results/ceiling.js";
 import { analyzeFleets, type FleetPoint, sustainedRate } from "../results/fleet-analysis.js";
 import type { RunManifest } from "../results/manifest.js";
 import type { PriceTable } from "../results/price-table.js";
@@ -63,7 +65,7 @@ export interface ReportModel {
   targets: Array<{
     key: string;
     name: string;
-    platform: "local" | "aws";
+    platform: PlatformName;
     quotaBitsPerSecond: number | null;
     details: Record<string, unknown>;
   }>;
@@ -98,8 +100,8 @@ export function buildReportModel(
   const analysis = analyzeRun(manifest, records, prices);
   const label = analysis.emulated ? (analysis.unshaped ? "emulated, unshaped" : "emulated") : null;
   const targets = manifest.plan.targets.map((target) => {
-    const name = target.platform === "local" ? target.profile : target.region;
-    const key = `${target.platform}:${name}`;
+    const name = targetName(target);
+    const key = targetKey(target);
     const facts = manifest.platforms[key];
     return {
       key,
@@ -120,7 +122,10 @@ export function buildReportModel(
     analysis,
     series: pickSeries(analysis.cells, analysis.curves, records),
     cpuPoints: cpuPoints(analysis.cells, records),
-    fleets: analyzeFleets(records, sustainedRate),
+    fleets: analyzeFleets(
+      records,
+      sustainedRate((record) => ceilingOfRecord(manifest, record)),
+    ),
     probeNames: Object.fromEntries(manifest.cells.map((cell) => [cell.probeKey, probeNames(cell)])),
     notices: olderSchemaNotices(records),
     baseline: baselineName === null ? null : baselineOverlays(loadBaseline(baselineName), manifest, analysis),
@@ -186,7 +191,7 @@ function pickSeries(cells: CellStatistics[], curves: CurveAnalysis[], records: R
       let best: { record: ResultRecord; rates: RecordRates; distance: number } | null = null;
       for (const record of records) {
         if (record.cellId !== cell.cellId || record.warmup || !record.samples) continue;
-        const rates = recordRates(record);
+        const rates = recordRates(record, cell.ceiling?.bitsPerSecond ?? null);
         const value = rates ? headline(rates) : null;
         if (!rates || value === null) continue;
         const distance = Math.abs(value - median);
@@ -213,7 +218,7 @@ function cpuPoints(cells: CellStatistics[], records: ResultRecord[]): CpuPoint[]
   for (const record of records) {
     if (record.warmup) continue;
     const cell = byId.get(record.cellId);
-    const rates = recordRates(record);
+    const rates = recordRates(record, cell?.ceiling?.bitsPerSecond ?? null);
     if (!cell || !rates || rates.cpuCores === null) continue;
     points.push({
       targetKey: cell.targetKey,

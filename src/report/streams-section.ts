@@ -1,7 +1,5 @@
-import { writeFile } from "node:fs/promises";
-import { join } from "node:path";
-import { readRecords } from "../results/run-directory.js";
-import { type StreamsSweep, streamsSweeps } from "../results/streams-sweeps.js";
+import type { StreamsSweep } from "../results/streams-sweeps.js";
+import { markdownTable } from "./tables.js";
 import { wrap } from "./text-layout.js";
 
 /**
@@ -55,32 +53,20 @@ export function renderStreamsMarkdown(sweeps: readonly StreamsSweep[]): string {
     "",
     "Aggregate rate by number of parallel TCP connections, fitted as aggregate = min(quota, streams x per-flow cap).",
     "",
-    "| Sweep | Aggregate by streams (Mbit/s) | Per-flow cap |",
-    "| :--- | :--- | :--- |",
+    ...markdownTable(
+      ["Sweep", "Aggregate by streams (Mbit/s)", "Per-flow cap"],
+      sweeps.map((sweep) => [
+        sweepTitle(sweep),
+        pointsText(sweep),
+        sweep.fit.summary.replace(/^per-flow cap: /, ""),
+      ]),
+    ),
   ];
-  for (const sweep of sweeps) {
-    out.push(
-      `| ${sweepTitle(sweep)} | ${pointsText(sweep)} | ${sweep.fit.summary.replace(/^per-flow cap: /, "")} |`,
-    );
-  }
   return `${out.join("\n")}\n`;
 }
 
-/**
- * The streams section of a run directory: its text (empty when the run has no sweep) and
- * `streams.md` written beside the other reports when it has one. Returns the paths written.
- */
-export async function writeStreamsSection(
-  runDir: string,
-  width = 100,
-): Promise<{ text: string; written: string[] }> {
-  const { records } = await readRecords(runDir);
-  const sweeps = streamsSweeps(records);
-  if (sweeps.length === 0) return { text: "", written: [] };
-  const path = join(runDir, "streams.md");
-  await writeFile(
-    path,
-    `# Streams sweeps\n\n${renderStreamsMarkdown(sweeps).replace(/^## Streams sweeps\n\n/, "")}`,
-  );
-  return { text: renderStreamsText(sweeps, width), written: [path] };
+/** streams.md, the sweeps on a page of their own beside report.md; null when the run has none. */
+export function renderStreamsPage(sweeps: readonly StreamsSweep[]): string | null {
+  if (sweeps.length === 0) return null;
+  return `# Streams sweeps\n\n${renderStreamsMarkdown(sweeps).replace(/^## Streams sweeps\n\n/, "")}`;
 }

@@ -1,6 +1,8 @@
 import type { CellStatistics } from "../results/analysis.js";
+import type { LatencyCurve } from "../results/latency-cells.js";
 import type { Spread } from "../results/statistics.js";
 import { cellMarks, fewRepetitionsWarning, tooFewForSpread } from "./console-summary.js";
+import { latencyVerdict } from "./latency-section.js";
 import type { ReportModel } from "./report-model.js";
 import { spreadMinimumRepetitions } from "./statistics-display.js";
 import { measuringCells } from "./summary-rows.js";
@@ -18,6 +20,12 @@ export interface SummaryJson {
   invocations: { planned: number; recorded: number; failed: number };
   verdicts: Verdict[];
   cells: SummaryJsonCell[];
+  /**
+   * The latency probe's curves: per target, architecture, request size and connection mode, the
+   * time to last byte by memory size (seconds; a percentile n cannot support is null), with its
+   * verdict. Empty without latency cells.
+   */
+  latency: Array<LatencyCurve & { verdict: string }>;
   /** The same warnings the console prints (too few repetitions for a spread). */
   warnings: string[];
 }
@@ -46,6 +54,10 @@ export interface SummaryJsonCell {
   /** The whole transfer's rate, burst included ("avg incl. burst"). */
   averageBitsPerSecond: SummaryJsonRate | null;
   quotaPercent: number | null;
+  /** The limit in force the sustained rate was checked against, payload bit/s; null: unconfirmed. */
+  ceilingBitsPerSecond: number | null;
+  /** Repetitions that ended inside their burst (no sustained rate: see sustainedMissing). */
+  endedInsideBurst: number;
   cpuBound: boolean | null;
   failures: Record<string, number>;
   /** The console's marks for this cell ("*" n<3, "c" CPU-bound, "!" incomplete ...). */
@@ -78,6 +90,8 @@ function cellOf(cell: CellStatistics): SummaryJsonCell {
     burstSeconds: cell.burstSeconds?.median ?? null,
     averageBitsPerSecond: rateOf(cell.effective),
     quotaPercent: cell.quotaPercent,
+    ceilingBitsPerSecond: cell.ceiling?.bitsPerSecond ?? null,
+    endedInsideBurst: cell.insideBurst.repetitions,
     cpuBound: cell.cpuBound,
     failures: cell.failures,
     marks: cellMarks.filter((m) => m.applies(cell)).map((m) => m.mark),
@@ -99,6 +113,7 @@ export function buildSummaryJson(model: ReportModel): SummaryJson {
     },
     verdicts: buildVerdicts(model),
     cells: cells.map(cellOf),
+    latency: a.latency.curves.map((curve) => ({ ...curve, verdict: latencyVerdict(curve) })),
     warnings: few.length > 0 ? [fewRepetitionsWarning(model, cells, few)] : [],
   };
 }

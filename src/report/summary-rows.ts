@@ -1,10 +1,12 @@
+import { movesData } from "../probes/registry.js";
 import type { CellStatistics, CurveAnalysis } from "../results/analysis.js";
+import { quotaShare } from "../results/bottleneck.js";
 import type { Spread } from "../results/statistics.js";
 import { bottleneckMarks } from "./bottleneck-lines.js";
 import { rateHeaders } from "./rate-words.js";
 import type { ReportModel } from "./report-model.js";
 import { spreadMinimumRepetitions } from "./statistics-display.js";
-import { formatDuration, formatMbps, formatNumber, formatPercent, formatUsd } from "./units.js";
+import { formatDuration, formatMbps, formatNumber, formatPercentNear, formatUsd } from "./units.js";
 
 /**
  * The summary table every text format shows (terminal, Markdown, CSV): one row per measuring
@@ -48,6 +50,7 @@ function rateColumn(
 /** Why a cell has no sustained rate, short: "too short", "not settled". */
 export function sustainedMissingText(cell: CellStatistics): string {
   if (cell.effective === null) return "–";
+  if (cell.insideBurst.repetitions > 0) return "– (ended in burst)";
   const reason = cell.sustainedNullReasons[0] ?? "";
   if (reason.startsWith("too short")) return "– (too short)";
   if (reason.includes("did not settle")) return "– (not settled)";
@@ -85,7 +88,13 @@ export const summaryColumns: Column[] = [
     raw: (c) => c.effective?.n ?? 0,
     align: "right",
   },
-  rateColumn(`${rateHeaders.sustained} [min-max]`, (c) => c.sustained, sustainedMissingText),
+  {
+    ...rateColumn(`${rateHeaders.sustained} [min-max]`, (c) => c.sustained, sustainedMissingText),
+    text: (c) =>
+      c.sustained
+        ? `${spreadText(c.sustained, mbps)}${c.ceiling === null ? " unconfirmed" : ""}`
+        : sustainedMissingText(c),
+  },
   rateColumn(`${rateHeaders.burst} [min-max]`, (c) => c.burst, burstText),
   {
     header: "Burst length (s, MB)",
@@ -103,8 +112,9 @@ export const summaryColumns: Column[] = [
   {
     header: "Per object: transfer / whole (s)",
     text: (c) =>
-      c.probe === "s3-get" ? pairText(c.transferSeconds?.median, c.wholeSeconds?.median, seconds) : "–",
-    raw: (c) => (c.probe === "s3-get" ? (c.wholeSeconds?.median ?? null) : null),
+      // only probes that time a whole object (s3-get) report its whole seconds
+      c.wholeSeconds ? pairText(c.transferSeconds?.median, c.wholeSeconds.median, seconds) : "–",
+    raw: (c) => c.wholeSeconds?.median ?? null,
     align: "right",
   },
   {
@@ -115,7 +125,7 @@ export const summaryColumns: Column[] = [
   },
   {
     header: "Quota (%)",
-    text: (c) => formatPercent(c.quotaPercent),
+    text: (c) => formatPercentNear(c.quotaPercent, quotaShare * 100),
     raw: (c) => c.quotaPercent,
     align: "right",
   },
@@ -189,6 +199,9 @@ export const csvColumns: CsvColumn[] = [
   { header: "Planned repetitions", raw: (c) => c.plannedRepetitions },
   ...spreadCsvColumns("Sustained", "Mbit/s", 1e6, (c) => c.sustained),
   { header: "Sustained missing because", raw: (c) => c.sustainedNullReasons.join("; ") || null },
+  { header: "Ceiling in force (Mbit/s)", raw: (c) => mbit(c.ceiling?.bitsPerSecond) },
+  { header: "Sustained confirmed by the ceiling", raw: (c) => (c.sustained ? c.ceiling !== null : null) },
+  { header: "Repetitions ended inside the burst", raw: (c) => c.insideBurst.repetitions },
   ...spreadCsvColumns("Burst", "Mbit/s", 1e6, (c) => c.burst),
   { header: "Burst seconds median (s)", raw: (c) => c.burstSeconds?.median ?? null },
   { header: "Burst bytes median (bytes)", raw: (c) => c.burstBytes?.median ?? null },
@@ -216,14 +229,14 @@ export function failureText(cell: CellStatistics): string {
   return entries.length === 0 ? "0" : entries.map(([kind, count]) => `${count} ${kind}`).join(", ");
 }
 
-/** Cells that measure a rate (info cells move no data). */
+/** Cells that measure a rate (info cells move no data, latency cells are timed). */
 export function measuringCells(model: ReportModel): CellStatistics[] {
   const order = new Map<string, number>();
   for (const cell of model.analysis.cells)
     if (!order.has(cell.probeKey)) order.set(cell.probeKey, order.size);
   const targets = model.targets.map((t) => t.key);
   return model.analysis.cells
-    .filter((c) => c.probe !== "info")
+    .filter((c) => movesData(c.probe))
     .sort(
       (a, b) =>
         targets.indexOf(a.targetKey) - targets.indexOf(b.targetKey) ||
@@ -233,7 +246,10 @@ export function measuringCells(model: ReportModel): CellStatistics[] {
     );
 }
 
-/** One sentence per curve: plateau, knee, slope, recommendation, cost and time to move N GB, all at the sustained rate. */
+/**
+ * One sentence per curve: plateau, knee, slope, recommendation with its n, cost and time to move
+ * N GB, all at the sustained rate; when the knee cannot be told, the highest median and why not.
+ */
 export function curveSentence(curve: CurveAnalysis, moveGigabytes: number): string {
   const name = `${curve.target} ${curve.arch} ${curve.probeLabel}`;
   const missing =
@@ -244,13 +260,25 @@ export function curveSentence(curve: CurveAnalysis, moveGigabytes: number): stri
     return curve.missing.length > 0
       ? `${name}: no headline: no sustained rate.${missing}`
       : `${name}: no successful measurement.`;
-  return (
-    `${name}: sustained plateau ${formatMbps(curve.plateauBitsPerSecond)} Mbit/s, ` +
-    `reached (95%) from ${formatNumber(curve.kneeMemoryMb)} MB` +
-    (curve.slopeBitsPerSecondPerGigabyte
-      ? `, rising ${formatNumber(curve.slopeBitsPerSecondPerGigabyte / 1e6)} Mbit/s per GB of memory up to there. `
-      : " (flat over the sizes measured). ") +
-    `Recommended: ${formatNumber(curve.recommendedMemoryMb)} MB at ${formatUsd(curve.recommendedCostPerGigabyteUsd)} per GB moved; ` +
-    `${formatNumber(moveGigabytes)} GB take ${formatDuration(curve.moveSeconds)} at the sustained rate.${missing}`
-  );
+  const highest = `${formatMbps(curve.plateauBitsPerSecond)} Mbit/s (median, n=${curve.plateauRepetitions} at ${formatNumber(curve.plateauMemoryMb)} MB)`;
+  if (curve.kneeMemoryMb === null)
+    return `${name}: highest sustained ${highest}; no knee and no recommendation: ${curve.kneeUnknownReason}.${missing}`;
+  const reached =
+    curve.slopeBitsPerSecondPerGigabyte === 0
+      ? " (flat over the sizes measured)"
+      : `, every smaller size below it beyond noise${
+          curve.slopeBitsPerSecondPerGigabyte
+            ? `, rising ${formatNumber(curve.slopeBitsPerSecondPerGigabyte / 1e6)} Mbit/s per GB of memory up to there`
+            : ""
+        }`;
+  const leftOut =
+    curve.cpuBoundLeftOutMemoryMb.length > 0
+      ? ` (left out as CPU-bound: ${curve.cpuBoundLeftOutMemoryMb.map((m) => `${formatNumber(m)} MB`).join(", ")})`
+      : "";
+  const recommendation =
+    curve.recommendedMemoryMb === null
+      ? `No recommendation: ${curve.noRecommendationReason}.`
+      : `Recommended: ${formatNumber(curve.recommendedMemoryMb)} MB (n=${curve.recommendedRepetitions}) at ${formatUsd(curve.recommendedCostPerGigabyteUsd)} per GB moved${leftOut}; ` +
+        `${formatNumber(moveGigabytes)} GB take ${formatDuration(curve.moveSeconds)} at the sustained rate.`;
+  return `${name}: sustained plateau ${highest}, reached from ${formatNumber(curve.kneeMemoryMb)} MB${reached}. ${recommendation}${missing}`;
 }

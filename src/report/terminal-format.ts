@@ -1,9 +1,11 @@
 import { compareWithBaseline, renderBaselineCompact, renderBaselineText } from "./baseline-comparison.js";
 import { summaryNotes, summaryPivotLines, verdictLines } from "./console-summary.js";
 import { fleetCompactLines, fleetTextLines } from "./fleet-section.js";
+import { renderLatencyText } from "./latency-section.js";
 import type { ReportFormat } from "./report-format.js";
 import type { ReportModel } from "./report-model.js";
 import { curveSentence, measuringCells, summaryColumns } from "./summary-rows.js";
+import { textTable } from "./tables.js";
 import { wrap } from "./text-layout.js";
 
 export interface TerminalOptions {
@@ -22,6 +24,8 @@ export function renderTerminal(model: ReportModel, options: TerminalOptions = {}
   if (model.label) lines.push(`[${model.label.toUpperCase()}] local lab results, not measured on AWS`);
   for (const notice of model.notices ?? []) lines.push(...wrap(`Note: ${notice}`, width, "  "));
   lines.push(...verdictLines(model, width), "");
+  const latency = renderLatencyText(model.analysis.latency, width);
+  if (latency.length > 0) lines.push(...latency, "");
   if (options.wide) lines.push(...wideTableLines(model));
   else lines.push(...summaryPivotLines(model, width), ...summaryNotes(model, width));
   lines.push(...(options.wide ? fleetTextLines(model.fleets) : fleetCompactLines(model.fleets, width)));
@@ -49,26 +53,16 @@ export function renderTerminal(model: ReportModel, options: TerminalOptions = {}
 
 /** The table of every column, one row per cell: wide on purpose, for files and `--wide`. */
 function wideTableLines(model: ReportModel): string[] {
-  const header = summaryColumns.map((c) => c.header);
   const rows = measuringCells(model).map((cell) => summaryColumns.map((c) => c.text(cell)));
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] as string).length)));
-  const format = (cells: string[]) =>
-    cells
-      .map((text, i) =>
-        summaryColumns[i]?.align === "right"
-          ? text.padStart(widths[i] as number)
-          : text.padEnd(widths[i] as number),
-      )
-      .join("  ")
-      .trimEnd();
-  const lines = [format(header), widths.map((w) => "-".repeat(w)).join("  ")];
+  const [header = "", rule = "", ...body] = textTable(summaryColumns, rows);
+  const lines = [header, rule];
   let previous = "";
-  for (const row of rows) {
+  rows.forEach((row, i) => {
     const group = `${row[0]}|${row[1]}`;
     if (previous && group !== previous) lines.push("");
     previous = group;
-    lines.push(format(row));
-  }
+    lines.push(body[i] as string);
+  });
   lines.push("");
   for (const curve of model.analysis.curves) lines.push(curveSentence(curve, model.analysis.moveGigabytes));
   return lines;

@@ -38,3 +38,12 @@ export function formatDuration(seconds: number | null | undefined): string {
   const hours = Math.floor(minutes / 60);
   return `${hours} h ${minutes - hours * 60} min`;
 }
+
+/**
+ * A percentage printed beside a decision taken at `thresholdPercent`: whole percent, but one decimal
+ * within a point of the threshold, so 94.6% never reads "95%" next to a verdict that it is under 95.
+ */
+export function formatPercentNear(ratioPercent: number | null | undefined, thresholdPercent: number): string {
+  if (ratioPercent === null || ratioPercent === undefined || !Number.isFinite(ratioPercent)) return "–";
+  return formatPercent(ratioPercent, Math.abs(ratioPercent - thresholdPercent) < 1 ? 1 : 0);
+}

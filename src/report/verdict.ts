@@ -1,8 +1,15 @@
-import { type CellStatistics, type CurveAnalysis, kneeShare } from "../results/analysis.js";
+import {
+  type CellStatistics,
+  type CurveAnalysis,
+  minimumEffectShare,
+  type SizeStanding,
+} from "../results/analysis.js";
+import { quotaShare } from "../results/bottleneck.js";
+import { intervalMinimumRepetitions } from "../results/median-interval.js";
 import { median } from "../results/statistics.js";
 import type { ReportModel } from "./report-model.js";
 import { spreadMinimumRepetitions } from "./statistics-display.js";
-import { formatMbps, formatNumber, formatPercent } from "./units.js";
+import { formatMbps, formatNumber, formatPercentNear } from "./units.js";
 
 /** Burst rates within this ratio of each other read as one burst ("at every size"). */
 const burstSameRatio = 1.15;
@@ -19,7 +26,11 @@ export interface VerdictPoint {
   /** Repetitions behind the median sustained rate (0 when none). */
   n: number;
   quotaPercent: number | null;
+  /** A ceiling was known to check the sustained rate against; false: the rate is unconfirmed. */
+  ceilingKnown: boolean;
   cpuBound: boolean | null;
+  /** Against the plateau (analysis.ts): plateau, reaches, below, untold; null without a sustained rate. */
+  standing: SizeStanding | null;
   /** Why there is no sustained rate at this size ("too short", "not settled"); null when there is one. */
   missingReason: string | null;
 }
@@ -53,12 +64,16 @@ export interface Verdict {
   probeKey: string;
   probeLabel: string;
   /**
-   * rising: more memory gives more; flat: every size within 5% of the best; single: one size
-   * with a sustained rate; no-sustained: measured, but no transfer outlasted its burst; no-data: nothing succeeded.
+   * rising: smaller sizes are below the plateau beyond noise; flat: the smallest size already
+   * reaches it; untold: the knee cannot be told (n < 3, a CPU-bound plateau; see kneeUnknownReason);
+   * single: one size with a sustained rate; no-sustained: measured, but no transfer outlasted its
+   * burst; no-data: nothing succeeded.
    */
-  shape: "rising" | "flat" | "single" | "no-sustained" | "no-data";
-  /** The smallest size reaching 95% of the best sustained rate: what the line leads with. */
+  shape: "rising" | "flat" | "untold" | "single" | "no-sustained" | "no-data";
+  /** What the line leads with: the knee (smallest size at the plateau); null when it cannot be told. */
   leadMemoryMb: number | null;
+  /** Why the knee cannot be told (shape untold); null otherwise. */
+  kneeUnknownReason: string | null;
   sustainedByMemoryMb: VerdictPoint[];
   burst: VerdictBurst | null;
   /** "detected" somewhere, "none" (samples show no burst), or "undetermined" (too short to tell). */
@@ -113,6 +128,8 @@ function verdictOf(model: ReportModel, curves: CurveAnalysis[], multiArch: boole
       ? "none"
       : "undetermined";
   const withRate = points.filter((p) => p.sustainedBitsPerSecond !== null);
+  const standings = new Map(lead.points.map((p) => [p.memoryMb, p.standing]));
+  for (const p of withRate) p.standing = standings.get(p.memoryMb) ?? null;
   const shape = shapeOf(points, withRate, lead);
   const base = {
     targetKey: lead.targetKey,
@@ -123,6 +140,7 @@ function verdictOf(model: ReportModel, curves: CurveAnalysis[], multiArch: boole
     probeLabel: lead.probeLabel,
     shape,
     leadMemoryMb: lead.kneeMemoryMb,
+    kneeUnknownReason: shape === "untold" ? lead.kneeUnknownReason : null,
     sustainedByMemoryMb: points,
     burst,
     burstSeen,
@@ -137,13 +155,18 @@ function pointOf(cell: CellStatistics): VerdictPoint {
     sustainedBitsPerSecond: cell.sustained?.median ?? null,
     n: cell.sustained?.n ?? 0,
     quotaPercent: cell.quotaPercent,
+    ceilingKnown: cell.ceiling !== null,
     cpuBound: cell.cpuBound,
+    standing: null,
     missingReason: cell.sustained ? null : missingReason(cell),
   };
 }
 
 /** The short reason a measured cell has no sustained rate. */
 export function missingReason(cell: CellStatistics): string {
+  const inside = cell.insideBurst;
+  if (inside.repetitions > 0 && inside.excessBytes && inside.seconds)
+    return `ended inside the burst: ${formatNumber(inside.excessBytes.median / 1e6)} MB above the quota in ${formatNumber(inside.seconds.median, 1)} s`;
   const reason = cell.sustainedNullReasons[0] ?? "";
   if (reason.startsWith("too short")) return "too short";
   if (reason.includes("did not settle")) return "not settled";
@@ -154,8 +177,10 @@ function shapeOf(points: VerdictPoint[], withRate: VerdictPoint[], lead: CurveAn
   if (points.length === 0) return "no-data";
   if (withRate.length === 0) return "no-sustained";
   if (withRate.length === 1) return "single";
-  const plateau = lead.plateauBitsPerSecond as number;
-  return withRate.every((p) => (p.sustainedBitsPerSecond as number) >= kneeShare * plateau)
+  if (lead.kneeMemoryMb === null) return "untold";
+  // flat: the smallest size is already at the plateau and no size is below it beyond noise
+  return lead.kneeMemoryMb === (withRate[0] as VerdictPoint).memoryMb &&
+    withRate.every((p) => p.standing !== "below")
     ? "flat"
     : "rising";
 }
@@ -188,7 +213,7 @@ function sentence(v: Omit<Verdict, "text">): string {
   if (v.shape === "no-data") return "no successful measurement";
   if (v.shape === "no-sustained") {
     const reasons = [...new Set(without.map((p) => p.missingReason))].join(", ");
-    return `no sustained rate at any size (${reasons}): no transfer outlasted the burst, see the summary`;
+    return `no sustained rate at any size (${reasons}): no transfer outlasted the burst${insideAdvice(without)}, see the summary`;
   }
   const parts = [rateClause(v, withRate)];
   if (without.length > 0)
@@ -197,12 +222,23 @@ function sentence(v: Omit<Verdict, "text">): string {
     );
   const burst = burstClause(v);
   if (burst) parts.push(burst);
-  return `${parts.join("; ")}${repetitionNote(withRate)}`;
+  const unconfirmed = withRate.some((p) => !p.ceilingKnown)
+    ? "; unconfirmed: no quota known to tell a long burst from the sustained rate"
+    : "";
+  return `${parts.join("; ")}${insideAdvice(without)}${unconfirmed}${repetitionNote(withRate)}`;
+}
+
+/** What to change when a transfer ended inside its burst. */
+function insideAdvice(without: VerdictPoint[]): string {
+  return without.some((p) => p.missingReason?.startsWith("ended inside the burst"))
+    ? " (a longer transfer, or more connections, reaches the sustained rate)"
+    : "";
 }
 
 function rateClause(v: Omit<Verdict, "text">, withRate: VerdictPoint[]): string {
   const cpuBound = withRate.filter((p) => p.cpuBound).map((p) => mb(p.memoryMb));
   const cpuNote = cpuBound.length > 0 ? `, CPU-bound at ${cpuBound.join(", ")}` : "";
+  const untold = withRate.filter((p) => p.standing === "untold");
   if (v.shape === "single") {
     const only = withRate[0] as VerdictPoint;
     return `${mb(only.memoryMb)} gives ${rate(only)} Mbit/s sustained${quotaNote(only)}${cpuNote} (the only size with one)`;
@@ -211,19 +247,45 @@ function rateClause(v: Omit<Verdict, "text">, withRate: VerdictPoint[]): string 
     const level = median(withRate.map((p) => p.sustainedBitsPerSecond as number));
     const every =
       withRate.length === v.sustainedByMemoryMb.length ? "at every size" : "at every size with one";
-    return `~${formatMbps(level)} Mbit/s sustained ${every}${cpuNote}: more memory buys no bandwidth`;
+    const notCompared =
+      untold.length > 0
+        ? ` (not compared: ${untold.map((p) => `${mb(p.memoryMb)} n=${p.n}`).join(", ")})`
+        : "";
+    return `~${formatMbps(level)} Mbit/s sustained ${every}${cpuNote}: more memory buys no bandwidth${notCompared}`;
+  }
+  if (v.shape === "untold") {
+    // no size leads: the rates in memory order, then why the knee cannot be told
+    const rates = withRate.map((p) => rate(p)).join(" / ");
+    const sizes = withRate.map((p) => formatNumber(p.memoryMb)).join(" / ");
+    const why = withRate.every((p) => p.n < intervalMinimumRepetitions)
+      ? "no knee at n<3"
+      : v.kneeUnknownReason;
+    return `${rates} Mbit/s sustained at ${sizes} MB${cpuNote}; ${why}`;
   }
   const lead = withRate.find((p) => p.memoryMb === v.leadMemoryMb) ?? (withRate.at(-1) as VerdictPoint);
   const others = withRate
     .filter((p) => p !== lead)
     .sort((a, b) => b.memoryMb - a.memoryMb)
     .map((p) => `${mb(p.memoryMb)} ${rate(p)}`);
-  const above = withRate.some((p) => p.memoryMb > lead.memoryMb) ? " (larger sizes: at most 5% more)" : "";
-  return `${mb(lead.memoryMb)} gives ${rate(lead)} Mbit/s sustained${quotaNote(lead)}${above}${others.length > 0 ? `, ${others.join(", ")}` : ""}${cpuNote}`;
+  const listed = `${mb(lead.memoryMb)} gives ${rate(lead)} Mbit/s sustained${quotaNote(lead)}${v.shape === "rising" ? largerNote(lead, withRate) : ""}${others.length > 0 ? `, ${others.join(", ")}` : ""}${cpuNote}`;
+  return listed;
+}
+
+/** How much more the sizes above the knee gave, to one decimal: the knee is where they stop being more beyond noise. */
+function largerNote(lead: VerdictPoint, withRate: VerdictPoint[]): string {
+  const larger = withRate.filter(
+    (p) => p.memoryMb > lead.memoryMb && (p.standing === "plateau" || p.standing === "reaches"),
+  );
+  if (larger.length === 0) return "";
+  const best = Math.max(...larger.map((p) => p.sustainedBitsPerSecond as number));
+  const morePercent = (best / (lead.sustainedBitsPerSecond as number) - 1) * 100;
+  return morePercent > 0
+    ? ` (larger sizes: up to ${formatNumber(morePercent, 1)}% more, not shown to be over ${formatNumber(minimumEffectShare * 100)}% more)`
+    : " (larger sizes: no more)";
 }
 
 function quotaNote(p: VerdictPoint): string {
-  return p.quotaPercent === null ? "" : ` (${formatPercent(p.quotaPercent)} of quota)`;
+  return p.quotaPercent === null ? "" : ` (${formatPercentNear(p.quotaPercent, quotaShare * 100)} of quota)`;
 }
 
 function burstClause(v: Omit<Verdict, "text">): string | null {

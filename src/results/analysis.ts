@@ -1,10 +1,14 @@
 import type { Architecture } from "../plan/architecture.js";
 import type { Cell } from "../plan/cell.js";
 import { targetKey, targetName } from "../plan/plan-schema.js";
+import { movesData } from "../probes/registry.js";
 import { type Bottleneck, bottleneckInput, nameBottleneck } from "./bottleneck.js";
 import { type BucketCell, bucketCells } from "./bucket-cells.js";
-import { environmentCpuShare } from "./cpu-share.js";
+import { type Ceiling, ceilingInForce } from "./ceiling.js";
+import { cpuBoundShare, environmentCpuShare } from "./cpu-share.js";
+import { type LatencyCell, type LatencyCurve, latencyCells, latencyCurves } from "./latency-cells.js";
 import type { RunManifest } from "./manifest.js";
+import { intervalMinimumRepetitions, medianDifferenceInterval } from "./median-interval.js";
 import type { PlatformFacts } from "./platform-facts.js";
 import { type LambdaPrice, lambdaPrice, type PriceTable, priceTable } from "./price-table.js";
 import { type RecordRates, recordRates } from "./record-rates.js";
@@ -12,10 +16,12 @@ import type { ResultRecord } from "./result-record.js";
 import { describe, type Spread, slope } from "./statistics.js";
 import { type StreamsSweep, streamsSweeps } from "./streams-sweeps.js";
 
-/** A cell is CPU-bound when its client used at least this share of the CPU it had. */
-export const cpuBoundShare = 0.9;
-/** The knee is the smallest memory reaching this share of the plateau. */
-export const kneeShare = 0.95;
+/**
+ * The smallest difference of medians that counts: a size is below the plateau only when the whole
+ * interval on its difference lies more than this share under the plateau's median. The lab's
+ * shaper holds payload within ~2% and one AWS stream reads 568-618 on a 625 quota (seed study).
+ */
+export const minimumEffectShare = 0.05;
 
 export interface CellStatistics {
   cellId: string;
@@ -45,6 +51,8 @@ export interface CellStatistics {
   burstFound: { detected: number; none: number; undetermined: number };
   /** Median of the interval rates after the burst: what every headline uses. */
   sustained: Spread | null;
+  /** Each repetition's sustained rate, ascending: what intervals on the medians resample. */
+  sustainedValues: number[];
   /** Why repetitions have no sustained rate (distinct reasons); empty when all have one. */
   sustainedNullReasons: string[];
   /** iperf3 end.sum_sent and end.sum_received rates (schemaVersion-2 records); null when absent. */
@@ -56,8 +64,16 @@ export interface CellStatistics {
   cpuCores: Spread | null;
   retransmits: Spread | null;
   bytes: Spread | null;
-  /** Median sustained rate as a share of the quota in force, percent; null when either is unknown. */
+  /** Median sustained rate as a share of the ceiling in force, percent; null when either is unknown. */
   quotaPercent: number | null;
+  /**
+   * The limit in force (payload bit/s, summed over both directions of a bidirectional cell):
+   * the one denominator of every percentage of the quota; null when none is known, and then the
+   * sustained rate is unconfirmed (nothing says it is not a long burst).
+   */
+  ceiling: Ceiling | null;
+  /** Repetitions that ended inside their burst (never fell to the ceiling), with their bytes above it. */
+  insideBurst: { repetitions: number; excessBytes: Spread | null; seconds: Spread | null };
   /** The environment's CPU share in cores (profile's mbPerVcpu in the lab, 1,769 MB on AWS, capped by cores). */
   cpuShareCores: number;
   cpuShareBasis: string;
@@ -70,6 +86,26 @@ export interface CellStatistics {
   bottleneck: Bottleneck;
 }
 
+/**
+ * Where one memory size stands against the plateau (the size with the highest median sustained
+ * rate among those with n >= 3): "plateau" (that size), "reaches" (the evidence does not put it
+ * below), "below" (the 95% interval on its median's difference from the plateau's lies wholly more
+ * than `minimumEffectShare` under the plateau), "untold" (fewer than 3 repetitions here or at the
+ * plateau: no interval can be had).
+ */
+export type SizeStanding = "plateau" | "reaches" | "below" | "untold";
+
+export interface CurvePoint {
+  memoryMb: number;
+  medianBitsPerSecond: number;
+  /** Repetitions behind the median. */
+  n: number;
+  standing: SizeStanding;
+  /** The interval on (this size's median - the plateau's), bit/s; null for the plateau itself and untold sizes. */
+  interval: { lowBitsPerSecond: number; highBitsPerSecond: number } | null;
+  cpuBound: boolean | null;
+}
+
 export interface CurveAnalysis {
   targetKey: string;
   target: string;
@@ -79,21 +115,31 @@ export interface CurveAnalysis {
   probeLabel: string;
   /** The rate every headline of the curve uses. */
   rateBasis: "sustained";
-  /** Median sustained rate per memory size (sizes without one are in `missing`). */
-  points: Array<{ memoryMb: number; medianBitsPerSecond: number }>;
+  /** Median sustained rate per memory size and its standing (sizes without one are in `missing`). */
+  points: CurvePoint[];
   /** Memory sizes with measurements but no sustained rate, and why. */
   missing: Array<{ memoryMb: number; reason: string }>;
-  /** Highest median sustained rate over the memory sizes. */
+  /** The highest median sustained rate among the sizes with n >= 3 (among all when none has), and where. */
   plateauBitsPerSecond: number | null;
-  /** Smallest memory reaching 95% of the plateau. */
+  plateauMemoryMb: number | null;
+  plateauRepetitions: number | null;
+  /** Smallest memory the evidence does not put below the plateau, every smaller size shown below it. */
   kneeMemoryMb: number | null;
+  /** Why there is no knee (one size, n < 3, a CPU-bound plateau); null when there is one or no rate at all. */
+  kneeUnknownReason: string | null;
   /** Least-squares slope on the rising part (start of the rise to the knee), bit/s per GB (1,024 MB) of memory; 0 when flat. */
   slopeBitsPerSecondPerGigabyte: number | null;
-  /** Cheapest memory size (cost per GB moved) among those reaching 95% of the plateau. */
+  /** Cheapest memory size (cost per GB moved) among those at the plateau, never a CPU-bound one. */
   recommendedMemoryMb: number | null;
+  /** Repetitions behind the recommended size's median. */
+  recommendedRepetitions: number | null;
   recommendedCostPerGigabyteUsd: number | null;
   /** The recommended size's median effective (whole-transfer) rate, for context. */
   recommendedEffectiveBitsPerSecond: number | null;
+  /** Why nothing is recommended; null when a size is, or when there is no rate at all. */
+  noRecommendationReason: string | null;
+  /** Sizes at the plateau left out of the recommendation because they are CPU-bound. */
+  cpuBoundLeftOutMemoryMb: number[];
   /** Time to move `moveGigabytes` GB at the recommended size's median sustained rate. */
   moveSeconds: number | null;
 }
@@ -111,6 +157,10 @@ export interface RunAnalysis {
   quotas: Record<string, number | null>;
   /** The bucket probe's fitted models, one per bucket cell (empty without bucket cells). */
   buckets: BucketCell[];
+  /** The run's streams sweeps with their per-flow cap fits (streams.md, the console). */
+  streams: StreamsSweep[];
+  /** The latency probe's cells and their curves by memory size (empty without latency cells). */
+  latency: { cells: LatencyCell[]; curves: LatencyCurve[] };
   prices: { retrievedOn: string; source: string; byTarget: Record<string, LambdaPrice | null> };
 }
 
@@ -153,8 +203,15 @@ export function analyzeRun(
     curves,
     quotas,
     buckets: bucketCells(measured),
+    streams: sweeps,
+    latency: latencyOf(measured, facts),
     prices: { retrievedOn: prices.retrievedOn, source: prices.source, byTarget: byTargetPrice },
   };
+}
+
+function latencyOf(records: ResultRecord[], facts: RunManifest["platforms"]): RunAnalysis["latency"] {
+  const cells = latencyCells(records, facts);
+  return { cells, curves: latencyCurves(cells) };
 }
 
 export function cellStatistics(
@@ -172,15 +229,21 @@ export function cellStatistics(
       failures[kind] = (failures[kind] ?? 0) + 1;
     }
   }
-  const rates = records.map(recordRates).filter((r): r is RecordRates => r !== null);
+  const ceiling = ceilingInForce(cell, facts);
+  const rates = records
+    .map((record) => recordRates(record, ceiling?.bitsPerSecond ?? null))
+    .filter((r): r is RecordRates => r !== null);
   const pick = (f: (r: RecordRates) => number | null) =>
     describe(rates.map(f).filter((v): v is number => v !== null));
   const ok = records.filter((r) => r.ok && r.bitsPerSecond !== null);
   const effective = pick((r) => r.effectiveBitsPerSecond);
-  const sustained = pick((r) => r.sustainedBitsPerSecond);
+  const sustainedValues = rates
+    .map((r) => r.sustainedBitsPerSecond)
+    .filter((v): v is number => v !== null && Number.isFinite(v))
+    .sort((x, y) => x - y);
+  const sustained = describe(sustainedValues);
   const cpuCores = pick((r) => r.cpuCores);
   const bytes = describe(ok.map((r) => r.bytes).filter((v): v is number => v !== null));
-  const quota = facts?.quotaBitsPerSecond ?? null;
   const cpuShare = environmentCpuShare(cell.memoryMb, facts);
   const count = (found: RecordRates["burstFound"]) => rates.filter((r) => r.burstFound === found).length;
   return {
@@ -202,6 +265,7 @@ export function cellStatistics(
     burstBytes: pick((r) => r.burst?.bytes ?? null),
     burstFound: { detected: count("detected"), none: count("none"), undetermined: count("undetermined") },
     sustained,
+    sustainedValues,
     sustainedNullReasons: [
       ...new Set(rates.map((r) => r.sustainedNullReason).filter((v): v is string => v !== null)),
     ],
@@ -212,8 +276,13 @@ export function cellStatistics(
     cpuCores,
     retransmits: describe(ok.map((r) => r.retransmits).filter((v): v is number => v !== null)),
     bytes,
-    // the bandwidth quota covers functions outside a VPC only: no share of it for VPC cells
-    quotaPercent: sustained && quota && !cell.vpc ? (sustained.median / quota) * 100 : null,
+    quotaPercent: sustained && ceiling ? (sustained.median / ceiling.bitsPerSecond) * 100 : null,
+    ceiling,
+    insideBurst: {
+      repetitions: rates.filter((r) => r.insideBurst !== null).length,
+      excessBytes: pick((r) => r.insideBurst?.excessBytes ?? null),
+      seconds: pick((r) => r.insideBurst?.seconds ?? null),
+    },
     cpuShareCores: cpuShare.cores,
     cpuShareBasis: cpuShare.basis,
     cpuBound: cpuCores ? cpuCores.median >= cpuBoundShare * cpuShare.cores : null,
@@ -254,12 +323,14 @@ export function costPerGigabyte(
 function buildCurves(cells: CellStatistics[], moveGigabytes: number): CurveAnalysis[] {
   const groups = new Map<string, CellStatistics[]>();
   for (const cell of cells) {
-    if (cell.probe === "info") continue;
+    if (!movesData(cell.probe)) continue;
     const key = `${cell.targetKey}|${cell.arch}|${cell.probeKey}`;
     groups.set(key, [...(groups.get(key) ?? []), cell]);
   }
   return [...groups.values()].map((group) => curveAnalysis(group, moveGigabytes));
 }
+
+const sizeText = (memoryMb: number) => `${memoryMb.toLocaleString("en-US")} MB`;
 
 export function curveAnalysis(group: CellStatistics[], moveGigabytes: number): CurveAnalysis {
   const first = group[0] as CellStatistics;
@@ -270,7 +341,6 @@ export function curveAnalysis(group: CellStatistics[], moveGigabytes: number): C
     .filter((c) => c.sustained === null && c.effective !== null)
     .map((c) => ({ memoryMb: c.memoryMb, reason: c.sustainedNullReasons.join("; ") || "no sustained rate" }));
   const rate = (c: CellStatistics) => (c.sustained as Spread).median;
-  const points = measured.map((c) => ({ memoryMb: c.memoryMb, medianBitsPerSecond: rate(c) }));
   const base = {
     targetKey: first.targetKey,
     target: first.target,
@@ -279,34 +349,73 @@ export function curveAnalysis(group: CellStatistics[], moveGigabytes: number): C
     probeKey: first.probeKey,
     probeLabel: first.probeLabel,
     rateBasis: "sustained" as const,
-    points,
     missing,
   };
-  if (points.length === 0) {
+  const none = {
+    kneeMemoryMb: null,
+    slopeBitsPerSecondPerGigabyte: null,
+    recommendedMemoryMb: null,
+    recommendedRepetitions: null,
+    recommendedCostPerGigabyteUsd: null,
+    recommendedEffectiveBitsPerSecond: null,
+    cpuBoundLeftOutMemoryMb: [],
+    moveSeconds: null,
+  };
+  if (measured.length === 0) {
     return {
       ...base,
+      ...none,
+      points: [],
       plateauBitsPerSecond: null,
-      kneeMemoryMb: null,
-      slopeBitsPerSecondPerGigabyte: null,
-      recommendedMemoryMb: null,
-      recommendedCostPerGigabyteUsd: null,
-      recommendedEffectiveBitsPerSecond: null,
-      moveSeconds: null,
+      plateauMemoryMb: null,
+      plateauRepetitions: null,
+      kneeUnknownReason: null,
+      noRecommendationReason: null,
     };
   }
-  const plateau = Math.max(...points.map((p) => p.medianBitsPerSecond));
-  const kneeIndex = points.findIndex((p) => p.medianBitsPerSecond >= kneeShare * plateau);
-  const knee = points[kneeIndex] as (typeof points)[number];
+  const told = measured.filter((c) => c.sustainedValues.length >= intervalMinimumRepetitions);
+  // ties go to the smaller size: the plateau is where the rate is first reached
+  const plateau = (told.length > 0 ? told : measured).reduce((best, c) => (rate(c) > rate(best) ? c : best));
+  const plateauRate = rate(plateau);
+  const points = measured.map((c) => pointOf(c, plateau));
+  const unknown = kneeUnknown(measured, points, plateau);
+  const plateauFields = {
+    ...base,
+    points,
+    plateauBitsPerSecond: plateauRate,
+    plateauMemoryMb: plateau.memoryMb,
+    plateauRepetitions: plateau.sustainedValues.length,
+  };
+  if (unknown !== null)
+    return { ...plateauFields, ...none, kneeUnknownReason: unknown, noRecommendationReason: unknown };
+  const kneeIndex = points.findIndex((p) => atPlateau(p));
+  const knee = points[kneeIndex] as CurvePoint;
   // the rise starts at the last point before the knee still within 5% of the smallest size's rate
-  const startLevel = (points[0] as (typeof points)[number]).medianBitsPerSecond * 1.05;
+  const startLevel = (points[0] as CurvePoint).medianBitsPerSecond * (1 + minimumEffectShare);
   let riseStart = 0;
   for (let i = 0; i < kneeIndex; i += 1)
-    if ((points[i] as (typeof points)[number]).medianBitsPerSecond <= startLevel) riseStart = i;
+    if ((points[i] as CurvePoint).medianBitsPerSecond <= startLevel) riseStart = i;
   const rising = points
     .slice(riseStart, kneeIndex + 1)
     .map((p) => ({ x: p.memoryMb / 1024, y: p.medianBitsPerSecond }));
   const risingSlope = kneeIndex === 0 ? 0 : slope(rising);
-  const candidates = measured.filter((c) => rate(c) >= kneeShare * plateau);
+  const atTop = measured.filter((_, i) => atPlateau(points[i] as CurvePoint));
+  const candidates = atTop.filter((c) => c.cpuBound !== true);
+  const cpuBoundLeftOutMemoryMb = atTop.filter((c) => c.cpuBound === true).map((c) => c.memoryMb);
+  const kneeFields = {
+    ...plateauFields,
+    kneeMemoryMb: knee.memoryMb,
+    kneeUnknownReason: null,
+    slopeBitsPerSecondPerGigabyte: risingSlope,
+    cpuBoundLeftOutMemoryMb,
+  };
+  if (candidates.length === 0) {
+    return {
+      ...none,
+      ...kneeFields,
+      noRecommendationReason: `every size at the plateau is CPU-bound (${cpuBoundLeftOutMemoryMb.map(sizeText).join(", ")}): the client's CPU, not the network, may set the rate`,
+    };
+  }
   const priced = candidates.filter(
     (c) => c.costPerGigabyteUsd !== null && Number.isFinite(c.costPerGigabyteUsd),
   );
@@ -318,13 +427,58 @@ export function curveAnalysis(group: CellStatistics[], moveGigabytes: number): C
       : (candidates[0] as CellStatistics);
   const recommendedRate = rate(recommended);
   return {
-    ...base,
-    plateauBitsPerSecond: plateau,
-    kneeMemoryMb: knee.memoryMb,
-    slopeBitsPerSecondPerGigabyte: risingSlope,
+    ...kneeFields,
     recommendedMemoryMb: recommended.memoryMb,
+    recommendedRepetitions: recommended.sustainedValues.length,
     recommendedCostPerGigabyteUsd: recommended.costPerGigabyteUsd,
     recommendedEffectiveBitsPerSecond: recommended.effective?.median ?? null,
+    noRecommendationReason: null,
     moveSeconds: recommendedRate > 0 ? (moveGigabytes * 8e9) / recommendedRate : null,
   };
+}
+
+const atPlateau = (p: CurvePoint) => p.standing === "plateau" || p.standing === "reaches";
+
+/** A size against the plateau's size: below only when the whole interval says so. */
+function pointOf(cell: CellStatistics, plateau: CellStatistics): CurvePoint {
+  const medianBitsPerSecond = (cell.sustained as Spread).median;
+  const common = {
+    memoryMb: cell.memoryMb,
+    medianBitsPerSecond,
+    n: cell.sustainedValues.length,
+    cpuBound: cell.cpuBound,
+  };
+  if (cell === plateau) return { ...common, standing: "plateau", interval: null };
+  const interval = medianDifferenceInterval(plateau.sustainedValues, cell.sustainedValues);
+  if (interval === null) return { ...common, standing: "untold", interval: null };
+  const plateauRate = (plateau.sustained as Spread).median;
+  return {
+    ...common,
+    standing: interval.high <= -minimumEffectShare * plateauRate ? "below" : "reaches",
+    interval: { lowBitsPerSecond: interval.low, highBitsPerSecond: interval.high },
+  };
+}
+
+/** Why the curve has no knee; null when it has one. */
+function kneeUnknown(
+  measured: CellStatistics[],
+  points: CurvePoint[],
+  plateau: CellStatistics,
+): string | null {
+  if (measured.length === 1)
+    return `one size measured (${sizeText(plateau.memoryMb)}): a knee and a recommendation need two or more`;
+  const few = points.filter((p) => p.n < intervalMinimumRepetitions);
+  const needs = `(an interval on the medians needs ${intervalMinimumRepetitions} repetitions a size)`;
+  if (few.length === points.length) {
+    const ns = [...new Set(points.map((p) => p.n))].sort((a, b) => a - b);
+    return `n=${ns.join("-")} at every size ${needs}: where more memory stops helping cannot be told`;
+  }
+  // a plateau held by the client's CPU below the limit in force could rise with more CPU (memory)
+  if (plateau.cpuBound === true && plateau.bottleneck.kind !== "quota")
+    return `the plateau's size (${sizeText(plateau.memoryMb)}) is CPU-bound: more memory, and so more CPU, may give more`;
+  const kneeIndex = points.findIndex((p) => atPlateau(p));
+  const untoldBefore = points.slice(0, kneeIndex).filter((p) => p.standing === "untold");
+  if (untoldBefore.length > 0)
+    return `${untoldBefore.map((p) => `${sizeText(p.memoryMb)} has n=${p.n}`).join(", ")} ${needs}: the smallest size at the plateau cannot be told`;
+  return null;
 }

@@ -1,5 +1,7 @@
 import { z } from "zod";
 import { memoryMbSchema } from "../plan/lambda-memory.js";
+import { isEmulated, type PlatformName } from "../plan/platforms.js";
+import { probeNamed } from "../probes/registry.js";
 import seed2026 from "./baselines/seed-2026.json" with { type: "json" };
 
 /**
@@ -119,7 +121,7 @@ export function baselinePoints(series: BaselineSeries): BaselinePoint[] {
         basis: figure.approximate ? "approximate" : "stated",
         statement: figure.statement,
       });
-    } else if (figure.secondsPerObject !== null && series.probe.kind === "s3-get") {
+    } else if (figure.secondsPerObject !== null && "objectBytes" in series.probe) {
       points.push({
         memoryMb: figure.memoryMb,
         megabitsPerSecond: (series.probe.objectBytes * 8) / figure.secondsPerObject / 1e6,
@@ -133,7 +135,7 @@ export function baselinePoints(series: BaselineSeries): BaselinePoint[] {
 
 /** What a run's curve is, for matching it with a baseline series. */
 export interface CurveIdentity {
-  platform: "local" | "aws";
+  platform: PlatformName;
   /** AWS region or lab profile. */
   target: string;
   /** The quota in force for the target (the lab profile's rate), bit/s. */
@@ -143,8 +145,8 @@ export interface CurveIdentity {
 }
 
 /**
- * The baseline series that measured the same thing: same probe kind, direction and stream count
- * (iperf3) or concurrency (s3-get), and on AWS the same region; in the lab, the region whose quota
+ * The baseline series that measured the same thing: same probe kind, direction (where it has one)
+ * and stream count (the probe's streams parameter: iperf3 parallel, s3-get concurrency), and on AWS the same region; in the lab, the region whose quota
  * equals the profile's (default-625 ~ Tokyo at 625, raised-3000 ~ Oregon at 3,000). Duration and
  * object size may differ: the chart says what the study ran. Streams may not: with a per-flow
  * cap, -P 1 and the study's -P 4 measure different things (the streams preset runs 1-16).
@@ -152,15 +154,12 @@ export interface CurveIdentity {
 export function matchBaselineSeries(baseline: Baseline, curve: CurveIdentity): BaselineSeries[] {
   return baseline.series.filter((series) => {
     if (series.probe.kind !== curve.probe) return false;
-    if (
-      series.probe.kind === "iperf3" &&
-      (series.probe.direction !== curve.parameters.direction ||
-        series.probe.parallel !== curve.parameters.parallel)
-    )
-      return false;
-    if (series.probe.kind === "s3-get" && series.probe.concurrency !== curve.parameters.concurrency)
-      return false;
-    if (curve.platform === "aws") return series.region === curve.target;
+    const parameters: Record<string, unknown> = series.probe;
+    const mustMatch = [probeNamed(series.probe.kind)?.plan?.streams?.parameter, "direction"];
+    for (const name of mustMatch)
+      if (name !== undefined && name in parameters && parameters[name] !== curve.parameters[name])
+        return false;
+    if (!isEmulated(curve.platform)) return series.region === curve.target;
     return (
       curve.quotaBitsPerSecond !== null &&
       Math.abs(series.quotaMegabitsPerSecond * 1e6 - curve.quotaBitsPerSecond) < 1e3

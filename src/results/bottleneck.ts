@@ -1,14 +1,9 @@
 import type { Cell } from "../plan/cell.js";
 import { probeParameters } from "../plan/cell.js";
-import {
-  flowCapBitsPerSecond,
-  interpolateMegabitsPerSecond,
-  type LabProfile,
-  labProfileSchema,
-  WIRE_BYTES_PER_PAYLOAD_BYTE,
-  wireFactor,
-} from "../plan/lab-profile.js";
-import { targetName } from "../plan/plan-schema.js";
+import { flowCapBitsPerSecond, type LabProfile } from "../plan/lab-profile.js";
+import { type PlatformName, platformNamed, targetName } from "../plan/platforms.js";
+import { plannedProbe, probeNamed } from "../probes/registry.js";
+import { ceilingInForce, labProfileOf } from "./ceiling.js";
 import type { PlatformFacts } from "./platform-facts.js";
 import type { ResultRecord } from "./result-record.js";
 import { median } from "./statistics.js";
@@ -36,7 +31,7 @@ export interface Bottleneck {
 
 /** The figures a verdict rests on, one cell's worth (medians over its repetitions). */
 export interface BottleneckInput {
-  platform: "local" | "aws";
+  platform: PlatformName;
   /** Median sustained rate, bit/s; null when the cell has none. */
   sustainedBitsPerSecond: number | null;
   /** The limit in force for this cell, payload bit/s, and where it comes from; null when unknown. */
@@ -60,7 +55,11 @@ export const saturatedShare = 0.9;
 
 const mbps = (bitsPerSecond: number) => `${Math.round(bitsPerSecond / 1e6).toLocaleString("en-US")} Mbit/s`;
 const cores = (value: number) => value.toFixed(value < 0.1 ? 3 : 2);
-const percent = (ratio: number) => `${Math.round(ratio * 100)}%`;
+/** Whole percent, but one decimal within a point of the quota threshold: 94.6% never reads "95%". */
+const percent = (ratio: number) =>
+  Math.abs(ratio * 100 - quotaShare * 100) < 1
+    ? `${(ratio * 100).toFixed(1)}%`
+    : `${Math.round(ratio * 100)}%`;
 
 export function nameBottleneck(input: BottleneckInput): Bottleneck {
   const rate = input.sustainedBitsPerSecond;
@@ -123,9 +122,7 @@ function undeterminedEvidence(input: BottleneckInput, rate: number, ofQuota: str
   parts.push(
     input.server
       ? `${input.server.name} CPU ${cores(input.server.usedCores)} of ${cores(input.server.capacityCores)} cores`
-      : input.platform === "aws"
-        ? "server CPU not visible from Lambda (the iperf3 server's own CPU on its EC2 instance, or S3 503 SlowDown replies and per-prefix request rates, would show a server limit)"
-        : "server CPU not recorded",
+      : platformNamed(input.platform).unrecordedServerCpu,
   );
   return parts.join("; ");
 }
@@ -156,7 +153,7 @@ export function bottleneckInput(
   return {
     platform: cell.target.platform,
     sustainedBitsPerSecond: figures.sustainedBitsPerSecond,
-    quota: quotaInForce(cell, facts, profile),
+    quota: ceilingInForce(cell, facts),
     streams: position === null ? null : streamsOf(cell, position.streams),
     flowCap: flowCapOf(
       cell,
@@ -171,57 +168,9 @@ export function bottleneckInput(
   };
 }
 
-/** A bidir iperf3 transfer counts both directions: twice the streams, each with its own cap. */
+/** The transfer's connections (a bidir iperf3 test counts both directions, each with its own cap). */
 function streamsOf(cell: Cell, streams: number): number {
-  return cell.probe.kind === "iperf3" && cell.probe.direction === "bidir" ? streams * 2 : streams;
-}
-
-function labProfileOf(facts: PlatformFacts | undefined): LabProfile | null {
-  if (facts?.platform !== "local" || facts.unshaped) return null;
-  const parsed = labProfileSchema.safeParse(facts.details.profile);
-  return parsed.success ? parsed.data : null;
-}
-
-function directionsOf(cell: Cell): Array<"upload" | "download"> {
-  switch (cell.probe.kind) {
-    case "iperf3":
-      return cell.probe.direction === "bidir" ? ["upload", "download"] : [cell.probe.direction];
-    case "s3-get":
-      return ["download"];
-    case "s3-put":
-      return ["upload"];
-    default:
-      return [];
-  }
-}
-
-/** Payload bit/s a wire or payload rate of the profile gives a TCP transfer. */
-function payloadBitsPerSecond(profile: LabProfile, megabitsPerSecond: number): number {
-  return (megabitsPerSecond * 1e6 * wireFactor(profile)) / WIRE_BYTES_PER_PAYLOAD_BYTE;
-}
-
-function quotaInForce(
-  cell: Cell,
-  facts: PlatformFacts | undefined,
-  profile: LabProfile | null,
-): BottleneckInput["quota"] {
-  if (profile) {
-    const directions = directionsOf(cell);
-    if (directions.length === 0) return null;
-    const curve = directions.map((direction) =>
-      interpolateMegabitsPerSecond(profile[direction], cell.memoryMb),
-    );
-    const bitsPerSecond = curve.reduce((sum, value) => sum + payloadBitsPerSecond(profile, value), 0);
-    const wire = profile.payload ? "payload" : "on the wire, payload 4.4% less";
-    return {
-      bitsPerSecond,
-      basis: `lab profile ${profile.name}: its ${directions.join(" + ")} curve at ${cell.memoryMb.toLocaleString("en-US")} MB, ${curve.map((value) => `${Math.round(value)}`).join(" + ")} Mbit/s ${wire}`,
-    };
-  }
-  // the bandwidth quota covers functions outside a VPC only
-  const quota = facts?.quotaBitsPerSecond ?? null;
-  if (facts?.platform !== "aws" || quota === null || cell.vpc) return null;
-  return { bitsPerSecond: quota, basis: `the account's quota in ${facts.target}` };
+  return plannedProbe(cell.probe).streams?.connections(cell.probe, streams) ?? streams;
 }
 
 function flowCapOf(
@@ -238,7 +187,8 @@ function flowCapOf(
   }
   if (!profile) return null;
   const caps = [flowCapBitsPerSecond(profile)];
-  if (cell.probe.kind === "s3-get" || cell.probe.kind === "s3-put") {
+  // each S3 request is a connection of its own, under the S3 side's per-request cap too
+  if (probeNamed(cell.probe.kind)?.peer === "s3") {
     const perRequest = profile.s3ConnectionBytesPerSecond;
     caps.push(perRequest === null ? null : perRequest * 8);
   }

@@ -1,4 +1,5 @@
 import type { Architecture } from "../plan/architecture.js";
+import type { PlatformName } from "../plan/platforms.js";
 import type { IntervalSamples } from "../probes/interval-sampler.js";
 import { type BucketFit, fitBucket, type RefillPoint, type TransferFit } from "./bucket-fit.js";
 import type { ResultRecord } from "./result-record.js";
@@ -39,7 +40,7 @@ export interface BucketCell {
   cellId: string;
   target: string;
   targetKey: string;
-  platform: "local" | "aws";
+  platform: PlatformName;
   memoryMb: number;
   arch: Architecture;
   probeLabel: string;

@@ -1,3 +1,4 @@
+import { ceilingNoiseShare } from "./ceiling.js";
 import { type IntervalRate, type IntervalSamples, intervalRates } from "./samples.js";
 import { median } from "./statistics.js";
 
@@ -17,7 +18,15 @@ import { median } from "./statistics.js";
  *    does not end it). A first interval clearly below L (under 85%,
  *    TCP slow start) is skipped when looking for a burst, and belongs to the burst window when there is one.
  * 5. When the burst window would reach into the tail, the rate never settled: sustained is null.
- * 6. Sustained = median rate of the intervals after the burst window; needs >= 1 s of them.
+ * 6. Sustained = bytes / measured seconds of the intervals after the burst window; needs >= 1 s
+ *    of them. The median of their rates is kept as a diagnostic: on a short parallel transfer it
+ *    read 2,785 where the transfer's second half moved 2,519.
+ * 7. With the ceiling in force known (`ceiling.ts`), a sustained rate above it by more than its
+ *    noise (5%) is burst: a transfer whose bucket drains slowly (one S3 connection capped between
+ *    the quota and the peak) runs flat inside its burst and shows no edge. The sustained part then
+ *    starts at the first interval at or under the ceiling after which the rest stays under it in
+ *    bytes over time; with no such interval the transfer ended inside the burst and has no
+ *    sustained rate, with the bytes it moved above the ceiling and for how long.
  *
  * Burst rate = burst bytes / burst seconds over the window (measured interval durations).
  *
@@ -44,24 +53,50 @@ export interface BurstAnalysis {
   burst: BurstWindow | null;
   /** "detected", "none" (the rate started at its sustained level), "undetermined" (too short / no samples). */
   burstFound: "detected" | "none" | "undetermined";
-  /** Median of the interval rates after the burst; null with `sustainedNullReason` when there is no sustained part. */
+  /** Bytes / seconds after the burst; null with `sustainedNullReason` when there is no sustained part. */
   sustainedBitsPerSecond: number | null;
-  /** Intervals the sustained median is taken over. */
+  /** Median of the interval rates after the burst (a diagnostic; the headline is the rate above). */
+  sustainedMedianBitsPerSecond: number | null;
+  /** Intervals the sustained rate is taken over. */
   sustainedIntervals: number;
   sustainedNullReason: string | null;
+  /**
+   * known: the ceiling in force was known and the sustained rate is within its noise; unknown:
+   * no ceiling to check it against (the rate is unconfirmed); exceeded: the transfer ended inside
+   * its burst (see `insideBurst`).
+   */
+  ceilingCheck: "known" | "unknown" | "exceeded";
+  /** The transfer never fell to the ceiling: its bytes above the ceiling and its seconds; null otherwise. */
+  insideBurst: { excessBytes: number; seconds: number; ceilingBitsPerSecond: number } | null;
 }
 
 const undetermined = (reason: string): BurstAnalysis => ({
   burst: null,
   burstFound: "undetermined",
   sustainedBitsPerSecond: null,
+  sustainedMedianBitsPerSecond: null,
   sustainedIntervals: 0,
   sustainedNullReason: reason,
+  ceilingCheck: "unknown",
+  insideBurst: null,
 });
 
 const fmtSeconds = (s: number) => `${Number(s.toFixed(2))} s`;
 
-export function detectBurst(recorded: IntervalSamples | null): BurstAnalysis {
+/**
+ * The burst and the sustained rate of one record; `ceilingBitsPerSecond` is the payload limit in
+ * force for its cell (null when unknown: the sustained rate is then unconfirmed).
+ */
+export function detectBurst(
+  recorded: IntervalSamples | null,
+  ceilingBitsPerSecond: number | null = null,
+): BurstAnalysis {
+  const edge = detectEdge(recorded);
+  if (ceilingBitsPerSecond === null || !(ceilingBitsPerSecond > 0) || !recorded) return edge;
+  return heldToCeiling(edge, withoutIdleEdges(recorded), ceilingBitsPerSecond);
+}
+
+function detectEdge(recorded: IntervalSamples | null): BurstAnalysis {
   if (!recorded || recorded.bytes.length === 0) return undetermined("no interval samples in the record");
   const measuredSeconds = sumSeconds(recorded);
   const samples = withoutIdleEdges(recorded);
@@ -100,16 +135,7 @@ export function detectBurst(recorded: IntervalSamples | null): BurstAnalysis {
       burstFound: "detected",
     };
   // the burst window is everything before `end`, slivers included, in measured time
-  const windowEnd = (rates[end] as IntervalRate).startSeconds;
-  let bytes = 0;
-  let seconds = 0;
-  samples.startSeconds.forEach((start, i) => {
-    if (start < windowEnd - 1e-9) {
-      bytes += samples.bytes[i] as number;
-      seconds += samples.durationSeconds[i] as number;
-    }
-  });
-  const burst = { bitsPerSecond: (bytes * 8) / seconds, seconds, bytes };
+  const burst = windowBefore(samples, (rates[end] as IntervalRate).startSeconds);
   if (!(burst.bitsPerSecond > ceiling)) return sustainedAfter(rates, 0, null, "none");
   return sustainedAfter(rates, end, burst, "detected");
 }
@@ -140,28 +166,87 @@ function sustainedAfter(
 ): BurstAnalysis {
   const after = rates.slice(from);
   const seconds = after.reduce((sum, r) => sum + r.durationSeconds, 0);
+  const none = { ceilingCheck: "unknown" as const, insideBurst: null, sustainedMedianBitsPerSecond: null };
   if (after.length === 0 || seconds < minimumSustainedSeconds)
     return {
+      ...none,
       burst,
       burstFound,
       sustainedBitsPerSecond: null,
       sustainedIntervals: 0,
       sustainedNullReason: `too short after the burst: ${fmtSeconds(seconds)} (needs >= ${minimumSustainedSeconds} s)`,
     };
-  const sustained = median(after.map((r) => r.bitsPerSecond));
-  if (!(sustained > 0))
+  const middle = median(after.map((r) => r.bitsPerSecond));
+  if (!(middle > 0))
     return {
+      ...none,
       burst,
       burstFound,
       sustainedBitsPerSecond: null,
       sustainedIntervals: 0,
       sustainedNullReason: `most intervals after the burst moved nothing (${after.filter((r) => r.bitsPerSecond === 0).length} of ${after.length}): the transfer was waiting, not limited by the link`,
     };
+  const bytes = after.reduce((sum, r) => sum + (r.bitsPerSecond * r.durationSeconds) / 8, 0);
   return {
+    ...none,
     burst,
     burstFound,
-    sustainedBitsPerSecond: sustained,
+    sustainedBitsPerSecond: (bytes * 8) / seconds,
+    sustainedMedianBitsPerSecond: middle,
     sustainedIntervals: after.length,
     sustainedNullReason: null,
   };
+}
+
+/**
+ * Rule 7: the edge found from the series alone, checked against the ceiling. A rate within the
+ * ceiling's noise stands; above it, the sustained part starts where the rate falls to the ceiling,
+ * or the transfer ended inside its burst.
+ */
+function heldToCeiling(edge: BurstAnalysis, samples: IntervalSamples, ceiling: number): BurstAnalysis {
+  const band = ceiling * (1 + ceilingNoiseShare);
+  if (edge.sustainedBitsPerSecond !== null && edge.sustainedBitsPerSecond <= band)
+    return { ...edge, ceilingCheck: "known" };
+  const totalBytes = samples.bytes.reduce((sum, b) => sum + b, 0);
+  const totalSeconds = sumSeconds(samples);
+  if (totalSeconds <= 0) return edge;
+  // a record too short to tell, or one that never settled, keeps its reason unless it ran above the ceiling
+  if (edge.sustainedBitsPerSecond === null && (totalBytes * 8) / totalSeconds <= band) return edge;
+  const rates = totalSeconds >= minimumRecordSeconds ? intervalRates(samples) : [];
+  for (let k = 0; k < rates.length; k += 1) {
+    const from = rates[k] as IntervalRate;
+    if (from.bitsPerSecond > band) continue;
+    const window = windowBefore(samples, from.startSeconds);
+    const rest = sustainedAfter(rates, k, null, window.seconds > 0 ? "detected" : "none");
+    if (rest.sustainedBitsPerSecond === null || rest.sustainedBitsPerSecond > band) continue;
+    if (window.seconds <= 0) return { ...rest, ceilingCheck: "known" };
+    if (!(window.bitsPerSecond > band)) continue;
+    return { ...rest, burst: window, ceilingCheck: "known" };
+  }
+  const excessBytes = Math.max(0, totalBytes - (ceiling / 8) * totalSeconds);
+  return {
+    burst: null,
+    burstFound: "detected",
+    sustainedBitsPerSecond: null,
+    sustainedMedianBitsPerSecond: null,
+    sustainedIntervals: 0,
+    sustainedNullReason: `ended inside the burst: ${formatMegabytes(excessBytes)} MB above the ${Math.round(ceiling / 1e6).toLocaleString("en-US")} Mbit/s ceiling in ${fmtSeconds(totalSeconds)}; a longer transfer (or more connections, which drain the burst sooner) would reach the sustained rate`,
+    ceilingCheck: "exceeded",
+    insideBurst: { excessBytes, seconds: totalSeconds, ceilingBitsPerSecond: ceiling },
+  };
+}
+
+const formatMegabytes = (bytes: number) => Math.round(bytes / 1e6).toLocaleString("en-US");
+
+/** Rate, seconds and bytes of the samples that start before `endSeconds` (measured time). */
+function windowBefore(samples: IntervalSamples, endSeconds: number): BurstWindow {
+  let bytes = 0;
+  let seconds = 0;
+  samples.startSeconds.forEach((start, i) => {
+    if (start < endSeconds - 1e-9) {
+      bytes += samples.bytes[i] as number;
+      seconds += samples.durationSeconds[i] as number;
+    }
+  });
+  return { bitsPerSecond: seconds > 0 ? (bytes * 8) / seconds : 0, seconds, bytes };
 }

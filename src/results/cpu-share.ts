@@ -1,8 +1,12 @@
+import { isEmulated } from "../plan/platforms.js";
 import type { PlatformFacts } from "./platform-facts.js";
 
 /** AWS: 1,769 MB of memory buys one vCPU, up to 6 vCPUs at 10,240 MB (Lambda documentation). */
 export const awsMegabytesPerVcpu = 1_769;
 export const awsMaxVcpus = 6;
+
+/** A cell is CPU-bound when its client used at least this share of the CPU it had. */
+export const cpuBoundShare = 0.9;
 
 /** The CPU an environment had, in cores, and where the figure comes from (shown in reports). */
 export interface CpuShare {
@@ -18,7 +22,7 @@ export interface CpuShare {
  */
 export function environmentCpuShare(memoryMb: number, facts: PlatformFacts | undefined): CpuShare {
   const hostCores = positive(facts?.details.hostCores);
-  if (facts?.platform === "local") {
+  if (facts && isEmulated(facts.platform)) {
     if (facts.unshaped && hostCores !== null)
       return { cores: hostCores, basis: `no CPU limit (unshaped lab): ${hostCores} host cores` };
     const profile = facts.details.profile;
@@ -38,7 +42,7 @@ export function environmentCpuShare(memoryMb: number, facts: PlatformFacts | und
   }
   const share = memoryMb / awsMegabytesPerVcpu;
   const basis =
-    facts?.platform === "aws"
+    facts && !isEmulated(facts.platform)
       ? `memory / ${awsMegabytesPerVcpu} MB per vCPU (AWS), at most ${awsMaxVcpus} vCPUs`
       : `memory / ${awsMegabytesPerVcpu} MB per vCPU (assumed: the run states no profile), at most ${awsMaxVcpus} vCPUs`;
   return { cores: Math.min(share, awsMaxVcpus), basis };

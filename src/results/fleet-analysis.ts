@@ -1,4 +1,6 @@
 import { stableHash } from "../plan/cell.js";
+import type { PlatformName } from "../plan/platforms.js";
+import { movesData } from "../probes/registry.js";
 import { recordRates } from "./record-rates.js";
 import type { ResultRecord } from "./result-record.js";
 import { normalizeSamples } from "./samples.js";
@@ -17,7 +19,7 @@ export interface FleetPoint {
   /** Groups the points of one chart: target, architecture, memory and the probe's parameters. */
   seriesKey: string;
   target: string;
-  platform: "local" | "aws";
+  platform: PlatformName;
   arch: string;
   memoryMb: number;
   probe: string;
@@ -50,14 +52,21 @@ export const MIN_OVERLAP_SHARE = 0.5;
  */
 export type FleetRateOf = (record: ResultRecord) => { bitsPerSecond: number | null; burstSeconds: number };
 
-/** Reports judge fleets on the sustained rate, with the aggregate window after every member's burst. */
-export const sustainedRate: FleetRateOf = (record) => {
-  const rates = recordRates(record);
-  return {
-    bitsPerSecond: rates?.sustainedBitsPerSecond ?? null,
-    burstSeconds: rates?.burst?.seconds ?? 0,
+/**
+ * Reports judge fleets on the sustained rate, with the aggregate window after every member's
+ * burst; `ceilingOf` gives the limit in force for a member's cell (`ceilingOfRecord`). A member
+ * that ended inside its burst has no sustained part: its whole transfer counts as burst, so its
+ * group has no shared window after the burst and is left out rather than averaged over the burst.
+ */
+export function sustainedRate(ceilingOf: (record: ResultRecord) => number | null): FleetRateOf {
+  return (record) => {
+    const rates = recordRates(record, ceilingOf(record));
+    return {
+      bitsPerSecond: rates?.sustainedBitsPerSecond ?? null,
+      burstSeconds: rates?.insideBurst?.seconds ?? rates?.burst?.seconds ?? 0,
+    };
   };
-};
+}
 
 /** Without burst detection: the whole-transfer rate, no burst. */
 export const effectiveRate: FleetRateOf = (record) => ({
@@ -75,7 +84,7 @@ export function analyzeFleets(
   records: readonly ResultRecord[],
   rateOf: FleetRateOf = effectiveRate,
 ): FleetPoint[] {
-  const measured = records.filter((r) => !r.warmup && r.bitsPerSecond !== null && r.probe !== "info" && r.ok);
+  const measured = records.filter((r) => !r.warmup && r.bitsPerSecond !== null && movesData(r.probe) && r.ok);
   const failedGroups = new Set(
     records.filter((r) => !r.warmup && !r.ok && r.groupId).map((r) => r.groupId as string),
   );

@@ -1,6 +1,8 @@
+import type { PlatformName } from "../plan/platforms.js";
+
 /** Facts recorded in the run manifest. */
 export interface PlatformFacts {
-  platform: "local" | "aws";
+  platform: PlatformName;
   /** Lab profile name or AWS region. */
   target: string;
   /** True when the numbers come from an emulation (the lab), labelled so in every report. */

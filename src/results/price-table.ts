@@ -1,4 +1,5 @@
 import type { Architecture } from "../plan/architecture.js";
+import { isEmulated, type PlatformName } from "../plan/platforms.js";
 import table from "./prices.json" with { type: "json" };
 
 /**
@@ -100,12 +101,12 @@ export const priceTable: PriceTable = {
 
 /** The price for a target (a region, or a lab profile priced as `labPricedAs`); null for an unknown region. */
 export function lambdaPrice(
-  platform: "local" | "aws",
+  platform: PlatformName,
   region: string,
   arch: Architecture,
   prices: PriceTable = priceTable,
 ): LambdaPrice | null {
-  const priceRegion = platform === "local" ? prices.labPricedAs : region;
+  const priceRegion = isEmulated(platform) ? prices.labPricedAs : region;
   const entry = prices.regions[priceRegion];
   if (!entry) return null;
   return {

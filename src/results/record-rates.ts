@@ -10,9 +10,14 @@ export interface RecordRates {
   /** The burst detected at the start (rate, seconds, bytes); null when none or undetermined. */
   burst: BurstWindow | null;
   burstFound: BurstAnalysis["burstFound"];
-  /** Median of the interval rates after the burst; null with the reason when there is no sustained part. */
+  /** Bytes over time after the burst; null with the reason when there is no sustained part. */
   sustainedBitsPerSecond: number | null;
+  /** Median of the interval rates after the burst: a diagnostic beside the sustained rate. */
+  sustainedMedianBitsPerSecond: number | null;
   sustainedNullReason: string | null;
+  /** Whether the sustained rate was checked against the ceiling in force (burst-detection.ts, rule 7). */
+  ceilingCheck: BurstAnalysis["ceilingCheck"];
+  insideBurst: BurstAnalysis["insideBurst"];
   /** iperf3 sum_sent / sum_received rates (schemaVersion 2); null when absent. */
   sentBitsPerSecond: number | null;
   receivedBitsPerSecond: number | null;
@@ -24,16 +29,26 @@ export interface RecordRates {
   cpuCores: number | null;
 }
 
-/** Rates of a successful measuring record; null for failures and probes that move no data (info). */
-export function recordRates(record: ResultRecord): RecordRates | null {
+/**
+ * Rates of a successful measuring record; null for failures and probes that move no data (info).
+ * `ceilingBitsPerSecond`: the payload limit in force for the record's cell (`ceiling.ts`); null
+ * when none is known, and the sustained rate is then unconfirmed.
+ */
+export function recordRates(
+  record: ResultRecord,
+  ceilingBitsPerSecond: number | null = null,
+): RecordRates | null {
   if (!record.ok || record.bitsPerSecond === null) return null;
-  const analysis = detectBurst(normalizeSamples(record.samples));
+  const analysis = detectBurst(normalizeSamples(record.samples), ceilingBitsPerSecond);
   return {
     effectiveBitsPerSecond: record.bitsPerSecond,
     burst: analysis.burst,
     burstFound: analysis.burstFound,
     sustainedBitsPerSecond: analysis.sustainedBitsPerSecond,
+    sustainedMedianBitsPerSecond: analysis.sustainedMedianBitsPerSecond,
     sustainedNullReason: analysis.sustainedNullReason,
+    ceilingCheck: analysis.ceilingCheck,
+    insideBurst: analysis.insideBurst,
     sentBitsPerSecond: sentSide(record)?.bitsPerSecond ?? null,
     receivedBitsPerSecond: receivedSide(record)?.bitsPerSecond ?? null,
     transferSeconds: record.seconds,

@@ -1,7 +1,9 @@
 import type { Cell } from "../plan/cell.js";
 import { probeParameters } from "../plan/cell.js";
+import { type PlatformName, targetName } from "../plan/platforms.js";
 import type { BucketMeasurement } from "../probes/bucket/measurement.js";
 import type { IntervalSamples } from "../probes/interval-sampler.js";
+import type { LatencyMeasurement } from "../probes/latency/measurement.js";
 import { type BucketFit, fitBucket } from "./bucket-fit.js";
 import type { InvocationOutcome, ServerCpuUse } from "./invocation-outcome.js";
 
@@ -28,7 +30,7 @@ export interface ResultRecord {
   /** 1-based; 0 for a warm-up invocation (never used in statistics). */
   repetition: number;
   warmup: boolean;
-  platform: "local" | "aws";
+  platform: PlatformName;
   /** Lab profile or AWS region. */
   target: string;
   memoryMb: number;
@@ -82,6 +84,8 @@ export interface ResultRecord {
    * fitted to them (null when the samples were too few). Absent in other records.
    */
   bucket?: { measurement: BucketMeasurement; fit: BucketFit | null };
+  /** latency probe only: every measured request's phase times, per connection mode. Absent in other records. */
+  latency?: LatencyMeasurement;
   /** Small probe details (info, the concurrency s3-get chose with `auto`); null when large or absent. */
   detail: unknown;
   /** The server side's CPU over the invocation (the lab sees it; AWS does not: null). Absent in older runs. */
@@ -121,7 +125,7 @@ export function buildRecord(args: {
     repetition,
     warmup: repetition === 0,
     platform: cell.target.platform,
-    target: cell.target.platform === "local" ? cell.target.profile : cell.target.region,
+    target: targetName(cell.target),
     memoryMb: cell.memoryMb,
     arch: cell.arch,
     probe: cell.probe.kind,
@@ -153,6 +157,7 @@ export function buildRecord(args: {
     groupId: group?.id ?? null,
     agentEndedAt: response ? agentEndTime(response.startedAt, response.durationSeconds) : null,
     ...(summary?.bucket ? { bucket: { measurement: summary.bucket, fit: fitBucket(summary.bucket) } } : {}),
+    ...(summary?.latency ? { latency: summary.latency } : {}),
     detail,
     serverCpu: outcome.serverCpu ?? null,
     error,

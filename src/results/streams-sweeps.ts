@@ -1,10 +1,11 @@
 import { stableHash } from "../plan/cell.js";
+import { probeNamed } from "../probes/registry.js";
 import { type FlowCapFit, fitFlowCap } from "./flow-cap-fit.js";
 import type { ResultRecord } from "./result-record.js";
 
 /**
  * The streams sweeps of a run: the same probe on the same target, architecture, memory size,
- * VPC setting and fleet size (environments at once) at three or more stream counts (iperf3 `parallel`, s3-get `concurrency`), each with its per-flow
+ * VPC setting and fleet size (environments at once) at three or more stream counts (the probe's streams parameter: iperf3 `parallel`, s3-get `concurrency`), each with its per-flow
  * cap fit. Pure.
  */
 export interface StreamsSweep {
@@ -26,9 +27,6 @@ export interface StreamsSweep {
  */
 const MIN_STREAM_COUNTS = 3;
 
-/** The parameter that counts streams, per probe kind. */
-const streamsParameter: Record<string, string> = { iperf3: "parallel", "s3-get": "concurrency" };
-
 /** What places a record (or a cell) on a streams axis: the condition without the stream count. */
 export type StreamsCondition = Pick<
   ResultRecord,
@@ -39,7 +37,7 @@ export type StreamsCondition = Pick<
 export function streamsPosition(
   condition: StreamsCondition,
 ): { key: string; streams: number; rest: Record<string, unknown> } | null {
-  const name = streamsParameter[condition.probe];
+  const name = probeNamed(condition.probe)?.plan?.streams?.parameter;
   if (!name) return null;
   const streams = condition.parameters[name];
   if (typeof streams !== "number") return null; // "auto" concurrency is not a point of the axis
@@ -77,7 +75,7 @@ export function streamsSweeps(records: readonly ResultRecord[]): StreamsSweep[] 
           arch: record.arch,
           memoryMb: record.memoryMb,
           probe: record.probe,
-          description: describeRest(record.probe, rest),
+          description: probeNamed(record.probe)?.plan?.streams?.sweepLabel(rest) ?? record.probe,
         },
         byStreams: new Map(),
       };
@@ -96,9 +94,4 @@ export function streamsSweeps(records: readonly ResultRecord[]): StreamsSweep[] 
     sweeps.push({ ...sweep, points, fit: fitFlowCap(points) });
   }
   return sweeps;
-}
-
-function describeRest(probe: string, rest: Record<string, unknown>): string {
-  if (probe === "iperf3") return `iperf3 ${String(rest.direction)} -t ${String(rest.timeSeconds)}s`;
-  return `s3-get ${String(rest.objectMib)} MiB chunk ${String(rest.chunkMib)} MiB`;
 }

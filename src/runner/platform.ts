@@ -1,5 +1,7 @@
 import type { AgentEventInput } from "../agent/event.js";
 import type { Architecture } from "../plan/architecture.js";
+import type { PlatformName } from "../plan/platforms.js";
+import type { ProbePeers } from "../probes/probe-descriptor.js";
 import type { InvocationOutcome } from "../results/invocation-outcome.js";
 import type { PlatformFacts } from "../results/platform-facts.js";
 
@@ -18,31 +20,15 @@ export interface EnvironmentVariant {
 }
 
 /** Peers the probes talk to, as the platform provides them. */
-export interface ProbeEndpoints {
-  iperf3?: {
-    host: string;
-    /** One port per test that may run at once (one test at a time per server port). */
-    ports: number[];
-    /** Credentials for RSA authentication, handed to the agent; never logged or recorded. */
-    auth?: { username: string; password: string; publicKeyPem: string; padding: "pkcs1" | "oaep" };
-  };
-  s3?: {
-    endpoint?: string;
-    region: string;
-    bucket: string;
-    pathStyle: boolean;
-    caPem?: string;
-    /** Where s3-put may write (the platform's grant); default `lambda-netbench/put/`. */
-    putKeyPrefix?: string;
-  };
-}
+/** The peers the platform offers the probes (defined beside the probes, which read them). */
+export type ProbeEndpoints = ProbePeers;
 
 /**
  * Implementations: `LocalPlatform` (src/platforms/local/local-platform.ts, the lab) and
  * `AwsPlatform` (src/platforms/aws/aws-platform.ts), each opened with an async static `open(...)`.
  */
 export interface Platform {
-  readonly name: "local" | "aws";
+  readonly name: PlatformName;
   readonly target: string;
   facts(): Promise<PlatformFacts>;
   /** How many invocations may run at once on this target. */

@@ -1,5 +1,7 @@
 import { expandPlan } from "../plan/expand-plan.js";
-import { type BucketProbeSpec, type Plan, type ProbeSpec, usesIperf3Server } from "../plan/plan-schema.js";
+import { type Plan, type ProbeSpec, usesIperf3Server } from "../plan/plan-schema.js";
+import { targetKey, targetsOn } from "../plan/platforms.js";
+import { plannedProbe } from "../probes/registry.js";
 import { type CostEstimate, estimateCost } from "../results/cost-estimate.js";
 import type { SourcedPrice } from "../results/price-table.js";
 import { defaultParallelism } from "./parallelism.js";
@@ -52,11 +54,8 @@ export interface PlanEstimateOptions {
 export function estimatePlan(plan: Plan, options: PlanEstimateOptions = {}): PlanEstimate {
   const cells = expandPlan(plan);
   const regions: RegionEstimate[] = [];
-  for (const target of plan.targets) {
-    if (target.platform !== "aws") continue;
-    const mine = cells.filter(
-      (cell) => cell.target.platform === "aws" && cell.target.region === target.region,
-    );
+  for (const target of targetsOn(plan.targets, "aws")) {
+    const mine = cells.filter((cell) => targetKey(cell.target) === targetKey(target));
     const lambda: Parameters<typeof estimateCost>[0]["lambda"] = [];
     let invocationSeconds = 0;
     let serverTransferBytes = 0;
@@ -138,34 +137,9 @@ export function estimateAwsCost(plan: Plan): { invocations: number; gigabyteSeco
 }
 
 function estimatedSeconds(probe: ProbeSpec): number {
-  switch (probe.kind) {
-    case "iperf3":
-      return probe.timeSeconds + probe.omitSeconds + 2;
-    case "s3-get":
-      return (probe.objectMib * 1_048_576) / defaultQuotaBytesPerSecond + 2;
-    case "s3-put":
-      return (probe.sizeMib * 1_048_576) / defaultQuotaBytesPerSecond + 2;
-    case "bucket":
-      return bucketProbeSeconds(probe) + 2;
-    case "info":
-      return 1;
-  }
-}
-
-/** The bucket probe's schedule: rest, the long transfer, every gap and its short transfer. */
-function bucketProbeSeconds(probe: BucketProbeSpec): number {
-  const gaps = probe.gapsSeconds.reduce((sum, gap) => sum + gap, 0);
-  const rest = probe.restSeconds ?? Math.max(...probe.gapsSeconds);
-  return rest + probe.transferSeconds + gaps + probe.gapsSeconds.length * probe.refillTransferSeconds;
+  return plannedProbe(probe).estimate(probe, defaultQuotaBytesPerSecond).seconds;
 }
 
 function iperf3Bytes(probe: ProbeSpec): number {
-  if (probe.kind === "bucket")
-    return (
-      defaultQuotaBytesPerSecond *
-      (probe.transferSeconds + probe.gapsSeconds.length * probe.refillTransferSeconds)
-    );
-  if (probe.kind !== "iperf3") return 0;
-  const directions = probe.direction === "bidir" ? 2 : 1;
-  return defaultQuotaBytesPerSecond * (probe.timeSeconds + probe.omitSeconds) * directions;
+  return plannedProbe(probe).estimate(probe, defaultQuotaBytesPerSecond).serverBytes;
 }

@@ -1,7 +1,8 @@
 import { hostname } from "node:os";
 import type { Cell } from "../plan/cell.js";
 import { expandPlan } from "../plan/expand-plan.js";
-import { type Plan, type Target, targetKey, targetName } from "../plan/plan-schema.js";
+import type { Plan } from "../plan/plan-schema.js";
+import { type Target, targetKey, targetName } from "../plan/platforms.js";
 import type { RunManifest } from "../results/manifest.js";
 import type { ResultRecord } from "../results/result-record.js";
 import { createRunDirectory, ResultsWriter, readRecords, writeManifest } from "../results/run-directory.js";

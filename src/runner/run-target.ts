@@ -1,9 +1,11 @@
 import { randomUUID } from "node:crypto";
 import { type Cell, stableHash } from "../plan/cell.js";
 import { usesIperf3Server } from "../plan/plan-schema.js";
+import { mebibyte } from "../probes/probe-descriptor.js";
+import { plannedProbe, testObjectSizes } from "../probes/registry.js";
 import type { InvocationOutcome } from "../results/invocation-outcome.js";
 import { buildRecord, type ResultRecord } from "../results/result-record.js";
-import { buildEvent, mebibyte } from "./build-event.js";
+import { buildEvent } from "./build-event.js";
 import { type EnvironmentVariant, type Platform, RunPausedError } from "./platform.js";
 import { PortPool } from "./port-pool.js";
 import { orderTasks, type Task } from "./task-order.js";
@@ -67,9 +69,7 @@ export async function runTarget(options: RunTargetOptions): Promise<RunTargetRes
   if (portProblems.length > 0) throw new FleetCapacityError(portProblems);
 
   const objectKeys = new Map<number, string | Error>();
-  for (const bytes of new Set(
-    tasks.flatMap((t) => (t.cell.probe.kind === "s3-get" ? [t.cell.probe.objectMib * mebibyte] : [])),
-  )) {
+  for (const bytes of testObjectSizes(tasks.map((t) => t.cell.probe))) {
     if (options.stop?.aborted) break;
     emit({
       type: "phase",
@@ -185,7 +185,8 @@ export async function runTarget(options: RunTargetOptions): Promise<RunTargetRes
     let event: ReturnType<typeof buildEvent>;
     try {
       const probe = task.cell.probe;
-      const objectKey = probe.kind === "s3-get" ? objectKeys.get(probe.objectMib * mebibyte) : undefined;
+      const objectBytes = plannedProbe(probe).testObjectBytes(probe);
+      const objectKey = objectBytes === null ? undefined : objectKeys.get(objectBytes);
       if (objectKey instanceof Error) throw new Error(`test object: ${objectKey.message}`);
       event = buildEvent(task.cell, {
         runId,

@@ -2,6 +2,8 @@ import { SchedulerClient } from "@aws-sdk/client-scheduler";
 import { SFNClient } from "@aws-sdk/client-sfn";
 import type { AwsCredentialIdentity, AwsCredentialIdentityProvider, RequestHandler } from "@smithy/types";
 import type { AwsClients } from "../platforms/aws/aws-clients.js";
+import { attachCallRetries } from "../platforms/aws/call-retries.js";
+import { awsRequestHandler } from "../platforms/aws/http-transport.js";
 
 /**
  * The two clients only schedules need, built like the others (same region, credentials,
@@ -18,19 +20,23 @@ export function withScheduleClients(
     credentials: AwsCredentialIdentity | AwsCredentialIdentityProvider;
     // biome-ignore lint/suspicious/noExplicitAny: the SDK clients accept any smithy request handler
     requestHandler?: RequestHandler<any, any>;
-    maxAttempts?: number;
   },
 ): ScheduleClients {
+  // through the environment's proxy as the other clients (http-transport.ts)
+  const requestHandler = options.requestHandler ?? awsRequestHandler();
   const common = {
     region: clients.region,
     credentials: options.credentials,
-    maxAttempts: options.maxAttempts ?? 3,
-    ...(options.requestHandler ? { requestHandler: options.requestHandler } : {}),
+    ...(clients.lambda.config.profile ? { profile: clients.lambda.config.profile } : {}),
+    maxAttempts: 1,
+    ...(requestHandler ? { requestHandler } : {}),
   };
   const sfn = new SFNClient(common);
   const scheduler = new SchedulerClient(common);
   clients.recorder.attach(sfn, clients.region);
   clients.recorder.attach(scheduler, clients.region);
+  attachCallRetries(sfn, clients.retries);
+  attachCallRetries(scheduler, clients.retries);
   return { ...clients, sfn, scheduler };
 }
 

@@ -1,7 +1,8 @@
 import { createHash } from "node:crypto";
 import { GetFunctionConfigurationCommand } from "@aws-sdk/client-lambda";
 import { HeadObjectCommand, PutObjectCommand } from "@aws-sdk/client-s3";
-import { type Plan, targetKey } from "../plan/plan-schema.js";
+import type { Plan } from "../plan/plan-schema.js";
+import { targetKey } from "../plan/platforms.js";
 import { errorName } from "../platforms/aws/backoff.js";
 import { pointAlias } from "../platforms/aws/function-aliases.js";
 import { publishVariants } from "../platforms/aws/function-versions.js";
@@ -9,6 +10,7 @@ import { functionName, stackName, testObjectKey } from "../platforms/aws/naming.
 import { addScheduleStack, nestedStackLogicalId } from "../platforms/aws/nested-stacks.js";
 import { permissionsBoundaryOutput, withPermissionsBoundary } from "../platforms/aws/organization.js";
 import { describeStack } from "../platforms/aws/stack-state.js";
+import { testObjectSizes } from "../probes/registry.js";
 import type { RunManifest } from "../results/manifest.js";
 import type { PlatformFacts } from "../results/platform-facts.js";
 import { buildExecutionPlan, writeExecutionPlan } from "./execution-plan.js";
@@ -175,11 +177,7 @@ function scheduledWork(
     warmup: plan.warmup,
     endpoints: { s3: { region, bucket, pathStyle: false } },
     objectKeys: new Map(
-      cells.flatMap((cell) =>
-        cell.probe.kind === "s3-get"
-          ? [[cell.probe.objectMib * 1_048_576, testObjectKey(cell.probe.objectMib * 1_048_576)] as const]
-          : [],
-      ),
+      testObjectSizes(cells.map((cell) => cell.probe)).map((bytes) => [bytes, testObjectKey(bytes)]),
     ),
     eventRunId: `schedule-${name}`,
     functionNameFor: (variant) =>

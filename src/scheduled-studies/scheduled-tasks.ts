@@ -1,8 +1,9 @@
 import type { AgentEventInput } from "../agent/event.js";
 import type { Cell } from "../plan/cell.js";
 import { usesIperf3Server } from "../plan/plan-schema.js";
+import { plannedProbe, testObjectSizes } from "../probes/registry.js";
 import type { InvocationFailureKind } from "../results/invocation-outcome.js";
-import { buildEvent, mebibyte } from "../runner/build-event.js";
+import { buildEvent } from "../runner/build-event.js";
 import type { EnvironmentVariant, ProbeEndpoints } from "../runner/platform.js";
 import { warmupCell } from "../runner/run-target.js";
 import { orderTasks } from "../runner/task-order.js";
@@ -62,13 +63,7 @@ export function buildScheduledWork(options: ScheduledWorkOptions): ScheduledWork
           skip: null,
         }))
       : [];
-  const testObjectBytes = [
-    ...new Set(
-      plannedTasks.flatMap(({ cell }) =>
-        cell.probe.kind === "s3-get" ? [cell.probe.objectMib * mebibyte] : [],
-      ),
-    ),
-  ];
+  const testObjectBytes = testObjectSizes(plannedTasks.map(({ cell }) => cell.probe));
   const ports = options.endpoints.iperf3?.ports ?? [];
   let iperf3Index = 0;
   const tasks = plannedTasks.map(({ cell, repetition }): ScheduledTask => {
@@ -80,8 +75,8 @@ export function buildScheduledWork(options: ScheduledWorkOptions): ScheduledWork
       // iperf3 servers take one test at a time per port: tasks take the ports in turn
       const port =
         usesIperf3Server(cell.probe) && ports.length > 0 ? ports[iperf3Index++ % ports.length] : undefined;
-      const objectKey =
-        cell.probe.kind === "s3-get" ? options.objectKeys.get(cell.probe.objectMib * mebibyte) : undefined;
+      const objectBytes = plannedProbe(cell.probe).testObjectBytes(cell.probe);
+      const objectKey = objectBytes === null ? undefined : options.objectKeys.get(objectBytes);
       const event = buildEvent(cell, {
         runId: options.eventRunId,
         repetition,

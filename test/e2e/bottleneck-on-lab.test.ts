@@ -3,49 +3,48 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
-import type { LabProfileInput } from "../../src/plan/lab-profile.js";
 import { validatePlan } from "../../src/plan/load-plan.js";
 import { privateLabName } from "../../src/platforms/local/lab-names.js";
 import { LocalPlatform } from "../../src/platforms/local/local-platform.js";
 import { analyzeRun } from "../../src/results/analysis.js";
 import { readRecords } from "../../src/results/run-directory.js";
 import { runPlan } from "../../src/runner/run-plan.js";
-import { acquireBenchLock, type BenchLock } from "../helpers/bench-lock.js";
 import { rootSkip } from "../helpers/root-gate.js";
+import { scaledProfile } from "../helpers/scaled-profile.js";
 
 /**
  * The bottleneck named on a real lab (private, as root): one profile whose CPU share is far too
- * small for its link at 512 MB (0.04 cores for 2,000 Mbit/s: CPU-bound), and a plain 200 Mbit/s
- * quota at 4,096 MB with CPU to spare (quota-bound). The lab records its iperf3 server's CPU
- * for every invocation.
+ * small for its link at 512 MB (full size: 0.08 cores for 2,000 Mbit/s: CPU-bound), and a plain
+ * 200 Mbit/s quota at 4,096 MB with CPU to spare (quota-bound), run at 1/4 of its rates and CPU
+ * share (0.02 cores for 500 Mbit/s, twice the 1 ms-per-period floor of cpu.max; 50 Mbit/s at
+ * 0.16 cores), the same ratios at rates a busy host carries. The lab records its iperf3 server's CPU for every invocation.
  */
 const skip = rootSkip("the bottleneck lab run");
-const profile: LabProfileInput = {
-  name: "cpu-starved",
-  description: "a CPU share too small for the link at 512 MB; a plain quota at 4,096 MB",
-  upload: [
-    { memoryMb: 512, megabitsPerSecond: 2_000 },
-    { memoryMb: 4_096, megabitsPerSecond: 200 },
-  ],
-  download: [{ memoryMb: 512, megabitsPerSecond: 2_000 }],
-  mbPerVcpu: 12_800,
-};
-let out: string;
-let lock: BenchLock | undefined;
-before(
-  async () => {
-    if (skip) return;
-    out = await mkdtemp(join(tmpdir(), "lnb-bottleneck-"));
-    lock = await acquireBenchLock(1_800);
+const starved = scaledProfile(
+  {
+    name: "cpu-starved",
+    description: "a CPU share too small for the link at 512 MB; a plain quota at 4,096 MB",
+    upload: [
+      { memoryMb: 512, megabitsPerSecond: 2_000 },
+      { memoryMb: 4_096, megabitsPerSecond: 200 },
+    ],
+    download: [{ memoryMb: 512, megabitsPerSecond: 2_000 }],
+    mbPerVcpu: 6_400,
   },
-  { timeout: 2_000_000 },
+  4,
+  { cpu: "scaled" },
 );
+const profile = starved.profile;
+let out: string;
+before(async () => {
+  if (skip) return;
+  out = await mkdtemp(join(tmpdir(), "lnb-bottleneck-"));
+});
 after(async () => {
-  lock?.release();
   if (out) await rm(out, { recursive: true, force: true });
 });
 
-test("a CPU share too small for the link is CPU-bound; a plain quota is quota-bound", {
+test(`a CPU share too small for the link is CPU-bound; a plain quota is quota-bound (${starved.label})`, {
   skip,
   timeout: 900_000,
 }, async () => {

@@ -5,29 +5,36 @@ import type { Plan } from "../../src/plan/plan-schema.js";
 import { presets } from "../../src/plan/presets.js";
 import type { ResultRecord } from "../../src/results/result-record.js";
 import { runOnPrivateLab } from "../helpers/measured-run.js";
+import type { ScaledProfile } from "../helpers/scaled-profile.js";
 import { median } from "../helpers/seed-figures.js";
 
 /**
- * The seed preset run on a fitted lab profile, with the study's definitions (seed-study.md):
- * iperf3 -P 4 -t 10 sender side, S3 1 GiB at concurrency 10 timed whole, 3 repetitions and
- * medians, as the study. `keep` picks the preset's probes a check needs and `memoryMb` the sizes
- * (the preset's six by default), so a slow test runs only what it compares.
+ * The seed preset run on a fitted lab profile scaled by test/helpers/scaled-profile.ts, with the
+ * study's definitions (seed-study.md): iperf3 -P 4 -t 10 sender side, S3 at concurrency 10 timed
+ * whole, 3 repetitions and medians, as the study. The S3 object and its chunks shrink with the
+ * rates (1 GiB in 16 MiB chunks at full rate: 128 MiB in 2 MiB chunks at 1/8), so a download
+ * takes the study's time and splits into the same 64 parts: the table keeps its ratios and its
+ * seconds. `keep` picks the preset's probes a check needs and `memoryMb` the sizes (the preset's
+ * six by default), so a slow test runs only what it compares.
  */
 export async function runSeed(
   parentDir: string,
-  profile: string,
+  scaled: ScaledProfile,
   keep: (kind: string, concurrency: unknown) => boolean,
   memoryMb?: number[],
 ): Promise<ResultRecord[]> {
   const seed = validatePlan(presets.seed);
   const plan: Plan = {
     ...seed,
-    name: `seed-${profile}`,
-    targets: [{ platform: "local", profile }],
+    name: `seed-${scaled.name}`,
+    targets: [{ platform: "local", profile: scaled.name }],
+    profiles: [scaled.profile],
     ...(memoryMb ? { memoryMb } : {}),
-    probes: seed.probes.filter((p) => keep(p.kind, p.kind === "s3-get" ? p.concurrency : null)),
+    probes: seed.probes
+      .filter((p) => keep(p.kind, p.kind === "s3-get" ? p.concurrency : null))
+      .map((p) => (p.kind === "s3-get" ? { ...p, ...scaledObject(p, scaled.divisor) } : p)),
   };
-  const parent = join(parentDir, `${profile}-${plan.probes.map((p) => p.kind).join("-")}`);
+  const parent = join(parentDir, `${scaled.name}-${plan.probes.map((p) => p.kind).join("-")}`);
   const records = await runOnPrivateLab(plan, parent, { preset: "seed", configPath: null, regions: null });
   const measured = records.filter((r) => !r.warmup);
   assert.ok(
@@ -35,6 +42,17 @@ export async function runSeed(
     JSON.stringify(measured.find((r) => !r.ok)?.error),
   );
   return measured;
+}
+
+/** An s3-get probe's object and chunk at 1/divisor of their size, refused where that is not whole MiB. */
+function scaledObject(probe: { objectMib: number; chunkMib: number }, divisor: number) {
+  const objectMib = probe.objectMib / divisor;
+  const chunkMib = probe.chunkMib / divisor;
+  if (!Number.isInteger(objectMib) || chunkMib < 1)
+    throw new Error(
+      `divisor: ${divisor} does not divide the seed's ${probe.objectMib} MiB object into whole MiB and chunks of at least 1 MiB`,
+    );
+  return { objectMib, chunkMib };
 }
 
 /** Per memory size, the median of `value` over the probe's 3 repetitions. */

@@ -1,16 +1,29 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { useMeasuringScratch } from "../helpers/measured-run.js";
-import { type FigureBasis, senderBitsPerSecond, wholeDownloadSeconds } from "../helpers/seed-figures.js";
+import { useScratch } from "../helpers/measured-run.js";
+import { scaledProfile } from "../helpers/scaled-profile.js";
+import {
+  type FigureBasis,
+  receivedBitsPerSecond,
+  senderBitsPerSecond,
+  wholeDownloadSeconds,
+} from "../helpers/seed-figures.js";
 import { byMemory, runSeed } from "./seed-on-lab.js";
 
 /**
- * The seed preset on the fitted Oregon profile (raised to 3,000 Mbit/s) reproduces the published
- * table (seed-study.md): iperf3 at the six memory sizes, and S3 1 GiB at concurrency 10 at the
- * two sizes the study publishes (1,024 and 10,240 MB). It needs well under one core of CPU
- * (0.34 on average, 0.59 at the 90th percentile of 1 s samples), so it is "paired" in test/tiers.json.
+ * The seed preset on the fitted Oregon profile (raised to 3,000 Mbit/s) at 1/8 of its rates
+ * reproduces the published table (seed-study.md) scaled: iperf3 at the six memory sizes (the
+ * study's Mbit/s / 8), and S3 at concurrency 10 at the two sizes the study publishes (1,024 and
+ * 10,240 MB), a 128 MiB object in the study's seconds (its 1 GiB / 8, see seed-on-lab.ts). At
+ * most 500 Mbit/s (the burst's peak) crosses a shaper.
+ *
+ * The level at 8,192 and 10,240 MB (4 flows x the 75 Mbit/s cap) is judged on what iperf3
+ * received: the sender side also counts what the send buffers hold when the test ends, the same
+ * bytes at any rate, so at 1/8 it adds 4-8% (sent 313.7 and 322.7 Mbit/s on 300, 2026-12-02)
+ * where at full rate it adds ~1%. The flat and rising shape is the sender side, the study's.
  */
-const scratch = useMeasuringScratch("lnb-seed-oregon-");
+const scratch = useScratch("lnb-seed-oregon-");
+const oregon = scaledProfile("seed-oregon-2026", 8);
 
 const M = 1e6;
 const bases = new Set<FigureBasis>();
@@ -18,14 +31,14 @@ const bases = new Set<FigureBasis>();
 const within = (actual: number, expected: number, fraction: number) =>
   Math.abs(actual - expected) <= expected * fraction;
 
-test("seed preset on seed-oregon-2026 reproduces the published Oregon table", {
+test(`seed preset on ${oregon.label} reproduces the published Oregon table (rates / 8, the same seconds)`, {
   timeout: 2_400_000,
 }, async () => {
   const records = [
-    ...(await runSeed(scratch(), "seed-oregon-2026", (kind) => kind === "iperf3")),
+    ...(await runSeed(scratch(), oregon, (kind) => kind === "iperf3")),
     ...(await runSeed(
       scratch(),
-      "seed-oregon-2026",
+      oregon,
       (kind, concurrency) => kind === "s3-get" && concurrency === 10,
       [1_024, 10_240],
     )),
@@ -35,6 +48,7 @@ test("seed preset on seed-oregon-2026 reproduces the published Oregon table", {
     bases.add(figure.basis);
     return figure.value;
   });
+  const received = byMemory(records, "iperf3", receivedBitsPerSecond);
   const whole = byMemory(records, "s3-get", (r) => {
     const figure = wholeDownloadSeconds(r);
     bases.add(figure.basis);
@@ -42,15 +56,22 @@ test("seed preset on seed-oregon-2026 reproduces the published Oregon table", {
   });
   const table = [...sent.keys()].map(
     (m) =>
-      `${m} MB: iperf3 sent ${Math.round((sent.get(m) ?? 0) / M)} Mbit/s${whole.has(m) ? `, S3 1 GiB ${whole.get(m)?.toFixed(2)} s` : ""}`,
+      `${m} MB: iperf3 sent ${((sent.get(m) ?? 0) / M).toFixed(1)} Mbit/s, received ${((received.get(m) ?? 0) / M).toFixed(1)}${whole.has(m) ? `, S3 128 MiB ${whole.get(m)?.toFixed(2)} s` : ""}`,
   );
-  console.log(`seed-oregon-2026 (definitions: ${[...bases].join(", ")}):\n  ${table.join("\n  ")}`);
+  console.log(`${oregon.label} (definitions: ${[...bases].join(", ")}):\n  ${table.join("\n  ")}`);
   const s3At = (m: number) => whole.get(m) ?? Number.NaN;
   const iperfAt = (m: number) => (sent.get(m) ?? Number.NaN) / M;
+  const receivedAt = (m: number) => (received.get(m) ?? Number.NaN) / M;
   assert.ok(within(s3At(1_024), 13.36, 0.05), `S3 at 1,024 MB: ${s3At(1_024)} s, study 13.36 s`);
   assert.ok(within(s3At(10_240), 2.89, 0.05), `S3 at 10,240 MB: ${s3At(10_240)} s, study 2.89 s`);
-  assert.ok(within(iperfAt(8_192), 2_400, 0.05), `iperf3 at 8,192 MB: ${iperfAt(8_192)}, study ~2,400`);
-  assert.ok(within(iperfAt(10_240), 2_400, 0.05), `iperf3 at 10,240 MB: ${iperfAt(10_240)}, study ~2,400`);
+  assert.ok(
+    within(receivedAt(8_192), 2_400 / 8, 0.05),
+    `iperf3 received at 8,192 MB: ${receivedAt(8_192)}, study ~2,400 / 8`,
+  );
+  assert.ok(
+    within(receivedAt(10_240), 2_400 / 8, 0.05),
+    `iperf3 received at 10,240 MB: ${receivedAt(10_240)}, study ~2,400 / 8`,
+  );
   assert.ok(
     within(iperfAt(2_048), iperfAt(1_024), 0.05),
     `iperf3 1,024 vs 2,048 MB: ${iperfAt(1_024)} vs ${iperfAt(2_048)}`,

@@ -10,24 +10,18 @@ import type { RunManifest } from "../../src/results/manifest.js";
 import type { ResultRecord } from "../../src/results/result-record.js";
 import { readRecords } from "../../src/results/run-directory.js";
 import { runPlan } from "../../src/runner/run-plan.js";
-import { acquireBenchLock, type BenchLock } from "./bench-lock.js";
 
 /**
- * For a measuring test file: a scratch directory and the bench lock, taken before its tests and
- * released and removed after them. Returns the directory's path (valid once the tests run).
+ * For a measuring test file: a scratch directory, made before its tests and removed after them.
+ * Returns the directory's path (valid once the tests run). No bench lock: a measuring file runs
+ * its profiles scaled (scaled-profile.ts) to rates a busy host carries.
  */
-export function useMeasuringScratch(prefix: string): () => string {
+export function useScratch(prefix: string): () => string {
   let dir = "";
-  let lock: BenchLock | undefined;
-  before(
-    async () => {
-      dir = await mkdtemp(join(tmpdir(), prefix));
-      lock = await acquireBenchLock(1_800);
-    },
-    { timeout: 2_000_000 },
-  );
+  before(async () => {
+    dir = await mkdtemp(join(tmpdir(), prefix));
+  });
   after(async () => {
-    lock?.release();
     if (dir) await rm(dir, { recursive: true, force: true });
   });
   return () => dir;
@@ -44,6 +38,7 @@ export async function runOnPrivateLab(
     openPlatform: (target) =>
       LocalPlatform.open({
         profile: target.platform === "local" ? target.profile : "",
+        customProfiles: plan.profiles ?? [],
         labName: privateLabName(),
       }),
   });

@@ -3,7 +3,7 @@ import {
   type S3PutEvent,
   s3GetEventSchema,
   s3PutEventSchema,
-} from "../../src/agent/event.js";
+} from "../../src/probes/s3/options.js";
 import { S3RVER_CREDENTIALS } from "./s3rver-instance.js";
 
 /** Events for the S3 probes against a test server, through the real schema (so defaults apply). */

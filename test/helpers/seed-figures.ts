@@ -1,4 +1,8 @@
-import { sentSide, wholeDownloadSeconds as wholeSecondsOf } from "../../src/results/record-sides.js";
+import {
+  receivedSide,
+  sentSide,
+  wholeDownloadSeconds as wholeSecondsOf,
+} from "../../src/results/record-sides.js";
 import type { ResultRecord } from "../../src/results/result-record.js";
 
 /**
@@ -13,6 +17,13 @@ export function senderBitsPerSecond(record: ResultRecord): { value: number; basi
   const sent = sentSide(record);
   if (!sent) throw new Error(`record ${record.cellId}#${record.repetition}: no sent side (C2 sent)`);
   return { value: sent.bitsPerSecond, basis: "C2" };
+}
+
+/** iperf3's receiver side (end.sum_received): what crossed the link, without what the send buffers held. */
+export function receivedBitsPerSecond(record: ResultRecord): number {
+  const received = receivedSide(record);
+  if (!received) throw new Error(`record ${record.cellId}#${record.repetition}: no received side`);
+  return received.bitsPerSecond;
 }
 
 export function wholeDownloadSeconds(record: ResultRecord): { value: number; basis: FigureBasis } {

@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { test } from "node:test";
 import { cellId } from "../../src/plan/cell.js";
 import { expandPlan, PlanError } from "../../src/plan/expand-plan.js";
+import { builtInProfiles } from "../../src/plan/lab-profile.js";
 import { loadPlan, validatePlan } from "../../src/plan/load-plan.js";
 import { planJsonSchemaPath, planJsonSchemaText } from "../../src/plan/plan-json-schema.js";
 import { presets } from "../../src/plan/presets.js";
@@ -126,6 +127,38 @@ test("parallel and concurrency lists are a streams axis; single values keep thei
   assert.equal(expandPlan(streams).length, 10);
 });
 
+test("the latency preset: three request sizes at six memory sizes, one environment at a time, on a 20 ms CPU period", async () => {
+  const plan = validatePlan(presets.latency);
+  assert.equal(plan.parallelism, 1);
+  assert.deepEqual(plan.memoryMb, [128, 256, 512, 1024, 1769, 3008]);
+  assert.deepEqual(
+    plan.probes.map((p) => (p.kind === "latency" ? [p.bytes, p.requests, p.connections.length] : null)),
+    [
+      [1024, 100, 2],
+      [65_536, 100, 2],
+      [1_048_576, 100, 2],
+    ],
+  );
+  assert.equal(expandPlan(plan).length, 6 * 3);
+  const [target] = plan.targets;
+  const profile = plan.profiles?.find((p) => target?.platform === "local" && p.name === target.profile);
+  assert.equal(profile?.cpuPeriodMs, 20);
+  // the same link as default-625, only the CPU period differs
+  const { name: _n, description: _d, source: _s, cpuPeriodMs: _p, ...link } = profile ?? ({} as never);
+  const base = builtInProfiles.find((p) => p.name === "default-625");
+  const {
+    name: _bn,
+    description: _bd,
+    source: _bs,
+    cpuPeriodMs: basePeriod,
+    ...baseLink
+  } = base ?? ({} as never);
+  assert.equal(basePeriod, 100);
+  assert.deepEqual(link, baseLink);
+  const onAws = await loadPlan({ preset: "latency", regions: ["us-east-1"] });
+  assert.deepEqual(onAws.targets, [{ platform: "aws", region: "us-east-1" }]);
+});
+
 test("--regions swaps the targets for AWS regions; unknown presets are named", async () => {
   const plan = await loadPlan({ preset: "seed", regions: ["us-west-2", "ap-northeast-1"] });
   assert.deepEqual(plan.targets, [
@@ -134,7 +167,7 @@ test("--regions swaps the targets for AWS regions; unknown presets are named", a
   ]);
   await assert.rejects(
     loadPlan({ preset: "huge" }),
-    /--preset: unknown preset "huge" \(allowed: quick, seed, full, streams\)/,
+    /--preset: unknown preset "huge" \(allowed: quick, seed, full, streams, latency\)/,
   );
   await assert.rejects(loadPlan({ regions: ["nowhere"] }), /targets\.0\.region/);
   assert.equal((await loadPlan({})).name, "quick", "no source: the quick preset");

@@ -1,4 +1,5 @@
+import { scaledProfile } from "../helpers/scaled-profile.js";
 import { testProbeAgainstStock, useTruthLab } from "./iperf3-truth.js";
 
-/** The light truth case (625 Mbit/s), which may measure beside another light file: see iperf3-truth.ts. */
-testProbeAgainstStock(useTruthLab(), "default-625", 1024);
+/** The truth case on default-625 at 1/5 of its rates (125 Mbit/s): see iperf3-truth.ts. */
+testProbeAgainstStock(useTruthLab(), scaledProfile("default-625", 5), 1024);

@@ -9,6 +9,7 @@ import {
 } from "../../src/plan/lab-profile.js";
 import { validatePlan } from "../../src/plan/load-plan.js";
 import { NOT_CHECKED, parseKernelProbe } from "../../src/platforms/local/capabilities.js";
+import { CFS_PERIOD_US, quotaMicroseconds } from "../../src/platforms/local/cgroups.js";
 import {
   cloudVethName,
   environmentLinkAddresses,
@@ -75,6 +76,36 @@ test("CPU share is memory / 1,769 vCPU capped by the host's cores; memory limit 
     () => environmentShape(profile, 64, 2),
     /memoryMb: 64 is not allowed \(allowed: 128-10,240 MB\)/,
   );
+});
+
+test("the CPU share's CFS period: the kernel's 100 ms unless a profile sets cpuPeriodMs; the quota scales with it", () => {
+  const profile = resolveProfile("default-625");
+  assert.equal(profile.cpuPeriodMs, 100);
+  assert.equal(environmentShape(profile, 128, 2).cpuPeriodMicroseconds, 100_000);
+  const short = labProfileSchema.parse({ ...profile, name: "period-20", cpuPeriodMs: 20 });
+  const shape = environmentShape(short, 128, 2);
+  assert.equal(shape.cpuPeriodMicroseconds, 20_000);
+  // 128 MB: 0.0724 of a core, 1,447 us of every 20,000 (7,236 of every 100,000)
+  assert.equal(quotaMicroseconds(shape.cpuCores, shape.cpuPeriodMicroseconds), 1_447);
+  assert.equal(quotaMicroseconds(shape.cpuCores), 7_236);
+  // the kernel's smallest quota is 1 ms: a tinier share gets 1 ms per period
+  assert.equal(quotaMicroseconds(0.01, 20_000), 1_000);
+  assert.equal(quotaMicroseconds(2, 20_000), 40_000, "two cores: twice the period");
+  assert.equal(CFS_PERIOD_US, 100_000);
+  for (const [value, message] of [
+    [0, /profiles\.0\.cpuPeriodMs: Too small: expected number to be >=1/],
+    [1001, /profiles\.0\.cpuPeriodMs: Too big: expected number to be <=1000/],
+    [2.5, /profiles\.0\.cpuPeriodMs: .*int/],
+  ] as const)
+    assert.match(
+      profileProblems({
+        name: "bad",
+        download: profile.download,
+        upload: profile.upload,
+        cpuPeriodMs: value,
+      }),
+      message,
+    );
 });
 
 /** What the plan says of a custom profile it is given (the one place custom profiles are validated). */

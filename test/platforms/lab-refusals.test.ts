@@ -3,8 +3,9 @@ import { spawnSync } from "node:child_process";
 import { chmodSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { after, test } from "node:test";
+import { after, before, test } from "node:test";
 import { netemProblem } from "../../src/platforms/local/capabilities.js";
+import { bundleCli, type CliBundle } from "../helpers/cli-bundle.js";
 import { cliArgv } from "../helpers/cli-process.js";
 
 /**
@@ -12,11 +13,22 @@ import { cliArgv } from "../helpers/cli-process.js";
  * exists: an unknown profile, a custom profile with a bad curve or a negative round trip, a
  * round trip where the kernel has no netem, and a shaped run or `lab up` by a non-root user
  * (told about sudo and --unshaped). The non-root cases run the real CLI as `nobody`
- * (setpriv), so the check is the one a real user meets, not an override.
+ * (setpriv), so the check is the one a real user meets, not an override. `nobody` runs the CLI
+ * bundled into a directory it may read (test/helpers/cli-bundle.ts): the checkout may sit where
+ * only root may enter (a clone under `mktemp -d`, or in /root).
  */
 const work = mkdtempSync(join(tmpdir(), "lnb-refusals-"));
 chmodSync(work, 0o777);
-after(() => rmSync(work, { recursive: true, force: true }));
+const asRoot = process.getuid?.() === 0;
+const noSetpriv = asRoot && spawnSync("setpriv", ["--version"]).status !== 0;
+let bundle: CliBundle | undefined;
+before(async () => {
+  if (asRoot && !noSetpriv) bundle = await bundleCli();
+});
+after(() => {
+  rmSync(work, { recursive: true, force: true });
+  bundle?.remove();
+});
 
 const slowLink = {
   name: "slow-link",
@@ -41,17 +53,28 @@ function planFile(name: string, profile: Record<string, unknown>, targetProfile 
   return path;
 }
 
-/** The CLI from source; as `nobody` when asked (and when we are root, so we can drop to it). */
+/** The CLI from source; as `nobody` when asked (and when we are root, so we can drop to it), from the bundle. */
 function cli(args: string[], asNobody = false): { status: number | null; stderr: string } {
-  const argv = cliArgv(args);
-  const nobody = asNobody && process.getuid?.() === 0;
-  const result = nobody
-    ? spawnSync(
-        "setpriv",
-        ["--reuid=nobody", "--regid=nogroup", "--clear-groups", "--reset-env", process.execPath, ...argv],
-        { encoding: "utf8", env: { PATH: process.env.PATH ?? "/usr/bin:/bin" }, timeout: 120_000 },
-      )
-    : spawnSync(process.execPath, argv, { encoding: "utf8", timeout: 120_000 });
+  const result =
+    asNobody && bundle
+      ? spawnSync(
+          "setpriv",
+          [
+            "--reuid=nobody",
+            "--regid=nogroup",
+            "--clear-groups",
+            "--reset-env",
+            process.execPath,
+            ...bundle.argv(args),
+          ],
+          {
+            cwd: bundle.dir,
+            encoding: "utf8",
+            env: { PATH: process.env.PATH ?? "/usr/bin:/bin" },
+            timeout: 120_000,
+          },
+        )
+      : spawnSync(process.execPath, cliArgv(args), { encoding: "utf8", timeout: 120_000 });
   return { status: result.status, stderr: result.stderr };
 }
 
@@ -107,10 +130,7 @@ test("a custom profile with a bad curve or a negative round trip: exit 2 naming 
 });
 
 test("a shaped run or lab up without root is refused naming sudo and --unshaped", {
-  skip:
-    process.getuid?.() === 0 && spawnSync("setpriv", ["--version"]).status !== 0
-      ? "SKIPPED: setpriv (util-linux) is needed to run the CLI as nobody"
-      : false,
+  skip: noSetpriv ? "SKIPPED: setpriv (util-linux) is needed to run the CLI as nobody" : false,
 }, () => {
   const out = join(work, "out-nobody");
   const run = cli(["run", "--preset", "quick", "--out", out], true);

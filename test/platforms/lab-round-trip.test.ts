@@ -51,10 +51,11 @@ test("netem holds half the round trip on each end, under it the tbf holds the ra
   assert.match(qdiscs, /qdisc netem 1: root .*delay 10(\.0)?ms/);
   assert.match(qdiscs, /qdisc tbf 10: parent 1:1 rate 100Mbit/);
   // the TCP handshake to the lab's S3 endpoint takes one round trip (curl's time_connect;
-  // ping is not installed everywhere): the best of 5 must show the 20 ms
+  // ping is not installed everywhere): the median of 5 shows the 20 ms, and a handshake can
+  // never be shorter than netem's delay
   const endpoint = lab.platform.endpoints().s3?.endpoint ?? "";
   const connects: number[] = [];
-  for (let attempt = 0; attempt < 5; attempt += 1) {
+  for (let sample = 0; sample < 5; sample += 1) {
     const curl = await lab.platform.execInEnvironment(1024, "curl", [
       "-s",
       "-o",
@@ -68,9 +69,12 @@ test("netem holds half the round trip on each end, under it the tbf holds the ra
     assert.equal(curl.exitCode, 0, curl.stderr || curl.stdout);
     connects.push(Number(curl.stdout) * 1000);
   }
-  const best = Math.min(...connects);
   t.diagnostic(`TCP connect: ${connects.map((ms) => ms.toFixed(1)).join(", ")} ms`);
-  assert.ok(best >= 20 && best < 60, `best TCP connect ${best} ms`);
+  assert.ok(
+    connects.every((ms) => ms >= 20),
+    `a TCP connect under the 20 ms round trip: ${connects.join(", ")} ms`,
+  );
+  assert.ok(median(connects) < 60, `median TCP connect ${median(connects)} ms`);
 });
 
 test("stock iperf3 gets the profile's 100 Mbit/s both ways through the 20 ms round trip", {

@@ -1,25 +1,16 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { IntervalSampler } from "../../src/probes/interval-sampler.js";
+import { IntervalSampler, type IntervalSamples } from "../../src/probes/interval-sampler.js";
+import { VirtualLoop } from "./support/virtual-loop.js";
 
-function busyWait(ms: number): void {
-  const until = performance.now() + ms;
-  while (performance.now() < until) {
-    // deliberately block the event loop, as a GC pause or a CPU-starved environment would
-  }
-}
+/**
+ * The sampler on a loop whose clock and turns the test drives (support/virtual-loop.ts): what
+ * it does around a stall depends on when each turn runs, which a loaded host does not keep, so
+ * the stall, the backlog's pace and the timers' lateness are written here, exactly. One test
+ * runs it on the real event loop, with checks that hold however late its timers are.
+ */
 
-test("intervals carry measured starts and lengths that tile the measured period", async () => {
-  const sampler = new IntervalSampler(50);
-  const startMs = performance.now();
-  sampler.start(startMs);
-  const feeder = setInterval(() => sampler.add(1000), 5);
-  await new Promise((resolve) => setTimeout(resolve, 420));
-  clearInterval(feeder);
-  const endMs = performance.now();
-  const samples = sampler.stop(endMs);
-  assert.equal(samples.intervalSeconds, 0.05);
-  assert.ok(samples.bytes.length >= 5, `intervals: ${samples.bytes.length}`);
+function assertTiles(samples: IntervalSamples, periodSeconds: number): void {
   assert.equal(samples.startSeconds.length, samples.bytes.length);
   assert.equal(samples.durationSeconds.length, samples.bytes.length);
   assert.equal(samples.startSeconds[0], 0);
@@ -32,131 +23,159 @@ test("intervals carry measured starts and lengths that tile the measured period"
   }
   const last = samples.bytes.length - 1;
   const totalSeconds = (samples.startSeconds[last] as number) + (samples.durationSeconds[last] as number);
-  assert.ok(Math.abs(totalSeconds - (endMs - startMs) / 1000) < 1e-9, "the intervals cover the whole period");
+  assert.ok(Math.abs(totalSeconds - periodSeconds) < 1e-9, "the intervals cover the whole period");
+}
+
+const total = (values: number[]) => values.reduce((sum, value) => sum + value, 0);
+
+test("intervals carry measured starts and lengths that tile the measured period", () => {
+  const loop = new VirtualLoop();
+  const sampler = new IntervalSampler(50, undefined, loop);
+  sampler.start(0);
+  loop.run(420, 5, () => sampler.add(1000));
+  const samples = sampler.stop(420);
+  assert.equal(samples.intervalSeconds, 0.05);
+  assertTiles(samples, 0.42);
+  // each close waits three turns after its timer (5 ms apart here): 0-60 ms, then 50 ms each
+  assert.deepEqual(
+    samples.durationSeconds.map((seconds) => Math.round(seconds * 1000)),
+    [60, 50, 50, 50, 50, 50, 50, 60],
+  );
+  assert.equal(total(samples.bytes), 84 * 1000, "every byte added is in one interval");
 });
 
-test("a late timer makes one longer interval, not a zero followed by a double", async () => {
+test("on the real event loop: the intervals tile the period and hold every byte added", async () => {
   const sampler = new IntervalSampler(50);
-  sampler.start();
-  // a steady 1 byte per ms, credited when the loop gets to it (as reads after a stall are)
-  let creditedUntilMs = performance.now();
-  const credit = () => {
-    const now = performance.now();
-    sampler.add(Math.round(now - creditedUntilMs));
-    creditedUntilMs = now;
-  };
-  const feeder = setInterval(credit, 2);
-  await new Promise((resolve) => setTimeout(resolve, 120));
-  busyWait(300);
-  await new Promise((resolve) => setTimeout(resolve, 150));
-  clearInterval(feeder);
-  credit();
-  const samples = sampler.stop();
-  const rates = samples.bytes.map((bytes, i) => bytes / ((samples.durationSeconds[i] as number) * 1000));
-  assert.ok(
-    samples.durationSeconds.some((seconds) => seconds >= 0.3),
-    `the stalled interval is as long as the stall: ${samples.durationSeconds.join(", ")}`,
-  );
-  for (const [i, rate] of rates.entries()) {
-    // 1 byte/ms; generous for timer jitter on a noisy machine
-    assert.ok(
-      rate < 1.6,
-      `interval ${i}: ${rate.toFixed(2)} bytes/ms (${samples.bytes[i]} in ${samples.durationSeconds[i]} s)`,
-    );
-  }
-  const zeroThenDouble = samples.bytes.some(
-    (bytes, i) => i + 1 < samples.bytes.length && bytes === 0 && (rates[i + 1] as number) > 1.6,
-  );
-  assert.equal(zeroThenDouble, false);
-});
-
-test("a sliver of a last interval is merged into the one before", async () => {
-  const sampler = new IntervalSampler(100);
   const startMs = performance.now();
   sampler.start(startMs);
+  let added = 0;
+  const feeder = setInterval(() => {
+    sampler.add(1000);
+    added += 1000;
+  }, 5);
+  await new Promise((resolve) => setTimeout(resolve, 420));
+  clearInterval(feeder);
+  const endMs = performance.now();
+  const samples = sampler.stop(endMs);
+  assert.ok(samples.bytes.length >= 1);
+  assertTiles(samples, (endMs - startMs) / 1000);
+  assert.equal(total(samples.bytes), added);
+});
+
+test("a late timer makes one longer interval, not a zero followed by a double", () => {
+  const loop = new VirtualLoop();
+  const sampler = new IntervalSampler(50, undefined, loop);
+  sampler.start(0);
+  // a steady 1 byte per ms, credited when the loop gets to it (as reads after a stall are)
+  let creditedUntilMs = 0;
+  const credit = (atMs: number) => {
+    sampler.add(atMs - creditedUntilMs);
+    creditedUntilMs = atMs;
+  };
+  loop.run(120, 2, credit);
+  // the loop is blocked from 120 to 420 ms: the next turn reads the 300 ms that arrived meanwhile
+  loop.turn(420, () => credit(420));
+  loop.run(570, 2, credit);
+  const samples = sampler.stop(570);
+  assertTiles(samples, 0.57);
+  const rates = samples.bytes.map((bytes, i) => bytes / ((samples.durationSeconds[i] as number) * 1000));
+  const table = samples.bytes.map((bytes, i) => `${bytes} in ${samples.durationSeconds[i]} s`).join(", ");
+  assert.ok(
+    samples.durationSeconds.some((seconds) => seconds >= 0.3),
+    `the stalled interval is as long as the stall: ${table}`,
+  );
+  for (const [i, rate] of rates.entries()) {
+    assert.ok(Math.abs(rate - 1) < 1e-6, `interval ${i}: ${rate} bytes/ms, not the 1 that flowed (${table})`);
+  }
+});
+
+test("a sliver of a last interval is merged into the one before", () => {
+  const loop = new VirtualLoop();
+  const sampler = new IntervalSampler(100, undefined, loop);
+  sampler.start(0);
   sampler.add(10);
-  await new Promise((resolve) => setTimeout(resolve, 160));
+  // the first close: its timer at 100 ms, three turns later at 110
+  loop.run(130, 5);
   sampler.add(5);
-  const samples = sampler.stop(performance.now());
-  const afterFirst = samples.bytes.length;
-  assert.ok(afterFirst >= 1);
-  // stop right after a close: no interval shorter than a quarter of the nominal one remains
-  for (const seconds of samples.durationSeconds.slice(0, -1)) assert.ok(seconds >= 0.025);
-  assert.equal(
-    samples.bytes.reduce((sum, bytes) => sum + bytes, 0),
-    15,
+  const merged = sampler.stop(130);
+  assert.deepEqual(merged.bytes, [15]);
+  assert.deepEqual(merged.durationSeconds, [0.13]);
+
+  const longer = new IntervalSampler(100, undefined, loop);
+  longer.start(130);
+  longer.add(10);
+  loop.run(300, 5);
+  longer.add(5);
+  // 60 ms after the close at 240: more than half an interval, an interval of its own
+  const kept = longer.stop(300);
+  assert.deepEqual(kept.bytes, [10, 5]);
+  assert.deepEqual(
+    kept.durationSeconds.map((seconds) => Math.round(seconds * 1000)),
+    [110, 60],
   );
 });
 
-test("restart drops what was sampled (end of the omit period)", async () => {
-  const sampler = new IntervalSampler(20);
-  sampler.start();
+test("restart drops what was sampled (end of the omit period)", () => {
+  const loop = new VirtualLoop();
+  const sampler = new IntervalSampler(20, undefined, loop);
+  sampler.start(0);
   sampler.add(99);
-  await new Promise((resolve) => setTimeout(resolve, 50));
-  sampler.start();
+  loop.run(50, 5);
+  sampler.start(50);
   sampler.add(7);
-  const samples = sampler.stop();
-  assert.equal(
-    samples.bytes.reduce((sum, bytes) => sum + bytes, 0),
-    7,
-  );
+  const samples = sampler.stop(50);
+  assert.equal(total(samples.bytes), 7);
   assert.equal(samples.startSeconds[0], 0);
 });
 
-/**
- * One stall followed by a backlog arriving as a socket's would after a blocked loop: a chunk per
- * turn for 8 ms, with a 1 ms gap in the middle (a window update on its way), then nothing.
- * The backlog is paced by the wall clock, so the host descheduling this process mid-backlog
- * stretches the gap past the sampler's 2 ms window (on a real socket the next turn would read
- * what arrived meanwhile): `longestTurnGapMs` tells such an attempt from the case tested.
- */
-async function stallThenBacklog() {
-  const sampler = new IntervalSampler(100);
-  sampler.start();
+test("after a stall, a backlog that keeps arriving over several turns lands in the interval that spans the stall", () => {
+  const loop = new VirtualLoop();
+  const sampler = new IntervalSampler(100, undefined, loop);
+  sampler.start(0);
+  loop.run(40, 1);
+  // blocked from 40 to 340 ms; then the backlog arrives as a socket's would: a chunk per turn
+  // (turns 0.25 ms apart) for 8 ms, with a 1 ms gap in the middle (a window update on its way)
   const backlogBytes: number[] = [];
-  let longestTurnGapMs = 0;
-  const deliverBacklog = (): void => {
-    const beganMs = performance.now();
-    let lastTurnMs = beganMs;
-    const turn = (): void => {
-      const nowMs = performance.now();
-      longestTurnGapMs = Math.max(longestTurnGapMs, nowMs - lastTurnMs);
-      lastTurnMs = nowMs;
-      const elapsedMs = nowMs - beganMs;
-      if (elapsedMs >= 8) return;
-      if (elapsedMs < 4 || elapsedMs >= 5) {
-        sampler.add(64 * 1024);
-        backlogBytes.push(64 * 1024);
-      }
-      setImmediate(turn);
-    };
-    setImmediate(turn);
+  const deliver = (atMs: number) => {
+    const elapsedMs = atMs - 340;
+    if (elapsedMs < 8 && (elapsedMs < 4 || elapsedMs >= 5)) {
+      sampler.add(64 * 1024);
+      backlogBytes.push(64 * 1024);
+    }
   };
-  setTimeout(() => {
-    busyWait(300);
-    deliverBacklog();
-  }, 40);
-  await new Promise((resolve) => setTimeout(resolve, 600));
-  return { samples: sampler.stop(), backlogBytes, longestTurnGapMs };
-}
+  loop.turn(340, () => deliver(340));
+  loop.run(600, 0.25, deliver);
+  const samples = sampler.stop(600);
+  assertTiles(samples, 0.6);
+  const stalled = samples.durationSeconds.findIndex((seconds) => seconds >= 0.25);
+  assert.ok(stalled >= 0, `one interval spans the stall: ${samples.durationSeconds.join(", ")}`);
+  assert.ok(
+    backlogBytes.length > 3,
+    `the backlog took more than the three settle turns: ${backlogBytes.length}`,
+  );
+  assert.equal(samples.bytes[stalled], total(backlogBytes), `intervals: ${samples.bytes.join(", ")}`);
+  assert.equal(total(samples.bytes), total(backlogBytes));
+});
 
-test("after a stall, a backlog that keeps arriving over several turns lands in the interval that spans the stall", async () => {
-  const attempts = [];
-  // an attempt the host descheduled mid-backlog (a turn 1 ms after the last) is run again
-  for (let attempt = 0; attempt < 5; attempt++) {
-    const result = await stallThenBacklog();
-    attempts.push(result.longestTurnGapMs.toFixed(2));
-    if (result.longestTurnGapMs >= 1) continue;
-    const { samples, backlogBytes } = result;
-    const stalled = samples.durationSeconds.findIndex((seconds) => seconds >= 0.25);
-    assert.ok(stalled >= 0, `one interval spans the stall: ${samples.durationSeconds.join(", ")}`);
-    const backlogTotal = backlogBytes.reduce((a, b) => a + b, 0);
-    assert.ok(
-      backlogBytes.length > 3,
-      `the backlog took more than the three settle turns: ${backlogBytes.length}`,
-    );
-    assert.equal(samples.bytes[stalled], backlogTotal, `intervals: ${samples.bytes.join(", ")}`);
-    return;
-  }
-  assert.fail(`every attempt was descheduled mid-backlog (longest turn gaps, ms: ${attempts.join(", ")})`);
+test("a backlog with a gap longer than the sampler's window: the rest goes to the next interval, no byte lost", () => {
+  const loop = new VirtualLoop();
+  const sampler = new IntervalSampler(100, undefined, loop);
+  sampler.start(0);
+  loop.run(40, 1);
+  // as above, but the gap is 3 ms: past the 2 ms in which a backlog must bring 64 KiB to keep the close waiting
+  let before = 0;
+  let after = 0;
+  const deliver = (atMs: number) => {
+    const elapsedMs = atMs - 340;
+    if (elapsedMs < 4) before += 64 * 1024;
+    else if (elapsedMs >= 7 && elapsedMs < 11) after += 64 * 1024;
+    else return;
+    sampler.add(64 * 1024);
+  };
+  loop.turn(340, () => deliver(340));
+  loop.run(600, 0.25, deliver);
+  const samples = sampler.stop(600);
+  const stalled = samples.durationSeconds.findIndex((seconds) => seconds >= 0.25);
+  assert.equal(samples.bytes[stalled], before, `intervals: ${samples.bytes.join(", ")}`);
+  assert.equal(samples.bytes[stalled + 1], after);
 });

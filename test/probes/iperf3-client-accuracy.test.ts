@@ -1,6 +1,5 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { acquireBenchLock } from "../helpers/bench-lock.js";
 import { createNetnsPair } from "../helpers/netns-pair.js";
 import {
   type ClientRun,
@@ -12,17 +11,17 @@ import {
 import { startStockServer } from "./iperf3-support/stock-server.js";
 
 /**
- * Accuracy on a shaped link: two namespaces, tbf 500 Mbit/s on the client's egress, the
+ * Accuracy on a shaped link: two namespaces, tbf 300 Mbit/s on the client's egress, the
  * stock server in the other namespace. Our client and the stock client alternate three
- * times each; the medians of sum_sent must agree within 2 %. The series holds the machine-wide
- * benchmark lock when it gets it within 2 minutes; at 500 Mbit/s both clients need little CPU,
- * so the comparison also holds on a busy machine if it does not.
+ * times each; the medians of sum_sent must agree within 2 %. At 300 Mbit/s both clients need
+ * little CPU, so the comparison holds on a busy host (full-rate client figures: npm run bench).
  */
-test("our client's sum_sent rate on a 500 Mbit/s tbf link is within 2 % of the stock client's", async () => {
-  const lock = await acquireBenchLock(120);
+const LINK_MBIT = 300;
+
+test(`our client's sum_sent rate on a ${LINK_MBIT} Mbit/s tbf link is within 2 % of the stock client's`, async () => {
   const pair = createNetnsPair("lnbc");
   try {
-    pair.shape(500, { sides: "client", burst: "256kb" });
+    pair.shape(LINK_MBIT, { sides: "client", burst: "256kb" });
     const server = await startStockServer({ port: 5201, command: [...pair.exec(pair.serverNs), "iperf3"] });
     try {
       const runOptions: ClientRunOptions = {
@@ -44,10 +43,12 @@ test("our client's sum_sent rate on a 500 Mbit/s tbf link is within 2 % of the s
       const stockMbit = median(stock.map((run) => run.bitsPerSecondSent)) / 1e6;
       const rates = (runs: ClientRun[]) => runs.map((r) => (r.bitsPerSecondSent / 1e6).toFixed(1)).join("/");
       const detail = `ours ${rates(ours)} Mbit/s, stock ${rates(stock)} Mbit/s`;
-      const lockNote = lock.locked ? "bench lock held" : "bench lock busy: measured without it";
-      console.log(`accuracy on tbf 500 Mbit/s (${lockNote}): ${detail}`);
-      // the link is really shaped: both near 500 Mbit/s
-      assert.ok(stockMbit > 400 && stockMbit < 560, `stock median ${stockMbit} Mbit/s (${detail})`);
+      console.log(`accuracy on tbf ${LINK_MBIT} Mbit/s: ${detail}`);
+      // the link is really shaped: both near its rate
+      assert.ok(
+        stockMbit > LINK_MBIT * 0.8 && stockMbit < LINK_MBIT * 1.12,
+        `stock median ${stockMbit} Mbit/s (${detail})`,
+      );
       assert.ok(
         Math.abs(oursMbit / stockMbit - 1) <= 0.02,
         `ours ${oursMbit} vs stock ${stockMbit}: ${detail}`,
@@ -57,6 +58,5 @@ test("our client's sum_sent rate on a 500 Mbit/s tbf link is within 2 % of the s
     }
   } finally {
     pair.remove();
-    lock.release();
   }
 });

@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, request, type Server, type ServerResponse } from "node:http";
 import { ec2ProductDocument, getProductsAnswer } from "../helpers/price-list-product.js";
+import { AwsFaults, classifyCall } from "./aws-faults.js";
 import { BandwidthQuota } from "./bandwidth-quota.js";
 import { BRIDGED_FUNCTIONS, type InvokeBridge, type LambdaAnswer } from "./invoke-bridge.js";
 
@@ -27,6 +28,8 @@ export interface FrontOptions {
   publicAddress: string;
   /** The EC2 products GetProducts knows, with the rehearsal's own figures (not AWS's). */
   serverPrices: { region: string; instanceType: string; usdPerHour: string }[];
+  /** The account moto answers as (the fault layer's denials name it). */
+  account: string;
 }
 
 export interface Front {
@@ -38,6 +41,8 @@ export interface Front {
   motoFailures: string[];
   /** The last calls forwarded to moto with their status, newest last (to read after a failure). */
   forwarded: string[];
+  /** The fault layer: rules to answer calls with AWS's errors, and every call seen. */
+  faults: AwsFaults;
   close(): Promise<void>;
 }
 
@@ -45,16 +50,19 @@ export async function startFront(options: FrontOptions): Promise<Front> {
   const answered: string[] = [];
   const motoFailures: string[] = [];
   const forwarded: string[] = [];
+  const faults = new AwsFaults(options.account);
   const server = createServer((incoming, outgoing) => {
-    handle(incoming, outgoing, options, { answered, motoFailures, forwarded }).catch((error: Error) => {
-      if (!outgoing.headersSent) {
-        outgoing.writeHead(500, {
-          "content-type": "application/json",
-          "x-amzn-errortype": "ServiceException",
-        });
-        outgoing.end(JSON.stringify({ message: `rehearsal front: ${error.message}` }));
-      } else outgoing.destroy(error);
-    });
+    handle(incoming, outgoing, options, { answered, motoFailures, forwarded, faults }).catch(
+      (error: Error) => {
+        if (!outgoing.headersSent) {
+          outgoing.writeHead(500, {
+            "content-type": "application/json",
+            "x-amzn-errortype": "ServiceException",
+          });
+          outgoing.end(JSON.stringify({ message: `rehearsal front: ${error.message}` }));
+        } else outgoing.destroy(error);
+      },
+    );
   });
   // invocations run as long as the function's timeout
   server.requestTimeout = 0;
@@ -68,6 +76,7 @@ export async function startFront(options: FrontOptions): Promise<Front> {
     answered,
     motoFailures,
     forwarded,
+    faults,
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();
@@ -86,11 +95,27 @@ async function handle(
   incoming: IncomingMessage,
   outgoing: ServerResponse,
   options: FrontOptions,
-  { answered, motoFailures, forwarded }: Pick<Front, "answered" | "motoFailures" | "forwarded">,
+  {
+    answered,
+    motoFailures,
+    forwarded,
+    faults,
+  }: Pick<Front, "answered" | "motoFailures" | "forwarded" | "faults">,
 ): Promise<void> {
   const body = await readBody(incoming);
   const scope = signedScope(incoming.headers.authorization);
   const url = new URL(incoming.url ?? "/", "http://front");
+  if (scope) {
+    const fault = faults.meet(classifyCall(scope.service, incoming, body), incoming, scope.region);
+    if (fault) {
+      outgoing.writeHead(fault.status, {
+        ...fault.headers,
+        "content-length": String(Buffer.byteLength(fault.body)),
+      });
+      outgoing.end(incoming.method === "HEAD" ? undefined : fault.body);
+      return;
+    }
+  }
   const reply = (answer: LambdaAnswer, label: string) => {
     answered.push(label);
     outgoing.writeHead(answer.status, answer.headers);

@@ -163,6 +163,7 @@ export async function startRehearsal(): Promise<Rehearsal> {
       bridge,
       accountSettings,
       publicAddress: INSTANCE_PUBLIC_ADDRESS,
+      account: MOTO_ACCOUNT_ID,
       // the default server's price in the rehearsal's region: the rehearsal's own figure, not AWS's
       serverPrices: [
         { region: REHEARSAL_REGION, instanceType: "c8gn.large", usdPerHour: REHEARSAL_SERVER_USD_PER_HOUR },
@@ -206,7 +207,7 @@ export async function startRehearsal(): Promise<Rehearsal> {
 }
 
 /** moto's default VPC has no internet gateway; AWS's has one, routed from the main table. */
-async function giveDefaultVpcAnInternetGateway(ec2: EC2Client): Promise<void> {
+export async function giveDefaultVpcAnInternetGateway(ec2: EC2Client): Promise<void> {
   const vpcs = await ec2.send(
     new DescribeVpcsCommand({ Filters: [{ Name: "is-default", Values: ["true"] }] }),
   );

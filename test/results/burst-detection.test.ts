@@ -35,12 +35,14 @@ test("a transition interval above the band belongs to the burst: 3 x 2,800 + 1,7
   assert.equal(result.sustainedBitsPerSecond, 600e6);
 });
 
-test("no burst: a slow-start first interval is not a burst, sustained is the median of every interval", () => {
+test("no burst: a slow-start first interval is not a burst, sustained is bytes over time of every interval", () => {
   const rates = [300, 600, 610, 590, 600, 605, 595, 600, 600, 610, 590, 600, 600, 600, 600, 600];
   const result = detectBurst(samplesAt(rates));
   assert.equal(result.burstFound, "none");
   assert.equal(result.burst, null);
-  assert.equal(result.sustainedBitsPerSecond, 600e6);
+  // (300 + 15 intervals summing 9,000) / 16 = 581.25: the slow start is part of the transfer's time
+  assert.equal(result.sustainedBitsPerSecond, 581.25e6);
+  assert.equal(result.sustainedMedianBitsPerSecond, 600e6);
   assert.equal(result.sustainedIntervals, 16);
 });
 
@@ -48,7 +50,9 @@ test("one noisy interval neither starts nor ends a burst", () => {
   // a single 900 after the start: settled (600) followed by settled -> no burst
   const flat = detectBurst(samplesAt([600, 900, 600, 600, 600, 600, 600, 600, 600, 600]));
   assert.equal(flat.burstFound, "none");
-  assert.equal(flat.sustainedBitsPerSecond, 600e6);
+  // bytes over time (6,300 / 10) = 630; the median stays at 600
+  assert.equal(flat.sustainedBitsPerSecond, 630e6);
+  assert.equal(flat.sustainedMedianBitsPerSecond, 600e6);
   // a single dip inside the burst does not cut it short
   const dip = detectBurst(samplesAt([2800, 600, 2800, 2800, ...sustained12]));
   assert.equal(dip.burst?.seconds, 1);
@@ -155,4 +159,29 @@ test("a sustained median of zero is never a figure: null, with the reason", () =
   assert.equal(result.sustainedBitsPerSecond, null);
   assert.match(result.sustainedNullReason ?? "", /moved nothing \(\d+ of \d+\): the transfer was waiting/);
   assert.equal(detectBurst(samplesAt([0, 0, 0])).sustainedNullReason, "no data moved in any interval");
+});
+
+test("a flat transfer above the ceiling ended inside its burst: no sustained rate, the bytes above it and what to change", () => {
+  // one S3 connection capped at 720 between a 598 quota and the peak: 4 s flat, no edge to find
+  const flat = samplesAt(Array(16).fill(720));
+  assert.equal(
+    detectBurst(flat).sustainedBitsPerSecond,
+    720e6,
+    "without a ceiling the series alone says 720",
+  );
+  assert.equal(detectBurst(flat).ceilingCheck, "unknown");
+  const held = detectBurst(flat, 598e6);
+  assert.equal(held.sustainedBitsPerSecond, null);
+  assert.equal(held.ceilingCheck, "exceeded");
+  // (720 - 598) Mbit/s x 4 s / 8 = 61 MB
+  assert.equal(Math.round((held.insideBurst?.excessBytes ?? 0) / 1e6), 61);
+  assert.match(
+    held.sustainedNullReason ?? "",
+    /ended inside the burst: 61 MB above the 598 Mbit\/s ceiling in 4 s; a longer transfer/,
+  );
+  // long enough: 4 s at 720, then 8 s at the quota: the sustained rate is the quota's
+  const long = detectBurst(samplesAt([...Array(16).fill(720), ...Array(32).fill(598)]), 598e6);
+  assert.equal(long.sustainedBitsPerSecond, 598e6);
+  assert.equal(long.burstFound, "detected");
+  assert.equal(long.ceilingCheck, "known");
 });

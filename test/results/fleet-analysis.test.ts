@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { analyzeFleets, sharedWindow } from "../../src/results/fleet-analysis.js";
+import { analyzeFleets, sharedWindow, sustainedRate } from "../../src/results/fleet-analysis.js";
 import type { ResultRecord } from "../../src/results/result-record.js";
 
 /** A successful record whose samples end at `endMs` (epoch ms), one per second of `bytesPerSecond`. */
@@ -159,4 +159,26 @@ test("fleet points: per environment, aggregate against N, scaling and left-out g
 test("a run without fleets has no fleet points", () => {
   const alone = member({ groupId: null, environments: 1, index: 0, endMs: t0, bytesPerSecond: [100] });
   assert.deepEqual(analyzeFleets([alone]), []);
+});
+
+test("a fleet whose members ended inside their burst has no sustained aggregate (issue 27)", () => {
+  // both members run flat at 90 MB/s (720 Mbit/s) for 6 s: no edge in the series. On a 600 Mbit/s
+  // ceiling that is burst throughout, so no group has a window after the burst; without a ceiling
+  // the same records give a (flat, unconfirmed) sustained aggregate of 2 x 720
+  const members = [0, 1].map((index) =>
+    member({ groupId: "g", environments: 2, index, endMs: t0 + 6000, bytesPerSecond: Array(6).fill(90e6) }),
+  );
+  const held = analyzeFleets(
+    members,
+    sustainedRate(() => 600e6),
+  );
+  assert.equal(held[0]?.groups, 0);
+  assert.equal(held[0]?.groupsLeftOut, 1);
+  assert.equal(held[0]?.aggregate, null);
+  const unchecked = analyzeFleets(
+    members,
+    sustainedRate(() => null),
+  );
+  assert.equal(unchecked[0]?.groups, 1);
+  assert.equal(Math.round((unchecked[0]?.aggregate?.median ?? 0) / 1e6), 1440);
 });

@@ -8,29 +8,34 @@ import { fixtureManifest, fixtureRecord } from "../helpers/fixture-run.js";
 /**
  * Which figure each headline uses: two memory sizes on default-625, each record a 1 s burst at
  * 2,800 Mbit/s then 600 (1 GB) or 620 (2 GB) Mbit/s for 3 s. Effective = (4 x 2,800 + 12 x r) / 16:
- * 1,150 and 1,165. Every headline must follow the sustained 600/620, never the effective.
+ * 1,150 and 1,165. Every headline must follow the sustained 600/620, never the effective. Three
+ * repetitions (a knee needs them); the same records at n=2 tell no knee.
  */
-const manifest = fixtureManifest(
-  {
-    name: "headlines",
-    targets: [{ platform: "local", profile: "default-625" }],
-    memoryMb: [1024, 2048],
-    repetitions: 2,
-    probes: [{ kind: "iperf3", timeSeconds: 4, parallel: 4 }],
-  },
-  { "local:default-625": 625e6 },
-);
+const manifestOf = (repetitions: number) =>
+  fixtureManifest(
+    {
+      name: "headlines",
+      targets: [{ platform: "local", profile: "default-625" }],
+      memoryMb: [1024, 2048],
+      repetitions,
+      probes: [{ kind: "iperf3", timeSeconds: 4, parallel: 4 }],
+    },
+    { "local:default-625": 625e6 },
+  );
 const sustainedOf: Record<number, number> = { 1024: 600e6, 2048: 620e6 };
-const records = manifest.cells.flatMap((cell) =>
-  [1, 2].map((rep) => {
-    const sustained = sustainedOf[cell.memoryMb] as number;
-    return fixtureRecord(cell, rep, {
-      bitsPerSecond: (4 * 2800e6 + 12 * sustained) / 16,
-      sustainedBitsPerSecond: sustained,
-      burstFactor: 2800e6 / sustained,
-    });
-  }),
-);
+const recordsOf = (m: ReturnType<typeof manifestOf>, repetitions: number) =>
+  m.cells.flatMap((cell) =>
+    Array.from({ length: repetitions }, (_, i) => {
+      const sustained = sustainedOf[cell.memoryMb] as number;
+      return fixtureRecord(cell, i + 1, {
+        bitsPerSecond: (4 * 2800e6 + 12 * sustained) / 16,
+        sustainedBitsPerSecond: sustained,
+        burstFactor: 2800e6 / sustained,
+      });
+    }),
+  );
+const manifest = manifestOf(3);
+const records = recordsOf(manifest, 3);
 
 test("plateau, knee, slope, recommendation, cost per GB, time to move N GB and quota % use the sustained rate", () => {
   const analysis = analyzeRun(manifest, records);
@@ -38,8 +43,10 @@ test("plateau, knee, slope, recommendation, cost per GB, time to move N GB and q
   assert.ok(curve);
   assert.equal(curve.rateBasis, "sustained");
   assert.equal(curve.plateauBitsPerSecond, 620e6);
-  // 600 >= 0.95 x 620 = 589: the knee is the smallest size, the curve is flat
+  // 600 is 3.2% under 620 with no spread: the interval [-20, -20] is not wholly more than 5%
+  // (31 Mbit/s) under the plateau, so 1 GB reaches it: the knee is the smallest size, the curve flat
   assert.equal(curve.kneeMemoryMb, 1024);
+  assert.equal(curve.points[0]?.standing, "reaches");
   assert.equal(curve.slopeBitsPerSecondPerGigabyte, 0);
   // 1 GB at 600 costs less per GB than 2 GB at 620
   assert.equal(curve.recommendedMemoryMb, 1024);
@@ -59,6 +66,17 @@ test("plateau, knee, slope, recommendation, cost per GB, time to move N GB and q
   assert.equal(small.burst?.median, 2800e6);
   assert.equal(small.burstSeconds?.median, 1);
   assert.equal(small.burstBytes?.median, 350e6);
+  assert.equal(curve.recommendedRepetitions, 3);
+
+  // the same two sizes at n=2: no interval, so no knee, no recommendation, no time to move N GB
+  const few = analyzeRun(manifestOf(2), recordsOf(manifestOf(2), 2)).curves[0];
+  assert.ok(few);
+  assert.equal(few.plateauBitsPerSecond, 620e6, "the highest median is still shown, with its n");
+  assert.equal(few.plateauRepetitions, 2);
+  assert.equal(few.kneeMemoryMb, null);
+  assert.equal(few.recommendedMemoryMb, null);
+  assert.equal(few.moveSeconds, null);
+  assert.match(few.noRecommendationReason ?? "", /^n=2 at every size/);
 });
 
 test("a size without a sustained rate is listed with its reason, never filled with the effective rate", () => {
@@ -73,7 +91,10 @@ test("a size without a sustained rate is listed with its reason, never filled wi
   );
   const curve = analyzeRun(manifest, short).curves[0];
   assert.ok(curve);
-  assert.deepEqual(curve.points, [{ memoryMb: 1024, medianBitsPerSecond: 600e6 }]);
+  assert.deepEqual(
+    curve.points.map((p) => ({ memoryMb: p.memoryMb, medianBitsPerSecond: p.medianBitsPerSecond })),
+    [{ memoryMb: 1024, medianBitsPerSecond: 600e6 }],
+  );
   assert.equal(curve.missing[0]?.memoryMb, 2048);
   assert.match(curve.missing[0]?.reason ?? "", /too short: 1 s measured/);
   assert.equal(curve.plateauBitsPerSecond, 600e6);

@@ -76,10 +76,11 @@ test("record rates: burst detected from the samples, sustained after it, effecti
   const rates = recordRates(record);
   assert.ok(rates);
   // tail (start >= 1.05 s): 1920, 2240, 2560 -> L = 2240, ceiling 2240 x 1.15 + ... (MAD 320 -> 3 x 1.4826 x 320 = 1423) = 3663:
-  // 3,200 is within that noisy band, so no burst: sustained = median of the 8 full intervals
-  // (1600 1920 2240 2560 3200 3200 3200 3200 -> (2560 + 3200) / 2), the sliver left out
+  // 3,200 is within that noisy band, so no burst: sustained = bytes over time of the 8 full
+  // intervals (660 bytes in 2 s = 2,640 bit/s), the sliver left out; their median (2,880) is the diagnostic
   assert.equal(rates.burstFound, "none");
-  assert.equal(rates.sustainedBitsPerSecond, 2880);
+  assert.equal(rates.sustainedBitsPerSecond, 2640);
+  assert.equal(rates.sustainedMedianBitsPerSecond, 2880);
   assert.equal(rates.effectiveBitsPerSecond, 2000);
   assert.equal(rates.cpuCores, 0.25);
   const short = fixtureRecord(cellAt(1024), 1, {
@@ -141,12 +142,49 @@ test("per cell and per target: failed records counted, not measured; plateau, kn
   const curve = analysis.curves[0];
   assert.ok(curve);
   assert.equal(curve.plateauBitsPerSecond, 2410e6);
-  assert.equal(curve.kneeMemoryMb, 8192, "smallest memory reaching 95% of 2,410");
-  // 1 GB's median is 570 (one failure), and 625 at 2 GB is more than 5% above it, so the rise
-  // starts at 1 GB: x = 1, 2, 3, 5, 8 GB, y = 570, 625, 922, 1516, 2400 -> sxy / sxx = 8440.6 / 30.8
-  close(curve.slopeBitsPerSecondPerGigabyte, (8440.6 / 30.8) * 1e6, 1e-6);
-  assert.equal(curve.recommendedMemoryMb, 8192, "8 GB at 2,400 costs less per GB than 10 GB at 2,410");
-  close(curve.moveSeconds, (100 * 8e9) / 2400e6);
+  assert.equal(curve.plateauMemoryMb, 10240);
+  // 8 GB (2,160-2,880) overlaps 10 GB (2,169-2,892): it reaches the plateau; 5 GB's max 1,819 is
+  // far more than 5% under 10 GB's min: below beyond noise, as are 2 and 3 GB
+  const standing = Object.fromEntries(curve.points.map((p) => [p.memoryMb, p.standing]));
+  assert.deepEqual(standing, {
+    1024: "untold",
+    2048: "below",
+    3072: "below",
+    5120: "below",
+    8192: "reaches",
+    10240: "plateau",
+  });
+  // but 1 GB has n=2 (one failure): nothing can put it below, so the knee cannot be told, and
+  // nothing is recommended on it
+  assert.equal(curve.kneeMemoryMb, null);
+  assert.match(
+    curve.kneeUnknownReason ?? "",
+    /^1,024 MB has n=2 \(an interval on the medians needs 3 repetitions a size\)/,
+  );
+  assert.equal(curve.recommendedMemoryMb, null);
+  assert.equal(curve.slopeBitsPerSecondPerGigabyte, null);
+  assert.equal(curve.moveSeconds, null);
+
+  // the same curve without the failure: knee 8 GB, the rise from 1 GB, the cheaper 8 GB recommended
+  const whole = records.map((r) =>
+    r.ok ? r : fixtureRecord(cellAt(1024), 3, { bitsPerSecond: 600e6 * 1.2, cpuSeconds: 0.4 }),
+  );
+  const told = analyzeRun(manifest, whole).curves[0];
+  assert.ok(told);
+  assert.equal(told.kneeMemoryMb, 8192, "smallest memory the evidence does not put below 10 GB");
+  // x = 1, 2, 3, 5, 8 GB, y = 600, 625, 922, 1516, 2400; 625 is within 5% of 600, so the rise
+  // starts at 2 GB: x = 2, 3, 5, 8, y = 625, 922, 1516, 2400
+  const xs = [2, 3, 5, 8];
+  const ys = [625, 922, 1516, 2400];
+  const mx = xs.reduce((a, b) => a + b) / 4;
+  const my = ys.reduce((a, b) => a + b) / 4;
+  const expectedSlope =
+    xs.reduce((sum, x, i) => sum + (x - mx) * ((ys[i] as number) - my), 0) /
+    xs.reduce((sum, x) => sum + (x - mx) ** 2, 0);
+  close(told.slopeBitsPerSecondPerGigabyte, expectedSlope * 1e6, 1e-6);
+  assert.equal(told.recommendedMemoryMb, 8192, "8 GB at 2,400 costs less per GB than 10 GB at 2,410");
+  assert.equal(told.recommendedRepetitions, 3);
+  close(told.moveSeconds, (100 * 8e9) / 2400e6);
 });
 
 test("a CPU-bound cell is flagged when the client used its whole CPU share", () => {

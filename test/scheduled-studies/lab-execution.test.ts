@@ -9,21 +9,28 @@ import { loadReportModel } from "../../src/report/write-report.js";
 import type { Platform } from "../../src/runner/platform.js";
 import { runPlan } from "../../src/runner/run-plan.js";
 import { pullRuns } from "../../src/scheduled-studies/pull-runs.js";
-import { withBenchLock } from "../helpers/bench-lock.js";
 import { usePrivateLab } from "../helpers/private-lab.js";
 import { rootSkip } from "../helpers/root-gate.js";
 import { type S3rverInstance, startS3rver } from "../helpers/s3rver-instance.js";
+import { scaledProfile } from "../helpers/scaled-profile.js";
 import { assertSameRecords } from "./compare-records.js";
 import { executeScheduleLocally, s3rverClient } from "./local-state-machine.js";
 
 /**
  * One execution of the schedule's state machine (aws-local-stepfunctions) with its Lambda tasks
  * bound to a private lab's environments produces the same records as `run` on that lab: every
- * probe kind, warm-ups included. Then `report` reads the pulled run.
+ * probe kind, warm-ups included. Then `report` reads the pulled run. On default-625 at 1/5 of
+ * its rates: what is compared is the records, not the host's speed.
  */
 const skip = rootSkip("the scheduled run on the lab");
 const bucket = "lnb-lab-region-bucket";
-const lab = usePrivateLab(skip, { profile: "default-625", environments: 1, mode: "shaped" });
+const scaled = scaledProfile("default-625", 5);
+const lab = usePrivateLab(skip, {
+  profile: scaled.name,
+  customProfiles: [scaled.profile],
+  environments: 1,
+  mode: "shaped",
+});
 let s3rver: S3rverInstance;
 let s3: S3Client;
 let work: string;
@@ -44,7 +51,8 @@ after(async () => {
 
 const plan = validatePlan({
   name: "labsched",
-  targets: [{ platform: "local", profile: "default-625" }],
+  targets: [{ platform: "local", profile: scaled.name }],
+  profiles: [scaled.profile],
   memoryMb: [1024, 2048],
   repetitions: 1,
   parallelism: 1,
@@ -58,38 +66,36 @@ const plan = validatePlan({
 
 test("a scheduled execution on the lab records what `run` records on the lab", { skip }, async () => {
   const kept: Platform = Object.assign(Object.create(lab.platform) as Platform, { dispose: async () => {} });
-  await withBenchLock(async () => {
-    const run = await runPlan({
-      start: {
-        plan,
-        parentDir: join(work, "run"),
-        source: { preset: null, configPath: "plan.json", regions: null },
-      },
-      openPlatform: async () => kept,
-    });
-    assert.equal(run.remaining, 0);
-    const { output } = await executeScheduleLocally({
-      platform: lab.platform,
+  const run = await runPlan({
+    start: {
       plan,
-      mode: "inline",
-      name: "lab",
-      s3,
-      bucket,
-      executionName: "lab-1",
-    });
-    assert.equal(output.finish.complete, true);
-    await pullRuns({ s3, bucket, outDir: join(work, "pulled") });
-    const dir = join(work, "pulled", output.run.runId);
-    const records = await assertSameRecords(run.dir, dir);
-    assert.deepEqual(
-      [...new Set(records.map((r) => r.probe))].sort(),
-      ["info", "iperf3", "s3-get", "s3-put"],
-      "every probe kind",
-    );
-    for (const record of records)
-      assert.equal(record.ok, true, `${record.probeLabel}: ${JSON.stringify(record.error)}`);
-    assert.equal(records.filter((r) => r.warmup).length, 2, "one warm-up per memory size");
-    const model = await loadReportModel(dir);
-    assert.ok(model, "report reads the pulled run");
+      parentDir: join(work, "run"),
+      source: { preset: null, configPath: "plan.json", regions: null },
+    },
+    openPlatform: async () => kept,
   });
+  assert.equal(run.remaining, 0);
+  const { output } = await executeScheduleLocally({
+    platform: lab.platform,
+    plan,
+    mode: "inline",
+    name: "lab",
+    s3,
+    bucket,
+    executionName: "lab-1",
+  });
+  assert.equal(output.finish.complete, true);
+  await pullRuns({ s3, bucket, outDir: join(work, "pulled") });
+  const dir = join(work, "pulled", output.run.runId);
+  const records = await assertSameRecords(run.dir, dir);
+  assert.deepEqual(
+    [...new Set(records.map((r) => r.probe))].sort(),
+    ["info", "iperf3", "s3-get", "s3-put"],
+    "every probe kind",
+  );
+  for (const record of records)
+    assert.equal(record.ok, true, `${record.probeLabel}: ${JSON.stringify(record.error)}`);
+  assert.equal(records.filter((r) => r.warmup).length, 2, "one warm-up per memory size");
+  const model = await loadReportModel(dir);
+  assert.ok(model, "report reads the pulled run");
 });

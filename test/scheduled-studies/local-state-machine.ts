@@ -2,10 +2,11 @@
 import { GetObjectCommand, S3Client } from "@aws-sdk/client-s3";
 import type { AgentEventInput } from "../../src/agent/event.js";
 import { expandPlan } from "../../src/plan/expand-plan.js";
-import { type Plan, targetKey } from "../../src/plan/plan-schema.js";
+import type { Plan } from "../../src/plan/plan-schema.js";
+import { targetKey } from "../../src/plan/platforms.js";
 import { functionName } from "../../src/platforms/aws/naming.js";
+import { plannedProbe } from "../../src/probes/registry.js";
 import type { InvocationOutcome } from "../../src/results/invocation-outcome.js";
-import { mebibyte } from "../../src/runner/build-event.js";
 import type { EnvironmentVariant, Platform } from "../../src/runner/platform.js";
 import { buildExecutionPlan, writeExecutionPlan } from "../../src/scheduled-studies/execution-plan.js";
 import { handleRecorderEvent, type RecorderDeps } from "../../src/scheduled-studies/recorder.js";
@@ -96,12 +97,11 @@ export async function executeScheduleLocally(options: LocalExecutionOptions) {
   ];
   await platform.prepare(variants);
   const objectKeys = new Map<number, string>();
-  for (const cell of cells)
-    if (cell.probe.kind === "s3-get" && !objectKeys.has(cell.probe.objectMib * mebibyte))
-      objectKeys.set(
-        cell.probe.objectMib * mebibyte,
-        await platform.ensureTestObject(cell.probe.objectMib * mebibyte),
-      );
+  for (const cell of cells) {
+    const bytes = plannedProbe(cell.probe).testObjectBytes(cell.probe);
+    if (bytes !== null && !objectKeys.has(bytes))
+      objectKeys.set(bytes, await platform.ensureTestObject(bytes));
+  }
   const work = buildScheduledWork({
     cells,
     warmup: plan.warmup,

@@ -50,6 +50,8 @@ export async function cliStudy(
           { kind: "iperf3", direction: "upload", timeSeconds: 6, omitSeconds: 1, parallel: 2 },
           { kind: "iperf3", direction: "download", timeSeconds: 6, omitSeconds: 1, parallel: 2 },
           { kind: "s3-get", objectMib: 8, concurrency: 1, chunkMib: 8 },
+          // few requests: each new connection's TLS handshake costs the emulated CPUs dearly
+          { kind: "latency", bytes: 65_536, requests: 15, warmupRequests: 1, iperf3Connects: 15 },
           { kind: "info" },
         ],
         profiles: [customProfile],
@@ -115,6 +117,7 @@ export async function cliStudy(
           receivedMegabitsPerSecond: receivedMegabitsPerSecond(record),
           error: (record.error as StudyRecord["error"]) ?? null,
           detail: record.detail ?? null,
+          latency: record.latency ?? null,
         }));
     } else {
       report.errors.push("run wrote no run directory");

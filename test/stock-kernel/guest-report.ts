@@ -3,26 +3,31 @@
  * uses: shared by the guest (guest-study.ts) and the host test that judges the report.
  */
 export const RESULT_MARKER = "LNB-STOCK-KERNEL-RESULT ";
-export const PROFILE_NAME = "stock-100";
+export const PROFILE_NAME = "stock-20";
 export const MEMORY_MB = 1024;
 export const ROUND_TRIP_MS = 20;
-export const RATE_MEGABITS_PER_SECOND = 100;
+/**
+ * The guest is emulated (TCG) and carries far less than the host: beside one busy loop on the
+ * host it read 24-29 Mbit/s for a flow capped at 40 and 45-47 for two (CI, 2026-12-02). Its
+ * rates stay well under that, so a check holds the first time on a busy host.
+ */
+export const RATE_MEGABITS_PER_SECOND = 20;
 
-/** The custom profile of the study: 100 Mbit/s both ways, 20 ms round trip, no burst. */
+/** The custom profile of the study: 20 Mbit/s both ways, 20 ms round trip, no burst. */
 export const customProfile = {
   name: PROFILE_NAME,
-  description: "stock-kernel test: 100 Mbit/s, 20 ms round trip, no burst",
+  description: "stock-kernel test: 20 Mbit/s, 20 ms round trip, no burst",
   download: [{ memoryMb: 128, megabitsPerSecond: RATE_MEGABITS_PER_SECOND }],
   upload: [{ memoryMb: 128, megabitsPerSecond: RATE_MEGABITS_PER_SECOND }],
   burst: null,
   roundTripMs: ROUND_TRIP_MS,
 };
 
-export const FLOW_MEGABITS_PER_SECOND = 40;
+export const FLOW_MEGABITS_PER_SECOND = 8;
 /** Checked after the study, in a private lab: a per-flow cap under the link, with the round trip. */
 export const flowCappedProfile = {
   name: "stock-flow",
-  description: "stock-kernel test: 100 Mbit/s link, 40 Mbit/s per flow, 20 ms round trip",
+  description: "stock-kernel test: 20 Mbit/s link, 8 Mbit/s per flow, 20 ms round trip",
   download: [{ memoryMb: 128, megabitsPerSecond: RATE_MEGABITS_PER_SECOND }],
   upload: [{ memoryMb: 128, megabitsPerSecond: RATE_MEGABITS_PER_SECOND }],
   burst: null,
@@ -48,6 +53,8 @@ export interface StudyRecord {
   receivedMegabitsPerSecond: number | null;
   error: { kind: string; message: string } | null;
   detail: unknown;
+  /** The latency probe's per-request times (its record's `latency`); null for other probes. */
+  latency: unknown;
 }
 
 /** What the guest found; any field null when its step did not get that far (see `errors`). */
@@ -101,7 +108,7 @@ export interface GuestReport {
   flowCap: {
     /** `tc qdisc show` of the environment's and the cloud's namespace. */
     qdiscs: Record<string, string>;
-    /** Every attempt: a configuration read under 80% of its caps is measured again (3 at most). */
+    /** One run per configuration: one flow up, two flows up, one flow down. */
     runs: Array<{ streams: number; reverse: boolean; receivedBitsPerSecond: number }>;
     /** The private lab's namespaces still there after dispose. */
     leftNamespaces: string[];

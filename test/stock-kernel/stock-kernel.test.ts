@@ -20,9 +20,10 @@ import {
 /**
  * The lab on the kernel most users have: Debian 12's own kernel (cgroup v2 only, netem as a
  * module) booted in QEMU (TCG) over this machine's root filesystem (scripts/stock-kernel-vm.sh).
- * Inside it, test/stock-kernel/guest-study.ts runs a small study on a custom profile (100 Mbit/s,
- * 20 ms round trip, no burst) with the real CLI, then checks the platform directly on the same
- * lab; this file judges what it measured. One VM boot, ~8-12 minutes on the 2-core build machine.
+ * Inside it, test/stock-kernel/guest-study.ts runs a small study on a custom profile (20 Mbit/s,
+ * 20 ms round trip, no burst: the emulated guest carries far less than the host, guest-report.ts)
+ * with the real CLI, then checks the platform directly on the same lab; this file judges what it
+ * measured. One VM boot, ~8-12 minutes on the 2-core build machine.
  *
  * LNB_STOCK_KERNEL_REPO=DIR runs the guest against another checkout's code (built there first).
  */
@@ -148,12 +149,12 @@ test("lab up --config --profile, run --config and lab down succeed with the cust
   );
   assert.deepEqual(
     r.records.map((record) => record.probe).sort(),
-    ["info", "iperf3", "iperf3", "s3-get"],
+    ["info", "iperf3", "iperf3", "latency", "s3-get"],
     "one record per probe",
   );
 });
 
-test("it ran shaped: tbf at 100 Mbit/s under netem, and the study measured the profile's rate", {
+test(`it ran shaped: tbf at ${RATE_MEGABITS_PER_SECOND} Mbit/s under netem, and the study measured the profile's rate`, {
   skip,
 }, () => {
   const r = guest();
@@ -163,7 +164,7 @@ test("it ran shaped: tbf at 100 Mbit/s under netem, and the study measured the p
   assert.ok(environmentQdiscs.length > 0, `qdiscs seen: ${JSON.stringify(r.qdiscsSeen)}`);
   for (const [namespace, text] of Object.entries(r.qdiscsSeen)) {
     if (!/tbf/.test(text)) continue;
-    assert.match(text, /tbf .*rate 100Mbit/, `${namespace}: ${text}`);
+    assert.match(text, new RegExp(`tbf .*rate ${RATE_MEGABITS_PER_SECOND}Mbit`), `${namespace}: ${text}`);
     assert.match(text, /netem .*delay 10ms/, `${namespace}: half the round trip each way\n${text}`);
   }
   for (const record of r.records.filter((candidate) => candidate.probe === "iperf3")) {
@@ -174,11 +175,14 @@ test("it ran shaped: tbf at 100 Mbit/s under netem, and the study measured the p
       received > 0.6 * RATE_MEGABITS_PER_SECOND && received <= RATE_MEGABITS_PER_SECOND,
       `${record.probeLabel}: received ${received} Mbit/s for a ${RATE_MEGABITS_PER_SECOND} Mbit/s profile`,
     );
-    // the upload headline is sum_sent (the seed's figure), which also counts what filled the
-    // send buffer during the measured period: a CI run read 100.04 on this link
+    // the upload headline is sum_sent (the seed's figure), which also counts what the send
+    // buffers held when the test ended: the same bytes at any rate, so at 20 Mbit/s over 6 s it
+    // adds more (22.4 on 20 seen): at most 4 MB, two streams' buffers
     const headline = record.megabitsPerSecond ?? 0;
+    const bufferedMegabitsPerSecond = (4e6 * 8) / 1e6 / 6;
     assert.ok(
-      headline > 0.6 * RATE_MEGABITS_PER_SECOND && headline <= 1.05 * RATE_MEGABITS_PER_SECOND,
+      headline > 0.6 * RATE_MEGABITS_PER_SECOND &&
+        headline <= RATE_MEGABITS_PER_SECOND + bufferedMegabitsPerSecond,
       `${record.probeLabel}: headline ${headline} Mbit/s, received ${received}, for a ${RATE_MEGABITS_PER_SECOND} Mbit/s profile`,
     );
   }
@@ -236,6 +240,52 @@ test("the round trip shows: 20 ms to the lab's S3 server", { skip }, () => {
     assert.ok(checks.ping.averageMs >= ROUND_TRIP_MS * 0.95, `ping ${checks.ping.averageMs} ms`);
 });
 
+interface LatencyTimes {
+  iperf3Connect: { connectSeconds: number[] } | null;
+  modes: Array<{
+    mode: string;
+    requests: {
+      lookupEndSeconds: Array<number | null>;
+      connectEndSeconds: Array<number | null>;
+      firstByteSeconds: number[];
+    };
+  }>;
+}
+
+test("the latency probe sees the 20 ms round trip: TCP connect p50 from 20 ms to curl's connect, a new connection's first byte after two round trips", {
+  skip,
+}, () => {
+  const record = guest().records.find((r) => r.probe === "latency");
+  assert.ok(record?.latency, `no latency record${errorsText()}`);
+  const latency = record.latency as LatencyTimes;
+  const ms = (seconds: number) => seconds * 1000;
+  const iperf3Connect = median(latency.iperf3Connect?.connectSeconds ?? []);
+  const fresh = latency.modes.find((m) => m.mode === "new");
+  assert.ok(fresh, "a new-connection mode");
+  const connects = fresh.requests.connectEndSeconds.flatMap((end, i) =>
+    end === null ? [] : [end - (fresh.requests.lookupEndSeconds[i] ?? 0)],
+  );
+  const connect = median(connects);
+  const firstByte = median(fresh.requests.firstByteSeconds);
+  console.log(
+    `latency probe at ${ROUND_TRIP_MS} ms: iperf3 connect p50 ${ms(iperf3Connect).toFixed(1)} ms, S3 connect p50 ${ms(connect).toFixed(1)} ms, new connection first byte p50 ${ms(firstByte).toFixed(1)} ms`,
+  );
+  // The emulated CPUs add their own delay to every connect, curl's too (37-89 ms, ping 24 ms, on
+  // a busy host, 2026-12-02; ours 34-44 in the same run): the link's 20 ms is the floor, and the
+  // ceiling is curl's own connect in the same environment (its median, and 5 ms for its n of 3)
+  const curlConnect = median(guest().platformChecks.curl.map((timing) => timing.connectSeconds));
+  for (const [what, value] of [
+    ["iperf3 TCP connect", iperf3Connect],
+    ["S3 TCP connect", connect],
+  ] as const)
+    assert.ok(
+      ms(value) >= ROUND_TRIP_MS * 0.95 && ms(value) <= ms(curlConnect) * 1.5 + 5,
+      `${what} p50 ${ms(value).toFixed(1)} ms (allowed ${ROUND_TRIP_MS * 0.95} ms to 1.5 x curl's ${ms(curlConnect).toFixed(1)} ms + 5)`,
+    );
+  // TCP's handshake, then TLS's, then the request: the first byte comes after at least two
+  assert.ok(ms(firstByte) >= 2 * ROUND_TRIP_MS, `first byte p50 ${ms(firstByte).toFixed(1)} ms`);
+});
+
 test("out-of-memory is classified, and the environment recovers cold", { skip }, () => {
   const checks = guest().platformChecks;
   assert.equal(
@@ -260,30 +310,28 @@ test("a per-flow cap holds on a real kernel: sch_fq maxrate under tbf under nete
   assert.equal(shown.length, 2, `qdiscs: ${JSON.stringify(flowCap.qdiscs)}`);
   for (const [namespace, text] of shown) {
     assert.match(text, new RegExp(`fq .*maxrate ${FLOW_MEGABITS_PER_SECOND}Mbit`), `${namespace}: ${text}`);
-    assert.match(text, /tbf .*rate 100Mbit/, `${namespace}: ${text}`);
+    assert.match(text, new RegExp(`tbf .*rate ${RATE_MEGABITS_PER_SECOND}Mbit`), `${namespace}: ${text}`);
     assert.match(text, /netem .*delay 10ms/, `${namespace}: ${text}`);
   }
-  // a configuration read low is measured again (a starved guest reads low, never high): every
-  // attempt is held under the cap, the best one above the floor
-  const attempts = (streams: number, reverse: boolean) =>
-    flowCap.runs
-      .filter((entry) => entry.streams === streams && entry.reverse === reverse)
-      .map((entry) => entry.receivedBitsPerSecond / 1e6);
-  const best = (streams: number, reverse: boolean) => Math.max(0, ...attempts(streams, reverse));
+  // one run per configuration, at rates the emulated guest carries with room to spare
+  const received = (streams: number, reverse: boolean) => {
+    const found = flowCap.runs.find((entry) => entry.streams === streams && entry.reverse === reverse);
+    assert.ok(found, `no run of -P ${streams}${reverse ? " -R" : ""}`);
+    return found.receivedBitsPerSecond / 1e6;
+  };
   const runs = JSON.stringify(flowCap.runs);
-  // the stock server paces nothing: only fq holds a flow under the 100 Mbit/s link
+  // the stock server paces nothing: only fq holds a flow under the link
   for (const reverse of [false, true]) {
-    const one = best(1, reverse);
+    const one = received(1, reverse);
     assert.ok(
-      one > 0.7 * FLOW_MEGABITS_PER_SECOND &&
-        attempts(1, reverse).every((m) => m <= FLOW_MEGABITS_PER_SECOND),
+      one > 0.8 * FLOW_MEGABITS_PER_SECOND && one <= FLOW_MEGABITS_PER_SECOND,
       `one flow ${reverse ? "down" : "up"}: ${one} Mbit/s for a ${FLOW_MEGABITS_PER_SECOND} Mbit/s cap (${runs})`,
     );
   }
-  const two = best(2, false);
+  const two = received(2, false);
   assert.ok(
-    two > 1.5 * best(1, false) && attempts(2, false).every((m) => m <= 2 * FLOW_MEGABITS_PER_SECOND),
-    `two flows up: ${two} Mbit/s, each capped at ${FLOW_MEGABITS_PER_SECOND} under a 100 Mbit/s link (${runs})`,
+    two > 1.5 * received(1, false) && two <= 2 * FLOW_MEGABITS_PER_SECOND,
+    `two flows up: ${two} Mbit/s, each capped at ${FLOW_MEGABITS_PER_SECOND} under a ${RATE_MEGABITS_PER_SECOND} Mbit/s link (${runs})`,
   );
   assert.deepEqual(flowCap.leftNamespaces, [], "the private lab is gone after dispose");
 });

@@ -13,6 +13,11 @@ export interface AwsCommandDeps {
   requestHandler?: RequestHandler<any, any>;
   /** Used instead of the SDK's credential chain (environment, profile, SSO). */
   credentials?: AwsCredentialIdentity;
+  /**
+   * The command's `--profile`, handed to the credential chain and every client as an argument
+   * (process.env is never written); without one the SDK's default (AWS_PROFILE, else `default`).
+   */
+  profile?: string;
   /** Waits on AWS shorter than each operation's own, for a transport that answers at once. */
   pacing?: AwsPacing;
 }
@@ -41,13 +46,19 @@ export async function openAwsSession(dryRun: boolean, deps: AwsCommandDeps) {
       import("../../platforms/aws/credentials.js"),
       import("../../platforms/aws/planned-calls.js"),
     ]);
-  const credentials = deps.credentials ?? (await resolveCredentials());
+  const credentials = deps.credentials ?? (await resolveCredentials(deps.profile));
   const recorder = new PlannedCallRecorder(dryRun);
-  const transport = deps.requestHandler ? { requestHandler: deps.requestHandler, maxAttempts: 1 } : {};
+  const transport = deps.requestHandler ? { requestHandler: deps.requestHandler } : {};
   return {
     recorder,
     clientsFor(region: string): AwsClients {
-      return createAwsClients({ region, credentials, recorder, ...transport });
+      return createAwsClients({
+        region,
+        credentials,
+        recorder,
+        ...(deps.profile ? { profile: deps.profile } : {}),
+        ...transport,
+      });
     },
     release(clients: AwsClients): void {
       destroyAwsClients(clients);

@@ -10,6 +10,7 @@ import {
   validateResourceId,
 } from "../../platforms/aws/aws-input.js";
 import { buildStackTemplate } from "../../platforms/aws/stack-template.js";
+import { MAX_TEST_OBJECT_MIB } from "../../probes/s3/test-object-size.js";
 import { formatCostEstimate } from "../../report/cost-text.js";
 import { outputWidth } from "../../report/text-layout.js";
 import { estimateCost } from "../../results/cost-estimate.js";
@@ -150,16 +151,16 @@ export function registerDeployCommand(program: Command, deps: AwsCommandDeps = {
         options.testObjectMib,
         "test-object-mib",
         0,
-        5_242_880,
+        MAX_TEST_OBJECT_MIB,
         true,
       );
       const vpc = await vpcRequest(options);
-      const organization = await organizationOptions(options);
+      const organization = await organizationOptions(options, server !== null);
       const agent = buildAgentZip();
       if (options.printTemplate) {
         const { withPermissionsBoundary } = await import("../../platforms/aws/organization.js");
         const template = buildStackTemplate({
-          agentCodeKey: `agent/${agent.sha256}.zip`,
+          agentCodeKey: agent.key,
           arch,
           memoryMb,
           timeoutSeconds,
@@ -282,10 +283,13 @@ async function vpcRequest(
 /** `--permissions-boundary`, `--role-arn`, `--tags`, checked before any AWS call. */
 async function organizationOptions(
   options: Pick<DeployCliOptions, "permissionsBoundary" | "roleArn" | "tags">,
+  withServer: boolean,
 ): Promise<import("../../platforms/aws/organization.js").OrganizationOptions> {
-  const { parseTags, validatePolicyArn, validateRoleArn } = await import(
+  const { checkMetadataTagKeys, parseTags, validatePolicyArn, validateRoleArn } = await import(
     "../../platforms/aws/organization.js"
   );
+  // the server's instance takes the stack's tags, and reads them from its metadata
+  if (withServer && options.tags !== undefined) checkMetadataTagKeys(parseTags(options.tags));
   return {
     ...(options.permissionsBoundary !== undefined
       ? { permissionsBoundaryArn: validatePolicyArn(options.permissionsBoundary, "permissions-boundary") }

@@ -1,5 +1,6 @@
 import type { Command } from "commander";
 import { handleEvent } from "../../agent/handler.js";
+import type { BucketMeasurement } from "../../probes/bucket/measurement.js";
 import { DEFAULT_BUCKET_INTERVAL_MS, DEFAULT_GAPS_SECONDS } from "../../probes/bucket/options.js";
 import { describeModel } from "../../report/bucket-section.js";
 import type { BucketCell, BucketModel } from "../../results/bucket-cells.js";
@@ -110,7 +111,7 @@ async function bucketCommand(options: BucketCliOptions): Promise<number> {
       if (!response.ok)
         return fail(`bucket ${direction} failed (${response.error.kind}): ${response.error.message}`, 1);
       const fit = response.summary?.bucket ? fitBucket(response.summary.bucket) : null;
-      if (!fit) return fail(`bucket ${direction}: too few samples to fit (a longer --time?)`, 1);
+      if (!fit) return fail(`bucket ${direction}: ${unfittable(response.summary?.bucket)}`, 1);
       mine.push(fit);
       if (!options.json)
         console.error(
@@ -131,6 +132,15 @@ async function bucketCommand(options: BucketCliOptions): Promise<number> {
   );
   console.error(`profile written: ${await writeProfilePlan(profile, [memoryMb], options.out)}`);
   return 0;
+}
+
+/** Why a fingerprint gave no fit, with what its long transfer held, so a user can size --time. */
+function unfittable(measurement: BucketMeasurement | undefined): string {
+  const samples = measurement?.transfers[0]?.samples;
+  if (!samples) return "the probe returned no long transfer to fit";
+  const seconds = samples.durationSeconds.reduce((sum, s) => sum + s, 0);
+  const bytes = samples.bytes.reduce((sum, b) => sum + b, 0);
+  return `too few samples to fit: the long transfer gave ${samples.bytes.length} samples, ${bytes} bytes over ${seconds.toFixed(2)} s (the fit needs at least 4, with bytes moving in the second half; a longer --time?)`;
 }
 
 function bucketEvent(

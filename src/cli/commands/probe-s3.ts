@@ -102,7 +102,7 @@ function commonEvent(options: CommonOptions): Record<string, unknown> {
   return event;
 }
 
-function readCaFile(path: string): string {
+export function readCaFile(path: string): string {
   let pem: string;
   try {
     pem = readFileSync(path, "utf8");
@@ -114,7 +114,7 @@ function readCaFile(path: string): string {
   return pem;
 }
 
-function number(flag: string): (value: string) => number {
+export function number(flag: string): (value: string) => number {
   return (value) => {
     const parsed = Number(value);
     if (value.trim() === "" || !Number.isFinite(parsed))
@@ -123,7 +123,7 @@ function number(flag: string): (value: string) => number {
   };
 }
 
-function integer(flag: string): (value: string) => number {
+export function integer(flag: string): (value: string) => number {
   return (value) => {
     const parsed = number(flag)(value);
     if (!Number.isInteger(parsed)) throw new InvalidArgumentError(`${flag}: not an integer: ${value}`);

@@ -3,6 +3,7 @@ import { handleEvent } from "../../agent/handler.js";
 import { printResponse } from "./print-response.js";
 import { registerBucketProbeCommand } from "./probe-bucket.js";
 import { buildIperf3Event, formatIperf3Summary, type Iperf3CliOptions } from "./probe-iperf3.js";
+import { registerLatencyProbeCommand } from "./probe-latency.js";
 import { registerS3ProbeCommands } from "./probe-s3.js";
 
 /**
@@ -50,4 +51,5 @@ export function registerProbeCommand(program: Command): void {
     });
   registerS3ProbeCommands(probe);
   registerBucketProbeCommand(probe);
+  registerLatencyProbeCommand(probe);
 }

@@ -1,10 +1,13 @@
 import type { Command } from "commander";
-import { validateQuotaValue, validateRegions } from "../../platforms/aws/aws-input.js";
+import { AwsInputError, validateQuotaValue, validateRegions } from "../../platforms/aws/aws-input.js";
 import type { QuotaReport } from "../../platforms/aws/quota.js";
-import { commandRegion, withAwsProfile } from "./aws-options.js";
+import { textTable } from "../../report/tables.js";
+import { commandRegion, withAwsRegion, withProfile } from "./aws-options.js";
 import { type AwsCommandDeps, openAwsSession } from "./aws-session.js";
 
 interface QuotaOptions {
+  region?: string;
+  profile?: string;
   regions?: string;
   allRegions?: boolean;
   value?: string;
@@ -18,7 +21,7 @@ export function registerQuotaCommand(program: Command, deps: AwsCommandDeps = {}
     .command("quota")
     .description("the Lambda network bandwidth quota (L-14320ECE, Mbit/s) per region");
   const withRegions = (command: Command) =>
-    withAwsProfile(command)
+    withAwsRegion(command, "one AWS region, e.g. us-west-2")
       .option(
         "--regions <list>",
         "comma-separated regions, e.g. us-west-2,ap-northeast-1 (default: AWS_REGION, AWS_DEFAULT_REGION, then the profile's region)",
@@ -30,7 +33,7 @@ export function registerQuotaCommand(program: Command, deps: AwsCommandDeps = {}
     async (options: QuotaOptions) => {
       const requested = await requestedRegions(options);
       const { getQuotaReport } = await import("../../platforms/aws/quota.js");
-      const session = await openAwsSession(false, deps);
+      const session = await openAwsSession(false, withProfile(deps, options.profile));
       const regions = await usableRegions(session, requested, options.allRegions === true);
       const reports: (QuotaReport | { region: string; error: string })[] = [];
       for (const region of regions) {
@@ -54,7 +57,7 @@ export function registerQuotaCommand(program: Command, deps: AwsCommandDeps = {}
   ).action(async (options: QuotaOptions) => {
     const requested = await requestedRegions(options);
     const { listQuotaRequests } = await import("../../platforms/aws/quota.js");
-    const session = await openAwsSession(false, deps);
+    const session = await openAwsSession(false, withProfile(deps, options.profile));
     const regions = await usableRegions(session, requested, options.allRegions === true);
     const rows: Record<string, unknown>[] = [];
     for (const region of regions) {
@@ -95,7 +98,7 @@ export function registerQuotaCommand(program: Command, deps: AwsCommandDeps = {}
     const value = validateQuotaValue(options.value ?? "");
     const requested = await requestedRegions(options);
     const { requestQuotaIncrease, quotaRequestNextSteps } = await import("../../platforms/aws/quota.js");
-    const session = await openAwsSession(options.dryRun === true, deps);
+    const session = await openAwsSession(options.dryRun === true, withProfile(deps, options.profile));
     const regions = await usableRegions(session, requested, options.allRegions === true);
     const results: Record<string, unknown>[] = [];
     for (const region of regions) {
@@ -141,19 +144,14 @@ function formatQuotaTable(reports: (QuotaReport | { region: string; error: strin
   );
 }
 
-/** A plain aligned text table. */
+/** A plain aligned text table (report/tables.ts), without a rule; empty without rows. */
 export function table(headers: string[], rows: unknown[][]): string {
   if (rows.length === 0) return "";
-  const cells = [headers, ...rows.map((row) => row.map((cell) => String(cell)))];
-  const widths = headers.map((_, column) => Math.max(...cells.map((row) => (row[column] ?? "").length)));
-  return cells
-    .map((row) =>
-      row
-        .map((cell, column) => cell.padEnd(widths[column] ?? 0))
-        .join("  ")
-        .trimEnd(),
-    )
-    .join("\n");
+  return textTable(
+    headers,
+    rows.map((row) => row.map((cell) => String(cell))),
+    { rule: false },
+  ).join("\n");
 }
 
 /** `--all-regions`: only the regions enabled for this account (opt-in regions not turned on are skipped, and said so). */
@@ -175,8 +173,16 @@ async function usableRegions(
   }
 }
 
-/** `--regions` or `--all-regions`; neither: the default region (AWS_REGION, ..., the profile's). */
+/** `--region`, `--regions` or `--all-regions` (one of them); none: the default region (AWS_REGION, ..., the profile's). */
 async function requestedRegions(options: QuotaOptions): Promise<string[]> {
-  if (options.regions === undefined && !options.allRegions) return [await commandRegion(undefined)];
+  const given = [
+    options.region !== undefined && "--region",
+    options.regions !== undefined && "--regions",
+    options.allRegions === true && "--all-regions",
+  ].filter((flag): flag is string => typeof flag === "string");
+  if (given.length > 1)
+    throw new AwsInputError("region", `${given.join(" and ")} were both given: pass one of them`);
+  if (options.regions === undefined && !options.allRegions)
+    return [await commandRegion(options.region, options.profile)];
   return validateRegions(options);
 }

@@ -3,6 +3,7 @@ import type { Command } from "commander";
 import { renderBucketText } from "../../report/bucket-section.js";
 import { reportFormatNames, reportFormats } from "../../report/formats.js";
 import { defaultBaselineName } from "../../report/report-model.js";
+import { renderStreamsText } from "../../report/streams-section.js";
 import { renderSummaryJson } from "../../report/summary-json.js";
 import { renderTerminal } from "../../report/terminal-format.js";
 import { outputWidth } from "../../report/text-layout.js";
@@ -98,6 +99,8 @@ export async function reportCommand(runDir: string, options: ReportOptions): Pro
     process.stdout.write(renderTerminal(model, { width: outputWidth(), wide: options.wide === true }));
     const buckets = renderBucketText(model.analysis.buckets);
     if (buckets) process.stdout.write(`\n${buckets}`);
+    const streams = renderStreamsText(model.analysis.streams, outputWidth());
+    if (streams) process.stdout.write(`\n${streams}`);
     return 0;
   }
   if (options.stdout) {

@@ -1,5 +1,6 @@
 import { expandPlan } from "../../plan/expand-plan.js";
-import { type Plan, targetName } from "../../plan/plan-schema.js";
+import type { Plan } from "../../plan/plan-schema.js";
+import { targetName } from "../../plan/platforms.js";
 import { formatCostEstimate } from "../../report/cost-text.js";
 import { outputWidth, wrapEach } from "../../report/text-layout.js";
 import { defaultParallelism } from "../../runner/parallelism.js";
@@ -58,7 +59,7 @@ export async function checkBeforeRun(
   ]);
   const expectedAgentCodeKey = () => {
     try {
-      return `agent/${buildAgentZip().sha256}.zip`;
+      return buildAgentZip().key;
     } catch {
       write("note: no agent bundle here (npm run build): the stack's agent version is not compared");
       return null;
@@ -83,6 +84,7 @@ export async function checkBeforeRun(
     expectedAgentCodeKey,
     credentials: options.aws.credentials,
     requestHandler: options.aws.requestHandler,
+    ...(options.aws.profile ? { profile: options.aws.profile } : {}),
   });
   write(formatPreflight(result, width));
   if (options.dryRun) write("Dry run: nothing was invoked or created.");
@@ -107,6 +109,7 @@ async function estimateWithServerPrices(
     unpriced.map((region) => ({ region: region.region, instanceType })),
     {
       ...(aws.credentials ? { credentials: aws.credentials } : {}),
+      ...(aws.profile ? { profile: aws.profile } : {}),
       ...(aws.requestHandler ? { requestHandler: aws.requestHandler } : {}),
     },
   );

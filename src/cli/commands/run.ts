@@ -3,20 +3,23 @@ import { createInterface } from "node:readline/promises";
 import type { Command } from "commander";
 import { PlanError } from "../../plan/expand-plan.js";
 import { loadPlan } from "../../plan/load-plan.js";
-import { type Plan, targetName } from "../../plan/plan-schema.js";
+import type { Plan } from "../../plan/plan-schema.js";
+import { targetName, targetsOn } from "../../plan/platforms.js";
 import { presetNames } from "../../plan/presets.js";
 import { renderBucketText } from "../../report/bucket-section.js";
-import { writeStreamsSection } from "../../report/streams-section.js";
+import { renderStreamsText } from "../../report/streams-section.js";
 import { outputWidth } from "../../report/text-layout.js";
 import { loadReportModel, writeReport } from "../../report/write-report.js";
+import { ceilingOfRecord } from "../../results/ceiling.js";
 import type { RunManifest } from "../../results/manifest.js";
 import { readManifest } from "../../results/run-directory.js";
 import { RunPausedError } from "../../runner/platform.js";
 import { estimateAwsCost } from "../../runner/run-estimate.js";
 import { type OpenPlatform, runPlan } from "../../runner/run-plan.js";
 import { labRefusal } from "../lab-preflight.js";
-import { openPlatform as defaultOpenPlatform } from "../open-platform.js";
+import { openPlatform as defaultOpenPlatform, type PlatformAccess } from "../open-platform.js";
 import { Progress, printRunSummary } from "../progress.js";
+import { withProfile } from "./aws-options.js";
 import type { AwsCommandDeps } from "./aws-session.js";
 import { checkBeforeRun } from "./run-preflight.js";
 
@@ -38,7 +41,8 @@ export interface RunCommandOptions {
 }
 
 export interface RunCommandDeps {
-  openPlatform: OpenPlatform;
+  /** Opens a target; `access` carries what the command took from outside for it (--profile). */
+  openPlatform: (...args: [...Parameters<OpenPlatform>, access: PlatformAccess]) => ReturnType<OpenPlatform>;
   /**
    * Refuses lab targets this host cannot run shaped, before the run directory exists (the
    * default deps use the real check; tests that bring their own platform leave it out).
@@ -145,7 +149,6 @@ async function resolveRunRequest(options: RunCommandOptions): Promise<RunRequest
 }
 
 export async function runCommand(options: RunCommandOptions, deps: RunCommandDeps): Promise<number> {
-  if (options.profile !== undefined) process.env.AWS_PROFILE = options.profile;
   if (options.region !== undefined && options.regions !== undefined) {
     console.error("lambda-netbench run: give --region or --regions, not both");
     return 2;
@@ -163,7 +166,7 @@ export async function runCommand(options: RunCommandOptions, deps: RunCommandDep
     return 2;
   }
   const { plan } = request;
-  const aws = deps.aws ?? {};
+  const aws = withProfile(deps.aws ?? {}, options.profile);
   const serverUsdPerHour = await serverPriceOption(options.serverUsdPerHour);
   const check = (dryRun: boolean) =>
     checkBeforeRun(plan, { dryRun, aws, ...(serverUsdPerHour !== undefined ? { serverUsdPerHour } : {}) });
@@ -173,7 +176,7 @@ export async function runCommand(options: RunCommandOptions, deps: RunCommandDep
     console.error(`lambda-netbench run: ${refusal}`);
     return 2;
   }
-  if (plan.targets.some((t) => t.platform === "aws")) {
+  if (targetsOn(plan.targets, "aws").length > 0) {
     // a resumed AWS run gets the same preflight (credentials may have been renewed, the server extended)
     if (!(await check(false)).ok) {
       console.error("lambda-netbench run: the preflight failed (above); nothing was invoked");
@@ -186,6 +189,7 @@ export async function runCommand(options: RunCommandOptions, deps: RunCommandDep
   const abandon = new AbortController();
   let progress: Progress | undefined;
   let runDir = options.resume ?? "";
+  let runManifest: RunManifest | null = null;
   const onSigint = () => {
     if (!stop.signal.aborted) {
       stop.abort();
@@ -202,12 +206,14 @@ export async function runCommand(options: RunCommandOptions, deps: RunCommandDep
       ...(request.kind === "new"
         ? { start: { plan, parentDir: options.out, source: request.source } }
         : { resume: { dir: request.dir, manifest: request.manifest } }),
-      openPlatform: deps.openPlatform,
+      openPlatform: (target, context) => deps.openPlatform(target, context, { awsProfile: options.profile }),
       unshaped: options.unshaped === true,
       stop: stop.signal,
       abandon: abandon.signal,
       onStart: ({ dir, totalTasks, remainingTasks, manifest }) => {
         runDir = dir;
+        // the runner fills in each target's facts as it opens it: the ceilings come from there
+        runManifest = manifest;
         progress = new Progress(totalTasks, totalTasks - remainingTasks);
         const targets = manifest.plan.targets.map(targetName).join(", ");
         progress.message(
@@ -216,7 +222,8 @@ export async function runCommand(options: RunCommandOptions, deps: RunCommandDep
         );
       },
       onEvent: (event) => {
-        if (event.type === "recorded") progress?.recorded(event.record);
+        if (event.type === "recorded")
+          progress?.recorded(event.record, runManifest ? ceilingOfRecord(runManifest, event.record) : null);
         else if (event.type === "phase") progress?.message(event.message);
         else if (event.type === "target")
           progress?.message(`Target ${event.target}: ${event.tasks} invocations`);
@@ -234,8 +241,9 @@ export async function runCommand(options: RunCommandOptions, deps: RunCommandDep
     printRunSummary(model, options.json === true);
     const buckets = options.json === true ? "" : renderBucketText(model.analysis.buckets);
     if (buckets) process.stdout.write(`\n${buckets}`);
+    const streams = renderStreamsText(model.analysis.streams, outputWidth());
+    if (streams) (options.json === true ? process.stderr : process.stdout).write(`\n${streams}`);
     const written = await writeReport(model, runReportFormats, result.dir);
-    written.push(...(await printStreamsSection(result.dir, options.json === true)));
     (options.json ? console.error : console.log)(
       `\nRun directory: ${result.dir}\nReport: ${written.map((file) => relative(result.dir, file)).join(", ")}`,
     );
@@ -253,13 +261,6 @@ export async function runCommand(options: RunCommandOptions, deps: RunCommandDep
     process.off("SIGINT", onSigint);
     process.off("SIGTERM", onSigint);
   }
-}
-
-/** A streams sweep's per-flow cap fit, after the summary (and in streams.md). */
-async function printStreamsSection(runDir: string, json: boolean): Promise<string[]> {
-  const streams = await writeStreamsSection(runDir, outputWidth());
-  if (streams.text) (json ? process.stderr : process.stdout).write(`\n${streams.text}`);
-  return streams.written;
 }
 
 /** What the user does next: a paused run (expired login, server TTL) keeps every record. */

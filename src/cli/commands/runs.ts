@@ -1,10 +1,11 @@
 import { resolve } from "node:path";
 import type { Command } from "commander";
-import { commandRegion, withAwsRegion } from "./aws-options.js";
+import { commandRegion, withAwsRegion, withProfile } from "./aws-options.js";
 import { type AwsCommandDeps, openAwsSession } from "./aws-session.js";
 
 interface PullCliOptions {
   region?: string;
+  profile?: string;
   since?: string;
   out: string;
 }
@@ -22,7 +23,7 @@ export function registerRunsCommand(program: Command, deps: AwsCommandDeps = {})
 }
 
 export async function pullCommand(options: PullCliOptions, deps: AwsCommandDeps): Promise<number> {
-  const region = await commandRegion(options.region);
+  const region = await commandRegion(options.region, options.profile);
   let since: Date | undefined;
   if (options.since !== undefined) {
     since = new Date(options.since);
@@ -37,7 +38,7 @@ export async function pullCommand(options: PullCliOptions, deps: AwsCommandDeps)
     import("../../platforms/aws/stack-state.js"),
     import("../../scheduled-studies/pull-runs.js"),
   ]);
-  const session = await openAwsSession(false, deps);
+  const session = await openAwsSession(false, withProfile(deps, options.profile));
   const clients = session.clientsFor(region);
   try {
     const stack = await describeStack(clients.cloudFormation);

@@ -5,8 +5,9 @@ import { builtInProfileNames } from "../../plan/lab-profile.js";
 
 /**
  * `--save-profile NAME`: the fitted bucket model written as a runnable plan whose `profiles:`
- * holds it, with one bucket probe on it: `lambda-netbench run --config NAME.plan.json` replays
- * the measured environment in the lab (edit the probes to study it further).
+ * holds it, with a bucket probe on it (or the probes given: `fit` replays the original's own
+ * settings): `lambda-netbench run --config NAME.plan.json` replays the measured environment in
+ * the lab (edit the probes to study it further).
  */
 export function checkProfileName(name: string): string | null {
   if (!/^[a-z0-9][a-z0-9-]{0,62}$/.test(name))
@@ -20,12 +21,13 @@ export async function writeProfilePlan(
   profile: LabProfile,
   memorySizes: number[],
   dir: string,
+  probes: object[] = [{ kind: "bucket" }],
 ): Promise<string> {
   const plan = {
     name: profile.name,
     targets: [{ platform: "local", profile: profile.name }],
     memoryMb: [...new Set(memorySizes)].sort((a, b) => a - b),
-    probes: [{ kind: "bucket" }],
+    probes,
     profiles: [profile],
   };
   const path = resolve(dir, `${profile.name}.plan.json`);

@@ -65,13 +65,14 @@ export async function scheduleDryRun(options: ScheduleDryRunOptions, deps: AwsCo
     parallelism: options.parallelism,
     expectedAgentCodeKey: () => {
       try {
-        return `agent/${buildAgentZip().sha256}.zip`;
+        return buildAgentZip().key;
       } catch {
         return null;
       }
     },
     credentials: deps.credentials,
     requestHandler: deps.requestHandler,
+    ...(deps.profile ? { profile: deps.profile } : {}),
   });
   write(formatPreflight(result, width));
   if (!result.ok) {

@@ -11,7 +11,7 @@ export async function withClients(
   dryRun = false,
 ): Promise<void> {
   const { resolveRegion } = await import("../../platforms/aws/default-region.js");
-  const checked = resolveRegion(region);
+  const checked = resolveRegion(region, deps.profile);
   const { destroyScheduleClients } = await import("../../scheduled-studies/schedule-clients.js");
   const session = await openAwsSession(dryRun, deps);
   const base = session.clientsFor(checked);

@@ -1,11 +1,12 @@
 import type { Command } from "commander";
 import { loadPlan } from "../../plan/load-plan.js";
-import { commandRegion, withAwsRegion } from "./aws-options.js";
+import { commandRegion, withAwsRegion, withProfile } from "./aws-options.js";
 import type { AwsCommandDeps } from "./aws-session.js";
 import { scheduledLambdaCost, withClients } from "./schedule-session.js";
 
 interface CreateCliOptions {
   region?: string;
+  profile?: string;
   preset?: string;
   config?: string;
   every: string;
@@ -56,8 +57,8 @@ export function registerScheduleCommand(program: Command, deps: AwsCommandDeps =
 
   withAwsRegion(schedule.command("list"))
     .description("the region's schedules with their last execution")
-    .action(async (options: { region?: string }) => {
-      await withClients(options.region, deps, async (clients) => {
+    .action(async (options: { region?: string; profile?: string }) => {
+      await withClients(options.region, withProfile(deps, options.profile), async (clients) => {
         const { listSchedules } = await import("../../scheduled-studies/schedule-admin.js");
         const schedules = await listSchedules(clients);
         if (schedules.length === 0) {
@@ -80,9 +81,9 @@ export function registerScheduleCommand(program: Command, deps: AwsCommandDeps =
       "remove a schedule (its state machine, roles, aliases and plan); its runs stay in the bucket",
     )
     .requiredOption("--name <name>", "schedule name")
-    .action(async (options: { region?: string; name: string }) => {
+    .action(async (options: { region?: string; profile?: string; name: string }) => {
       const name = await validName(options.name);
-      await withClients(options.region, deps, async (clients) => {
+      await withClients(options.region, withProfile(deps, options.profile), async (clients) => {
         const { deleteSchedule } = await import("../../scheduled-studies/schedule-admin.js");
         const result = await deleteSchedule(clients, name, {
           ...(deps.pacing ? { stackPoll: deps.pacing.stackPoll } : {}),
@@ -97,9 +98,9 @@ export function registerScheduleCommand(program: Command, deps: AwsCommandDeps =
   withAwsRegion(schedule.command("run-now"))
     .description("start one execution of a schedule now")
     .requiredOption("--name <name>", "schedule name")
-    .action(async (options: { region?: string; name: string }) => {
+    .action(async (options: { region?: string; profile?: string; name: string }) => {
       const name = await validName(options.name);
-      await withClients(options.region, deps, async (clients) => {
+      await withClients(options.region, withProfile(deps, options.profile), async (clients) => {
         const { runScheduleNow } = await import("../../scheduled-studies/schedule-admin.js");
         const started = await runScheduleNow(clients, name);
         console.log(`started ${started.executionArn} at ${started.startedAt}`);
@@ -113,7 +114,8 @@ async function validName(name: string): Promise<string> {
   return validateScheduleName(name);
 }
 
-export async function createCommand(options: CreateCliOptions, deps: AwsCommandDeps): Promise<number> {
+export async function createCommand(options: CreateCliOptions, commandDeps: AwsCommandDeps): Promise<number> {
+  const deps = withProfile(commandDeps, options.profile);
   // every check before any AWS call
   const [{ validateNumberInRange }, { parseScheduleExpression }, naming, { planSchedule }] =
     await Promise.all([
@@ -122,7 +124,7 @@ export async function createCommand(options: CreateCliOptions, deps: AwsCommandD
       import("../../scheduled-studies/schedule-naming.js"),
       import("../../scheduled-studies/schedule-plan.js"),
     ]);
-  const region = await commandRegion(options.region);
+  const region = await commandRegion(options.region, deps.profile);
   const expression = parseScheduleExpression(options.every);
   const timezone = validateTimezone(options.timezone);
   const plan = await loadPlan({

@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { crc32, deflateRawSync } from "node:zlib";
+import { agentCodePrefix } from "./naming.js";
 
 /**
  * Writes a zip archive (PKWARE APPNOTE 6.3: local headers, deflated data, central directory,
@@ -75,17 +76,30 @@ export function buildZip(entries: ZipEntry[]): Buffer {
   return Buffer.concat([...locals, ...centrals, end]);
 }
 
-/** The deployment package: dist/agent/index.mjs (from `npm run build`) as index.mjs. */
-export function buildAgentZip(bundlePath = new URL("../../../dist/agent/index.mjs", import.meta.url)): {
+/** A deployment package: its bytes, their SHA-256 and the bucket key named by it. */
+export interface CodePackage {
   zip: Buffer;
   sha256: string;
-} {
+  /** `<prefix><sha256>.zip`: a new bundle gets a new key, so a stack update sees the change. */
+  key: string;
+}
+
+/** Zips one bundled file (from `npm run build`) under the name its handler expects. */
+export function codePackage(bundlePath: URL, fileName: string, keyPrefix: string, what: string): CodePackage {
   let source: Buffer;
   try {
     source = readFileSync(bundlePath);
   } catch {
-    throw new Error(`agent bundle not found at ${String(bundlePath)}: run \`npm run build\` first`);
+    throw new Error(`${what} bundle not found at ${String(bundlePath)}: run \`npm run build\` first`);
   }
-  const zip = buildZip([{ name: "index.mjs", data: source }]);
-  return { zip, sha256: createHash("sha256").update(zip).digest("hex") };
+  const zip = buildZip([{ name: fileName, data: source }]);
+  const sha256 = createHash("sha256").update(zip).digest("hex");
+  return { zip, sha256, key: `${keyPrefix}${sha256}.zip` };
+}
+
+/** The agent's deployment package: dist/agent/index.mjs as index.mjs, at agent/<sha256>.zip. */
+export function buildAgentZip(
+  bundlePath = new URL("../../../dist/agent/index.mjs", import.meta.url),
+): CodePackage {
+  return codePackage(bundlePath, "index.mjs", agentCodePrefix, "agent");
 }

@@ -9,8 +9,9 @@ import { S3Client } from "@aws-sdk/client-s3";
 import { ServiceQuotasClient } from "@aws-sdk/client-service-quotas";
 import { SSMClient } from "@aws-sdk/client-ssm";
 import { STSClient } from "@aws-sdk/client-sts";
-import { NodeHttpHandler } from "@smithy/node-http-handler";
 import type { AwsCredentialIdentity, AwsCredentialIdentityProvider, RequestHandler } from "@smithy/types";
+import { attachCallRetries, type CallRetryPolicy, noRetries, patientRetries } from "./call-retries.js";
+import { awsRequestHandler } from "./http-transport.js";
 import { PlannedCallRecorder } from "./planned-calls.js";
 
 /** How every AWS client of one command is built: one region, one credential source, one recorder. */
@@ -21,12 +22,20 @@ export interface AwsClientOptions {
    * assumed roles) are refreshed before they expire for the whole run; or fixed ones (tests).
    */
   credentials: AwsCredentialIdentity | AwsCredentialIdentityProvider;
+  /**
+   * The command's --profile, given to every client as the SDK's `profile` (its config-file
+   * settings; an expired login's advice names it). Without one the SDK's own default.
+   */
+  profile?: string;
   recorder?: PlannedCallRecorder;
   /** Replaces the HTTP transport (tests: a stub returning AWS's real responses). */
   // biome-ignore lint/suspicious/noExplicitAny: the SDK clients accept any smithy request handler
   requestHandler?: RequestHandler<any, any>;
-  /** SDK retry attempts for control-plane calls (Lambda calls retry through our own backoff). */
-  maxAttempts?: number;
+  /**
+   * How calls are retried (call-retries.ts; the SDK's own retries are off). Default: patient
+   * retries, or none on a replaced transport (a test's stub answers each call as told).
+   */
+  retries?: CallRetryPolicy;
   /** S3-compatible endpoint (tests: s3rver), path-style. */
   s3Endpoint?: string;
   /** Longest synchronous invocation to wait for, seconds (function timeout plus a margin). */
@@ -41,6 +50,8 @@ export interface AwsClientOptions {
 export interface AwsClients {
   region: string;
   recorder: PlannedCallRecorder;
+  /** The retry policy every client here has (clients built beside them take the same). */
+  retries: CallRetryPolicy;
   cloudFormation: CloudFormationClient;
   ec2: EC2Client;
   lambda: LambdaClient;
@@ -66,53 +77,61 @@ const PRICING_REGION = "us-east-1";
 export function createPricingClient(
   options: Pick<
     AwsClientOptions,
-    "credentials" | "recorder" | "requestHandler" | "controlTimeouts" | "maxAttempts"
+    "credentials" | "profile" | "recorder" | "requestHandler" | "controlTimeouts" | "retries"
   >,
 ): PricingClient {
   const timeouts = options.controlTimeouts ?? { connectionMs: 3_000, requestMs: 8_000 };
   const client = new PricingClient({
     region: PRICING_REGION,
     credentials: options.credentials,
-    maxAttempts: Math.min(options.maxAttempts ?? 2, 2),
-    requestHandler:
-      options.requestHandler ??
-      new NodeHttpHandler({ connectionTimeout: timeouts.connectionMs, requestTimeout: timeouts.requestMs }),
+    ...(options.profile ? { profile: options.profile } : {}),
+    maxAttempts: 1,
+    requestHandler: options.requestHandler ?? awsRequestHandler(timeouts),
   });
   options.recorder?.attach(client, PRICING_REGION);
+  // an estimate never waits long: two attempts at most, whatever the command's policy
+  const policy = retryPolicy(options);
+  attachCallRetries(client, {
+    ...policy,
+    throttleAttempts: Math.min(policy.throttleAttempts, 2),
+    transientAttempts: Math.min(policy.transientAttempts, 2),
+  });
   return client;
+}
+
+/** The policy asked for, else patient retries on AWS's own transport and none on a test's stub. */
+export function retryPolicy(options: Pick<AwsClientOptions, "retries" | "requestHandler">): CallRetryPolicy {
+  return options.retries ?? (options.requestHandler ? noRetries : patientRetries);
 }
 
 export function createAwsClients(options: AwsClientOptions): AwsClients {
   const recorder = options.recorder ?? new PlannedCallRecorder(false);
-  const controlHandler =
-    options.requestHandler ??
-    (options.controlTimeouts
-      ? new NodeHttpHandler({
-          connectionTimeout: options.controlTimeouts.connectionMs,
-          requestTimeout: options.controlTimeouts.requestMs,
-        })
-      : undefined);
+  const retries = retryPolicy(options);
+  // the environment's proxy (HTTPS_PROXY...) too, which the SDK alone ignores
+  const controlHandler = options.requestHandler ?? awsRequestHandler(options.controlTimeouts);
   const common = {
     region: options.region,
     credentials: options.credentials,
-    maxAttempts: options.maxAttempts ?? 3,
+    ...(options.profile ? { profile: options.profile } : {}),
+    // call-retries.ts retries instead, longer for throttling than the SDK would
+    maxAttempts: 1,
     ...(controlHandler ? { requestHandler: controlHandler } : {}),
   };
   const invokeTimeoutMs = (options.invokeTimeoutSeconds ?? 960) * 1000;
   const clients: AwsClients = {
     region: options.region,
     recorder,
+    retries,
     cloudFormation: new CloudFormationClient(common),
     ec2: new EC2Client(common),
-    // Lambda: no SDK retries; withBackoff retries throttling and conflicts so each retry is counted.
+    // Lambda: Invoke retries through the invoker (each retry counted in the record), the rest as every call
     lambda: new LambdaClient({
       ...common,
-      maxAttempts: 1,
       requestHandler:
         options.requestHandler ??
-        new NodeHttpHandler({
-          requestTimeout: invokeTimeoutMs,
-          connectionTimeout: options.controlTimeouts?.connectionMs ?? 10_000,
+        awsRequestHandler({
+          requestMs: invokeTimeoutMs,
+          connectionMs: options.controlTimeouts?.connectionMs ?? 10_000,
         }),
     }),
     quotas: new ServiceQuotasClient(common),
@@ -129,7 +148,10 @@ export function createAwsClients(options: AwsClientOptions): AwsClients {
     logs: new CloudWatchLogsClient(common),
     pricing: createPricingClient({ ...options, recorder }),
   };
-  for (const client of regionalClients(clients)) recorder.attach(client, options.region);
+  for (const client of regionalClients(clients)) {
+    recorder.attach(client, options.region);
+    attachCallRetries(client, retries);
+  }
   return clients;
 }
 

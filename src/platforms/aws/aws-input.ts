@@ -1,20 +1,12 @@
 import type { Architecture } from "../../plan/architecture.js";
 import { isLambdaMemoryMb, MEMORY_MB_RANGE } from "../../plan/lambda-memory.js";
+import { AwsInputError } from "./aws-input-error.js";
 import { commercialRegions } from "./commercial-regions.js";
 
-/**
- * Checks of what the user typed, before any AWS call: each error names the field and what
- * is allowed, so nothing is spent on a request that could never succeed.
- */
-export class AwsInputError extends Error {
-  constructor(
-    readonly field: string,
-    message: string,
-  ) {
-    super(`${field}: ${message}`);
-    this.name = "AwsInputError";
-  }
-}
+// Checks of what the user typed, before any AWS call: each error names the field and what is
+// allowed, so nothing is spent on a request that could never succeed.
+
+export { AwsInputError } from "./aws-input-error.js";
 
 /** Highest value AWS accepts for the bandwidth quota (announcement of 2026-08-06), Mbit/s. */
 export const maxBandwidthQuotaMbps = 3_000;

@@ -1,5 +1,7 @@
 import type { AwsCredentialIdentity, RequestHandler } from "@smithy/types";
 import type { AgentEventInput } from "../../agent/event.js";
+import type { Iperf3Auth } from "../../probes/iperf3/options.js";
+import { iperf3ServerSeconds } from "../../probes/registry.js";
 import type { BackoffOptions } from "../../probes/retry-backoff.js";
 import type { InvocationOutcome } from "../../results/invocation-outcome.js";
 import type { PlatformFacts } from "../../results/platform-facts.js";
@@ -9,9 +11,10 @@ import { type AwsClients, createAwsClients, destroyAwsClients } from "./aws-clie
 import { validateMemoryMb, validateRegion } from "./aws-input.js";
 import { errorName } from "./backoff.js";
 import { resolveCredentials } from "./credentials.js";
+import { CredentialsExpiredError } from "./expired-credentials.js";
 import { deleteAliasAndVersion } from "./function-aliases.js";
-import { type PublishedVariant, publishVariants } from "./function-versions.js";
-import { fetchIperf3Auth, type Iperf3Auth } from "./iperf3-credentials.js";
+import { latestFromStackOutputs, type PublishedVariant, publishVariants } from "./function-versions.js";
+import { fetchIperf3Auth } from "./iperf3-credentials.js";
 import { invokeAgent } from "./lambda-invoker.js";
 import { aliasName, functionName, s3PutKeyPrefix, stackName } from "./naming.js";
 import type { PlannedCallRecorder } from "./planned-calls.js";
@@ -24,6 +27,8 @@ export interface AwsPlatformOptions {
   region: string;
   /** Default: the standard AWS chain (environment, profile, role), resolved before any call. */
   credentials?: AwsCredentialIdentity;
+  /** The command's --profile: the chain's and the clients' (without: AWS_PROFILE or `default`, as the SDK does). */
+  profile?: string;
   /** `--dry-run`: a recorder that holds back every call that would change something. */
   recorder?: PlannedCallRecorder;
   /** How many invocations at once (each runs in its own execution environment). */
@@ -76,10 +81,11 @@ export class AwsPlatform implements Platform {
       throw new Error(
         `maxConcurrency: ${options.maxConcurrency} is not allowed (allowed: a whole number from 1)`,
       );
-    const credentials = options.credentials ?? (await resolveCredentials());
+    const credentials = options.credentials ?? (await resolveCredentials(options.profile));
     const clients = createAwsClients({
       region,
       credentials,
+      ...(options.profile ? { profile: options.profile } : {}),
       ...(options.recorder ? { recorder: options.recorder } : {}),
       ...(options.requestHandler ? { requestHandler: options.requestHandler } : {}),
     });
@@ -179,6 +185,7 @@ export class AwsPlatform implements Platform {
         ...(this.options.log ? { log: this.options.log } : {}),
         dryRun: this.clients.recorder.dryRun,
         functionName: name,
+        stackLatest: latestFromStackOutputs(this.stack.outputs),
       });
       for (const entry of published)
         this.published.set(`${name}:${entry.alias}`, {
@@ -269,7 +276,7 @@ export class AwsPlatform implements Platform {
       }
       // a failure once the server's time-to-live has passed is the server being gone, not the
       // cell failing: pause the run so --resume redoes it
-      if (event.probe === "iperf3" && !(response?.ok === true)) this.checkServerTimeToLive(event, 0);
+      if (!(response?.ok === true)) this.checkServerTimeToLive(event, 0);
       return outcome;
     }
   }
@@ -280,10 +287,11 @@ export class AwsPlatform implements Platform {
    * remaining cell and counting them as done.
    */
   private checkServerTimeToLive(event: AgentEventInput, marginSeconds = 60): void {
-    if (event.probe !== "iperf3") return;
+    const serverSeconds = iperf3ServerSeconds(event);
+    if (serverSeconds === null) return;
     const expiresAt = Date.parse(this.stack.outputs.ServerExpiresAt ?? "");
     if (!Number.isFinite(expiresAt)) return;
-    const needed = Date.now() + ((event.timeSeconds ?? 10) + (event.omitSeconds ?? 0) + marginSeconds) * 1000;
+    const needed = Date.now() + (serverSeconds + marginSeconds) * 1000;
     if (needed > expiresAt)
       throw new RunPausedError(
         `the iperf3 server in ${this.target} terminates itself at ${this.stack.outputs.ServerExpiresAt}: extend it with \`lambda-netbench deploy --region ${this.target} --with-server --ttl-hours N\`, then resume`,
@@ -301,6 +309,12 @@ export class AwsPlatform implements Platform {
         await deleteAliasAndVersion(this.clients.lambda, entry.functionName, {
           name: entry.alias,
           version: entry.version,
+        }).catch((error: unknown) => {
+          // the run is pausing for a new login anyway: what is left goes with the next teardown
+          if (!(error instanceof CredentialsExpiredError)) throw error;
+          this.options.log?.(
+            `${entry.functionName}:${entry.alias} (version ${entry.version}) left in place: the credentials expired (teardown removes it)`,
+          );
         });
       }
       this.published.clear();

@@ -41,3 +41,28 @@ export const commercialRegions = [
 ] as const;
 
 export type CommercialRegion = (typeof commercialRegions)[number];
+
+/**
+ * The regions enabled in every account (those launched before 20 March 2019); every other
+ * commercial region is opt-in and works only once the account enables it. Source: AWS Account
+ * Management guide, "Specify which AWS Regions your account can use", checked 2026-12.
+ */
+export const regionsEnabledByDefault: ReadonlySet<string> = new Set([
+  "us-east-1",
+  "us-east-2",
+  "us-west-1",
+  "us-west-2",
+  "ap-south-1",
+  "ap-northeast-1",
+  "ap-northeast-2",
+  "ap-northeast-3",
+  "ap-southeast-1",
+  "ap-southeast-2",
+  "ca-central-1",
+  "eu-central-1",
+  "eu-west-1",
+  "eu-west-2",
+  "eu-west-3",
+  "eu-north-1",
+  "sa-east-1",
+]);

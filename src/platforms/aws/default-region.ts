@@ -5,8 +5,8 @@ import { AwsInputError, validateRegion } from "./aws-input.js";
 
 /**
  * The region a command uses when `--region` is not given, as the AWS CLI finds it:
- * AWS_REGION, then AWS_DEFAULT_REGION, then the `region` of the profile (AWS_PROFILE, or
- * `default`) in the shared config file (AWS_CONFIG_FILE, or ~/.aws/config). Whatever the
+ * AWS_REGION, then AWS_DEFAULT_REGION, then the `region` of the profile (the command's
+ * --profile, else AWS_PROFILE, else `default`) in the shared config file (AWS_CONFIG_FILE, or ~/.aws/config). Whatever the
  * source, an unknown region is refused with the field that named it.
  */
 export function profileRegion(configText: string, profile: string): string | null {
@@ -27,20 +27,28 @@ export function profileRegion(configText: string, profile: string): string | nul
 export function defaultRegion(
   env: NodeJS.ProcessEnv = process.env,
   readConfig: (path: string) => string | null = readIfPresent,
+  named?: string,
 ): { region: string; source: string } | null {
   if (env.AWS_REGION) return { region: env.AWS_REGION, source: "AWS_REGION" };
   if (env.AWS_DEFAULT_REGION) return { region: env.AWS_DEFAULT_REGION, source: "AWS_DEFAULT_REGION" };
-  const profile = env.AWS_PROFILE || "default";
+  const profile = named || env.AWS_PROFILE || "default";
   const path = env.AWS_CONFIG_FILE || join(homedir(), ".aws", "config");
   const text = readConfig(path);
   const region = text === null ? null : profileRegion(text, profile);
   return region ? { region, source: `profile ${profile} (${path})` } : null;
 }
 
-/** `--region`, else the default region; the field named in errors is where the value came from. */
-export function resolveRegion(given: string | undefined, env: NodeJS.ProcessEnv = process.env): string {
+/**
+ * `--region`, else the default region (of `profile`, the command's --profile, when the
+ * environment names none); the field named in errors is where the value came from.
+ */
+export function resolveRegion(
+  given: string | undefined,
+  profile?: string,
+  env: NodeJS.ProcessEnv = process.env,
+): string {
   if (given !== undefined) return validateRegion(given);
-  const found = defaultRegion(env);
+  const found = defaultRegion(env, readIfPresent, profile);
   if (!found)
     throw new AwsInputError(
       "region",

@@ -1,14 +1,21 @@
-import { CreateStackCommand, DeleteStackCommand, UpdateStackCommand } from "@aws-sdk/client-cloudformation";
+import {
+  CreateStackCommand,
+  DeleteStackCommand,
+  UpdateStackCommand,
+  type UpdateStackCommandInput,
+} from "@aws-sdk/client-cloudformation";
 import { HeadObjectCommand, PutObjectCommand } from "@aws-sdk/client-s3";
 import { DeleteParameterCommand } from "@aws-sdk/client-ssm";
 import type { Architecture } from "../../plan/architecture.js";
+import type { CodePackage } from "./agent-zip.js";
 import type { AwsClients } from "./aws-clients.js";
 import { errorName } from "./backoff.js";
 import { type DryRunFinding, deployDryRunChecks } from "./deploy-dry-run.js";
+import { checkServerVcpus } from "./ec2-vcpu-quota.js";
 import { ensureIperf3Secrets, readServerStatus } from "./iperf3-credentials.js";
 import { iperf3VersionAdvice } from "./iperf3-version.js";
 import { invokeAgent } from "./lambda-invoker.js";
-import { agentCodePrefix, iperf3StatusParameter, stackName } from "./naming.js";
+import { iperf3StatusParameter, stackName } from "./naming.js";
 import { keepScheduleStacks } from "./nested-stacks.js";
 import {
   type OrganizationOptions,
@@ -50,7 +57,7 @@ export interface DeployOptions {
   memoryMb: number;
   timeoutSeconds: number;
   server: ServerRequest | null;
-  agent: { zip: Buffer; sha256: string };
+  agent: CodePackage;
   /** Size of the S3 test object to create with the agent's s3-put (null: none). */
   testObjectBytes: number | null;
   /**
@@ -152,6 +159,37 @@ function refuseSilentServerRemoval(
 }
 
 /**
+ * One UpdateStack with this template, waited for (not in a dry run, where the recorder holds it
+ * back). The schedules' nested stacks stay; "No updates are to be performed" is not a failure.
+ */
+async function updateStack(
+  cfn: AwsClients["cloudFormation"],
+  template: CfnTemplate,
+  state: StackState | null,
+  update: {
+    stackCall: Omit<UpdateStackCommandInput, "TemplateBody">;
+    dryRun: boolean;
+    poll: { pollIntervalMs: number; timeoutMs: number };
+  },
+): Promise<{ state: StackState | null; changed: boolean }> {
+  try {
+    await cfn.send(
+      new UpdateStackCommand({
+        ...update.stackCall,
+        TemplateBody: JSON.stringify(keepScheduleStacks(template, state?.outputs ?? {})),
+      }),
+    );
+  } catch (error) {
+    if (!isNoUpdatesError(error)) throw error;
+    return { state, changed: false };
+  }
+  return {
+    state: update.dryRun ? state : await waitForStack(cfn, ["UPDATE_COMPLETE"], update.poll),
+    changed: true,
+  };
+}
+
+/**
  * Creates or updates the region's stack. First pass (new stack): the bucket only, since the
  * function's code must already be in it; then the agent zip is uploaded (named by its
  * SHA-256, so new code means a new key and an update) and the full template applied.
@@ -220,6 +258,12 @@ export async function deployStack(clients: AwsClients, options: DeployOptions): 
           (options.now ?? (() => new Date()))(),
         )
       : null;
+  if (options.server && serverPlan?.fresh) {
+    // a new instance: refused here, before any change, when it does not fit the vCPU quota (the
+    // server this one replaces is removed first, so its vCPUs are not counted)
+    const vcpus = await checkServerVcpus(clients, options.server.instanceType, previous.ServerInstanceId);
+    log(vcpus.detail);
+  }
   if (options.server && serverPlan) {
     if (await ensureIperf3Secrets(clients.ssm, stackTags(organization)))
       log("generated the iperf3 RSA key pair and password (SSM SecureString)");
@@ -231,13 +275,13 @@ export async function deployStack(clients: AwsClients, options: DeployOptions): 
       }
     }
   }
-  const templateOptions = (agentCodeKey: string | null): StackTemplateOptions => ({
+  const templateOptions = (agentCodeKey: string | null, withServer: boolean): StackTemplateOptions => ({
     agentCodeKey,
     arch: options.arch,
     memoryMb: options.memoryMb,
     timeoutSeconds: options.timeoutSeconds,
     server:
-      options.server && serverPlan && serverSetup
+      withServer && options.server && serverPlan && serverSetup
         ? {
             instanceType: options.server.instanceType,
             ports: options.server.ports,
@@ -246,14 +290,19 @@ export async function deployStack(clients: AwsClients, options: DeployOptions): 
             expiresAt: serverPlan.expiresAt,
             imageId: serverSetup.imageId,
             ...serverSetup.network,
+            // a deploy without --tags keeps the stack's (as CloudFormation does)
+            organizationTags: organization.tags ?? state?.tags ?? [],
           }
         : null,
     vpc,
   });
   // a deploy without --permissions-boundary keeps the one the stack has (like the VPC function)
   const boundary = organization.permissionsBoundaryArn ?? previous[permissionsBoundaryOutput];
-  const template = (agentCodeKey: string | null): CfnTemplate => {
-    const built = withPermissionsBoundary(buildStackTemplate(templateOptions(agentCodeKey)), boundary);
+  const template = (agentCodeKey: string | null, withServer = true): CfnTemplate => {
+    const built = withPermissionsBoundary(
+      buildStackTemplate(templateOptions(agentCodeKey, withServer)),
+      boundary,
+    );
     if (boundary) built.Outputs[permissionsBoundaryOutput] = { Value: boundary };
     return built;
   };
@@ -280,7 +329,7 @@ export async function deployStack(clients: AwsClients, options: DeployOptions): 
       : await waitForStack(cfn, ["CREATE_COMPLETE"], poll);
   }
   const bucket = state?.outputs.BucketName ?? "<BucketName output of the new stack>";
-  const agentCodeKey = `${agentCodePrefix}${options.agent.sha256}.zip`;
+  const agentCodeKey = options.agent.key;
   let uploaded = false;
   try {
     // a dry run of a first deploy has no bucket yet: nothing to look at
@@ -299,20 +348,23 @@ export async function deployStack(clients: AwsClients, options: DeployOptions): 
     );
     uploaded = true;
   }
-  try {
-    await cfn.send(
-      new UpdateStackCommand({
-        ...stackCall,
-        ...(organization.tags ? { Tags: stackTags(organization) } : {}),
-        // schedule hook: the nested stacks of `schedule create` stay
-        TemplateBody: JSON.stringify(keepScheduleStacks(template(agentCodeKey), state?.outputs ?? {})),
-      }),
-    );
-    if (!dryRun) state = await waitForStack(cfn, ["UPDATE_COMPLETE"], poll);
-  } catch (error) {
-    if (!isNoUpdatesError(error)) throw error;
-    if (action !== "created" && !uploaded) action = "unchanged";
+  const update = {
+    stackCall: { ...stackCall, ...(organization.tags ? { Tags: stackTags(organization) } : {}) },
+    dryRun,
+    poll,
+  };
+  let changed = false;
+  if (serverPlan?.fresh) {
+    // the function first, in an update of its own: a new server that EC2 refuses
+    // (VcpuLimitExceeded, PendingVerification) then rolls back only the server's update
+    log("updating the function first; the iperf3 server follows in its own stack update");
+    const functionFirst = await updateStack(cfn, template(agentCodeKey, false), state, update);
+    state = functionFirst.state;
+    changed = functionFirst.changed;
   }
+  const full = await updateStack(cfn, template(agentCodeKey), state, update);
+  state = full.state;
+  if (!full.changed && !changed && action !== "created" && !uploaded) action = "unchanged";
   const outputs = state?.outputs ?? {};
 
   let server: DeployResult["server"] = null;

@@ -11,7 +11,7 @@ import {
 import type { Architecture } from "../../plan/architecture.js";
 import { type BackoffOptions, withBackoff } from "../../probes/retry-backoff.js";
 import type { EnvironmentVariant } from "../../runner/platform.js";
-import { defaultBackoff, errorName, isThrottlingOrConflict } from "./backoff.js";
+import { conflictErrorNames, defaultBackoff, errorName, isThrottling } from "./backoff.js";
 import { listAliases, listPublishedVersions, pointAlias } from "./function-aliases.js";
 import { memoryLimitAdvice, refusedMemoryLimit } from "./memory-limit.js";
 import { functionName as agentFunctionName, aliasName } from "./naming.js";
@@ -36,6 +36,12 @@ export interface VersionOptions {
    * aliases instead, so it leaves none of the run's behind.
    */
   pointRunAliases?: boolean;
+  /**
+   * $LATEST's memory and architecture as the stack sets them (its outputs): what $LATEST is
+   * restored to afterwards. Without them, what $LATEST has when the run starts, which a killed
+   * run may have left at one of its sizes.
+   */
+  stackLatest?: { memoryMb?: number | undefined; arch?: string | undefined };
 }
 
 export interface PublishedVariant {
@@ -44,17 +50,43 @@ export interface PublishedVariant {
   version: string;
 }
 
-function retrying<T>(operation: () => Promise<T>, options: VersionOptions): Promise<T> {
-  return withBackoff(operation, {
-    ...defaultBackoff,
-    retryable: isThrottlingOrConflict,
-    onRetry: (error, attempt, delayMs) =>
-      options.log?.(`retry ${attempt} after ${errorName(error)} in ${delayMs} ms`),
-    ...options.backoff,
-  }).then((result) => result.value);
+/**
+ * A Lambda call that may meet "an update is in progress" (ResourceConflictException) or a
+ * function not active yet: each wait for the function's update to finish (LastUpdateStatus no
+ * longer InProgress) and then go on, for as long as the waiter would wait; throttling is
+ * retried with backoff (the clients retry it too; the policy here counts the retries in the log).
+ */
+async function retrying<T>(
+  lambda: LambdaClient,
+  operation: () => Promise<T>,
+  options: Pick<VersionOptions, "waiter" | "backoff" | "log" | "dryRun" | "functionName">,
+): Promise<T> {
+  const deadline = Date.now() + options.waiter.maxWaitSeconds * 1000;
+  for (;;) {
+    try {
+      return (
+        await withBackoff(operation, {
+          ...defaultBackoff,
+          retryable: isThrottling,
+          onRetry: (error, attempt, delayMs) =>
+            options.log?.(`retry ${attempt} after ${errorName(error)} in ${delayMs} ms`),
+          ...options.backoff,
+        })
+      ).value;
+    } catch (error) {
+      if (!conflictErrorNames.has(errorName(error)) || Date.now() > deadline) throw error;
+      options.log?.(
+        `${options.functionName ?? agentFunctionName} is being updated (${errorName(error)}): waiting for its update to finish`,
+      );
+      await waitUpdated(lambda, options);
+    }
+  }
 }
 
-async function waitUpdated(lambda: LambdaClient, options: VersionOptions): Promise<void> {
+async function waitUpdated(
+  lambda: LambdaClient,
+  options: Pick<VersionOptions, "waiter" | "dryRun" | "functionName">,
+): Promise<void> {
   if (options.dryRun) return;
   const functionName = options.functionName ?? agentFunctionName;
   await waitUntilFunctionUpdatedV2(
@@ -88,14 +120,19 @@ export async function publishVariants(
   };
   for (const [arch, sizes] of byArch) {
     const current = await retrying(
+      lambda,
       () => lambda.send(new GetFunctionConfigurationCommand({ FunctionName: functionName })),
       options,
     );
-    initial ??= { memoryMb: current.MemorySize, arch: current.Architectures?.[0] };
+    initial ??= {
+      memoryMb: options.stackLatest?.memoryMb ?? current.MemorySize,
+      arch: options.stackLatest?.arch ?? current.Architectures?.[0],
+    };
     latest = { memoryMb: current.MemorySize, arch: current.Architectures?.[0] };
     if (current.Architectures?.[0] !== arch) await switchArchitecture(lambda, arch, options, "to");
     for (const memoryMb of sizes) {
       await retrying(
+        lambda,
         () =>
           lambda.send(
             new UpdateFunctionConfigurationCommand({ FunctionName: functionName, MemorySize: memoryMb }),
@@ -107,6 +144,7 @@ export async function publishVariants(
       });
       await waitUpdated(lambda, options);
       const version = await retrying(
+        lambda,
         () =>
           lambda.send(
             new PublishVersionCommand({
@@ -126,7 +164,7 @@ export async function publishVariants(
       const alias = aliasName(memoryMb, arch);
       if (options.pointRunAliases !== false) {
         await pointAlias(lambda, { functionName, alias, version: version.Version }, (call) =>
-          retrying(call, options),
+          retrying(lambda, call, options),
         );
         options.log?.(`${alias} -> version ${version.Version}`);
       }
@@ -135,6 +173,15 @@ export async function publishVariants(
   }
   if (initial) await restoreLatest(lambda, initial, latest, options);
   return published;
+}
+
+/** $LATEST's values as the stack's outputs give them (FunctionMemoryMb from stacks deployed since it exists). */
+export function latestFromStackOutputs(outputs: Record<string, string>): VersionOptions["stackLatest"] {
+  const memoryMb = Number(outputs.FunctionMemoryMb);
+  return {
+    memoryMb: Number.isInteger(memoryMb) && memoryMb > 0 ? memoryMb : undefined,
+    arch: outputs.FunctionArchitecture,
+  };
 }
 
 /** $LATEST's code for `arch` (an architecture change is a code update in Lambda), then waits. */
@@ -147,6 +194,7 @@ async function switchArchitecture(
   const functionName = options.functionName ?? agentFunctionName;
   options.log?.(`switching ${functionName} ${words} ${arch}`);
   await retrying(
+    lambda,
     () =>
       lambda.send(
         new UpdateFunctionCodeCommand({
@@ -176,6 +224,7 @@ async function restoreLatest(
     await switchArchitecture(lambda, initial.arch as Architecture, options, "back to");
   if (initial.memoryMb !== undefined && initial.memoryMb !== latest.memoryMb) {
     await retrying(
+      lambda,
       () =>
         lambda.send(
           new UpdateFunctionConfigurationCommand({
@@ -192,11 +241,14 @@ async function restoreLatest(
 /** Deletes every alias and published version (not $LATEST). Returns how many versions went. */
 export async function deletePublishedVersions(
   lambda: LambdaClient,
-  options: Pick<VersionOptions, "backoff" | "log" | "functionName"> = {},
+  options: Pick<VersionOptions, "backoff" | "log" | "functionName"> & {
+    waiter?: VersionOptions["waiter"];
+  } = {},
 ): Promise<{ aliases: number; versions: number; functionExisted: boolean }> {
   const functionName = options.functionName ?? agentFunctionName;
   const counts = { aliases: 0, versions: 0, functionExisted: true };
-  const retry = <T>(operation: () => Promise<T>) => retrying(operation, { ...options } as VersionOptions);
+  const waiter = options.waiter ?? { minDelaySeconds: 1, maxDelaySeconds: 10, maxWaitSeconds: 300 };
+  const retry = <T>(operation: () => Promise<T>) => retrying(lambda, operation, { ...options, waiter });
   try {
     const aliases = (await listAliases(lambda, functionName)).flatMap((alias) =>
       alias.Name ? [alias.Name] : [],

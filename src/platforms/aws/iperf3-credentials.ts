@@ -6,6 +6,7 @@ import {
   PutParameterCommand,
   type SSMClient,
 } from "@aws-sdk/client-ssm";
+import type { Iperf3Auth } from "../../probes/iperf3/options.js";
 import {
   iperf3PasswordParameter,
   iperf3PrivateKeyParameter,
@@ -23,13 +24,6 @@ import {
 export interface Iperf3Secrets {
   privateKeyPem: string;
   password: string;
-}
-
-export interface Iperf3Auth {
-  username: string;
-  password: string;
-  publicKeyPem: string;
-  padding: "pkcs1" | "oaep";
 }
 
 export function generateIperf3Secrets(): Iperf3Secrets {
@@ -78,26 +72,25 @@ export async function ensureIperf3Secrets(
   ]);
   if (key !== null && password !== null) return false;
   const secrets = generate();
-  for (const [name, value, description] of [
-    [iperf3PrivateKeyParameter, secrets.privateKeyPem, "lambda-netbench iperf3 server RSA private key"],
-    [iperf3PasswordParameter, secrets.password, "lambda-netbench iperf3 password"],
+  for (const [name, value, description, exists] of [
+    [
+      iperf3PrivateKeyParameter,
+      secrets.privateKeyPem,
+      "lambda-netbench iperf3 server RSA private key",
+      key !== null,
+    ],
+    [iperf3PasswordParameter, secrets.password, "lambda-netbench iperf3 password", password !== null],
   ] as const) {
-    await ssm.send(
-      new PutParameterCommand({
-        Name: name,
-        Value: value,
-        Type: "SecureString",
-        Description: description,
-        Overwrite: true,
-      }),
-    );
-    await ssm.send(
-      new AddTagsToResourceCommand({
-        ResourceType: "Parameter",
-        ResourceId: name,
-        Tags: tags,
-      }),
-    );
+    const parameter = { Name: name, Value: value, Type: "SecureString" as const, Description: description };
+    // created with its tags (an organization's tag policy or SCP may refuse an untagged
+    // PutParameter); SSM takes Tags only on creation, so one half of a pair is overwritten and
+    // tagged after
+    if (!exists) {
+      await ssm.send(new PutParameterCommand({ ...parameter, Tags: tags }));
+      continue;
+    }
+    await ssm.send(new PutParameterCommand({ ...parameter, Overwrite: true }));
+    await ssm.send(new AddTagsToResourceCommand({ ResourceType: "Parameter", ResourceId: name, Tags: tags }));
   }
   return true;
 }

@@ -3,7 +3,7 @@ import type { AgentEventInput } from "../../agent/event.js";
 import { type BackoffOptions, withBackoff } from "../../probes/retry-backoff.js";
 import type { InvocationOutcome } from "../../results/invocation-outcome.js";
 import { defaultBackoff, isThrottlingOrConflict } from "./backoff.js";
-import { CredentialsExpiredError, isExpiredCredentials } from "./credentials.js";
+import { CredentialsExpiredError, isExpiredCredentials } from "./expired-credentials.js";
 import { outcomeFromInvokeError, outcomeFromInvokeResult } from "./invocation-outcome.js";
 import { functionName } from "./naming.js";
 
@@ -49,7 +49,8 @@ export async function invokeAgent(
     };
   } catch (error) {
     // an expired login fails every later call too: stop the run instead of recording failures
-    if (isExpiredCredentials(error)) throw new CredentialsExpiredError(error);
+    if (error instanceof CredentialsExpiredError) throw error;
+    if (isExpiredCredentials(error)) throw new CredentialsExpiredError(error, lambda.config.profile);
     return { ...outcomeFromInvokeError(error, startedAt, elapsed()), retries };
   }
 }

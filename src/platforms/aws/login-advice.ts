@@ -48,8 +48,9 @@ function readIni(path: string): Sections {
   }
 }
 
-export function loginAdvice(env: NodeJS.ProcessEnv = process.env): LoginAdvice {
-  const explicitProfile = env.AWS_PROFILE?.trim() || undefined;
+/** `named`: the command's --profile, which wins over AWS_PROFILE as it does for the chain. */
+export function loginAdvice(env: NodeJS.ProcessEnv = process.env, named?: string): LoginAdvice {
+  const explicitProfile = named?.trim() || env.AWS_PROFILE?.trim() || undefined;
   // the chain uses the environment's keys first unless a profile is named
   if (!explicitProfile && env.AWS_ACCESS_KEY_ID)
     return {

@@ -1,3 +1,4 @@
+import { vcpuQuotaCodes } from "./ec2-vcpu-quota.js";
 import { functionName, logGroupName, parameterPath, stackName, tagKey, tagValue } from "./naming.js";
 import { IAM_ROLE_ACTIONS, LAMBDA_FUNCTION_ACTIONS, LOG_GROUP_ACTIONS } from "./resource-type-actions.js";
 import {
@@ -17,8 +18,10 @@ import {
  *   recorder sees, "Service.Operation"), with the IAM actions each needs. A test runs every
  *   command on the stubbed transport and fails if a recorded call is missing here.
  * - `stackResourceActions`: what CloudFormation does with the caller's permissions (no service
- *   role) to create, update, roll back and delete each resource type of the stack. A test fails
- *   if the template gains a resource type missing here.
+ *   role) to create, update, roll back and delete each resource type of the stack, from the
+ *   types' published resource schemas (resource-schemas.ts). A test fails if a template gains a
+ *   resource type missing here, or a schema a permission neither granted here nor left out with
+ *   its reason in schema-permissions.ts.
  */
 
 type Scope =
@@ -87,6 +90,8 @@ export const plannedCallActions: Record<string, CallEntry> = {
   // which zones offer the server's instance type
   "EC2.DescribeInstanceTypeOfferings": { actions: ["ec2:DescribeInstanceTypeOfferings"], scope: "any" },
   "EC2.DescribeInstances": { actions: ["ec2:DescribeInstances"], scope: "any" },
+  // the server's vCPUs against the account's EC2 vCPU quota (ec2-vcpu-quota.ts)
+  "EC2.DescribeInstanceTypes": { actions: ["ec2:DescribeInstanceTypes"], scope: "any" },
   // the VPC function (issue 12): deploy checks the group, the preflight the subnets' S3 endpoints
   // and the group's egress (DescribeSubnets and DescribeRouteTables above serve it too)
   "EC2.DescribeSecurityGroups": { actions: ["ec2:DescribeSecurityGroups"], scope: "any" },
@@ -163,6 +168,21 @@ export const stackResourceActions: Record<string, { actions: string[]; scope: Sc
         "s3:GetLifecycleConfiguration",
         "s3:PutBucketTagging",
         "s3:GetBucketTagging",
+        // the read handler reads every configuration the type has, set or not
+        "s3:GetBucketAcl",
+        "s3:GetAccelerateConfiguration",
+        "s3:GetAnalyticsConfiguration",
+        "s3:GetBucketCORS",
+        "s3:GetInventoryConfiguration",
+        "s3:GetBucketLogging",
+        "s3:GetMetricsConfiguration",
+        "s3:GetBucketNotification",
+        "s3:GetBucketVersioning",
+        "s3:GetReplicationConfiguration",
+        "s3:GetBucketWebsite",
+        "s3:GetBucketObjectLockConfiguration",
+        "s3:GetIntelligentTieringConfiguration",
+        "s3:GetBucketMetadataTableConfiguration",
       ],
       scope: "bucket",
     },
@@ -226,6 +246,8 @@ export const stackResourceActions: Record<string, { actions: string[]; scope: Sc
         "ec2:DeleteSecurityGroup",
         "ec2:CreateTags",
         "ec2:DeleteTags",
+        "ec2:UpdateSecurityGroupRuleDescriptionsIngress",
+        "ec2:UpdateSecurityGroupRuleDescriptionsEgress",
       ],
       scope: "ec2",
     },
@@ -245,11 +267,25 @@ export const stackResourceActions: Record<string, { actions: string[]; scope: Sc
         "ec2:CreateTags",
         "ec2:DeleteTags",
         "ec2:CreateNetworkInterface",
+        "ec2:ModifyInstanceMetadataOptions",
+        "ec2:ModifyInstanceMaintenanceOptions",
+        "ec2:AssociateIamInstanceProfile",
+        "ec2:DisassociateIamInstanceProfile",
+        "ec2:ReplaceIamInstanceProfileAssociation",
+        "ec2:DescribeIamInstanceProfileAssociations",
+        "ec2:DescribeInstanceAttribute",
+        "ec2:DescribeInstanceCreditSpecifications",
+        "ec2:DescribeVolumes",
+        "ec2:DescribeKeyPairs",
+        "ec2:DescribeLaunchTemplates",
+        "ec2:DescribeLaunchTemplateVersions",
       ],
       scope: "ec2",
     },
     // RunInstances passes the server role through its instance profile
     { actions: ["iam:PassRole"], scope: "roles" },
+    // the read handler looks for Systems Manager associations of the instance
+    { actions: ["ssm:DescribeAssociation", "ssm:ListAssociations"], scope: "any" },
   ],
 };
 
@@ -314,7 +350,10 @@ function resources(scope: Scope): string | string[] {
         `${partition}:logs:*:*:log-group:${logGroupName}-vpc:*`,
       ];
     case "quota":
-      return `${partition}:servicequotas:*:*:lambda/L-14320ECE`;
+      return [
+        `${partition}:servicequotas:*:*:lambda/L-14320ECE`,
+        ...vcpuQuotaCodes.map((code) => `${partition}:servicequotas:*:*:ec2/${code}`),
+      ];
     case "ec2":
     case "any":
       return "*";

@@ -67,6 +67,21 @@ export function parseTags(text: string, field = "tags"): Array<{ Key: string; Va
   return tags;
 }
 
+/**
+ * The stack's tags reach the iperf3 server's instance, whose tags are readable from its
+ * metadata (the watchdog reads its time-to-live there). EC2 then refuses to launch an instance
+ * with a tag key that is not a valid metadata path: letters, digits and + - = . , _ : @ only (no
+ * space, no "/"), and not ".", ".." or "_index". Checked before any call.
+ */
+export function checkMetadataTagKeys(tags: Array<{ Key: string }>, field = "tags"): void {
+  for (const { Key } of tags)
+    if (!/^[A-Za-z0-9+\-=.,_:@]+$/.test(Key) || [".", "..", "_index"].includes(Key))
+      throw new AwsInputError(
+        field,
+        `"${Key}": the iperf3 server's tags are readable from its instance metadata, where a key holds only letters, digits and + - = . , _ : @ (no space, no /, not "." ".." "_index"); EC2 would refuse to launch the server: rename the key, or deploy without --with-server`,
+      );
+}
+
 /** The stack's tags: ours first, then the organization's. */
 export function stackTags(options: OrganizationOptions): Array<{ Key: string; Value: string }> {
   return [{ Key: tagKey, Value: tagValue }, ...(options.tags ?? [])];

@@ -2,6 +2,8 @@ import { DescribeRegionsCommand } from "@aws-sdk/client-ec2";
 import { GetAccountSettingsCommand } from "@aws-sdk/client-lambda";
 import { GetCallerIdentityCommand } from "@aws-sdk/client-sts";
 import type { AwsClients } from "./aws-clients.js";
+import { errorName } from "./backoff.js";
+import { regionsEnabledByDefault } from "./commercial-regions.js";
 import { fleetCheckNames, fleetPreflightItems } from "./fleet-preflight.js";
 import { readServerStatus } from "./iperf3-credentials.js";
 import { checkMemoryAccepted } from "./memory-limit.js";
@@ -53,7 +55,7 @@ export async function checkRegion(
       );
     else item("region", "ok", `enabled (${optIn})`);
   } catch (error) {
-    item("region", "failed", `ec2 DescribeRegions: ${describeError(error)}`);
+    item("region", "failed", regionRefusal(region, error));
   }
   if (items[0]?.status !== "ok") {
     for (const check of ["quota", "stack", "server", "concurrency", ...fleetCheckNames(target)] as const)
@@ -67,15 +69,17 @@ export async function checkRegion(
     clients.lambda.send(new GetAccountSettingsCommand({})),
   ]);
 
+  // the run works without the quota (the platform records why it is missing): not a failure
+  const withoutQuota = "the run goes on, its report cannot compare the rates with the quota";
   if (quota.status === "fulfilled")
     item(
       "quota",
-      quota.value.valueMbps === null ? "failed" : "ok",
+      quota.value.valueMbps === null ? "unchecked" : "ok",
       quota.value.valueMbps === null
-        ? "no value in force reported"
+        ? `no value in force reported: ${withoutQuota}`
         : `${quota.value.valueMbps} Mbit/s in force (AWS default ${quota.value.defaultMbps ?? "?"})`,
     );
-  else item("quota", "failed", `service-quotas: ${describeError(quota.reason)}`);
+  else item("quota", "unchecked", `service-quotas: ${describeError(quota.reason)}: ${withoutQuota}`);
 
   let outputs: Record<string, string> | null = null;
   if (stack.status === "rejected")
@@ -133,18 +137,30 @@ export async function checkRegion(
     else
       try {
         const memory = await checkMemoryAccepted(clients.lambda, target.largestMemoryMb);
-        item("memory", memory.accepted ? "ok" : "failed", memory.detail);
+        item("memory", memory.status, memory.detail);
       } catch (error) {
-        item(
-          "memory",
-          "failed",
-          `lambda UpdateFunctionConfiguration (memory probe): ${describeError(error)}`,
-        );
+        item("memory", "failed", `lambda ListVersionsByFunction: ${describeError(error)}`);
       }
   }
   const accountSettings = settings.status === "fulfilled" ? settings.value : null;
   items.push(...(await fleetPreflightItems(clients, target, outputs, options.parallelism, accountSettings)));
   return items;
+}
+
+/** Errors a region's own endpoint gives credentials it does not know (STS accepted them). */
+const unknownCredentials = new Set(["AuthFailure", "UnrecognizedClientException", "InvalidClientTokenId"]);
+
+/**
+ * Why DescribeRegions failed. A disabled opt-in region does not answer "not enabled" at its own
+ * endpoint: it refuses the credentials ("The security token included in the request is
+ * invalid"), although STS has just accepted them.
+ */
+function regionRefusal(region: string, error: unknown): string {
+  const refused = `ec2 DescribeRegions: ${describeError(error)}`;
+  if (!unknownCredentials.has(errorName(error))) return refused;
+  if (regionsEnabledByDefault.has(region))
+    return `${refused}: ${region} is enabled in every account, so these credentials are not valid here (a session limited to other regions?)`;
+  return `${region} is an opt-in region not enabled in this account (its endpoint refuses credentials that STS accepts: ${describeError(error)}): enable it in the console (Account > AWS Regions) or with \`aws account enable-region --region-name ${region}\`, and wait until it shows "Enabled"`;
 }
 
 async function checkServer(
@@ -184,8 +200,15 @@ async function checkServer(
   const port = Number(outputs.ServerPorts.split("-")[0]);
   const handshake = options.handshake ?? checkIperf3Handshake;
   const answer = await handshake(host, port);
+  // the server has reported every port answering on itself; this machine may still be unable to
+  // reach it (corporate egress seldom lets TCP 5201 out), while Lambda connects from AWS's network
   if (answer !== "ready" && answer !== "busy")
-    return fail(`${host}:${port} does not answer an iperf3 handshake (${answer})`);
+    return {
+      check: "server",
+      region,
+      status: "unchecked",
+      detail: `the server reported every port answering iperf3 on itself, but from this machine ${host}:${port} does not answer an iperf3 handshake (${answer}): a network that lets no outgoing TCP ${port} out (corporate egress, a VPN) gives that while Lambda reaches the server; the run goes on, and if its iperf3 invocations cannot connect either, check the server's security group (\`lambda-netbench deploy --region ${region} --with-server\` restores it)`,
+    };
   return {
     check: "server",
     region,

@@ -18,8 +18,13 @@ export type PreflightCheck =
 export interface PreflightItem {
   check: PreflightCheck;
   region: string | null;
-  /** "ok", "failed", or "skipped" (could not be checked because an earlier item failed). */
-  status: "ok" | "failed" | "skipped";
+  /**
+   * "ok", "failed", "skipped" (could not be checked because an earlier item failed), or
+   * "unchecked" (only a call that changes something could tell, which the preflight never
+   * makes, or only a check from AWS's network, as the iperf3 port from behind a corporate
+   * firewall: not a failure; the detail says why and what happens if it fails later).
+   */
+  status: "ok" | "failed" | "skipped" | "unchecked";
   detail: string;
 }
 
@@ -44,6 +49,8 @@ export interface PreflightOptions {
   /** The agent code key a current stack has (agent/<sha256>.zip); null: not checked. Computed only once credentials are found. */
   expectedAgentCodeKey: () => string | null;
   credentials?: AwsCredentialIdentity | AwsCredentialIdentityProvider;
+  /** The command's --profile: the credential chain's and the clients' (without: the SDK's default). */
+  profile?: string;
   recorder?: PlannedCallRecorder;
   // biome-ignore lint/suspicious/noExplicitAny: the SDK clients accept any smithy request handler
   requestHandler?: import("@smithy/types").RequestHandler<any, any>;
@@ -78,5 +85,7 @@ export function describeError(error: unknown): string {
     errorName(error) === "TimeoutError"
   )
     return `no connection (${String(code ?? errorName(error))})`;
+  // the login lapsed: the message names the cause and how to log in again
+  if (errorName(error) === "CredentialsExpiredError") return shortMessage(error);
   return `${errorName(error)}: ${shortMessage(error)}`;
 }

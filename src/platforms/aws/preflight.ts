@@ -25,7 +25,7 @@ export async function runPreflight(options: PreflightOptions): Promise<Preflight
   const items: PreflightItem[] = [];
   const now = options.now ?? (() => new Date());
   const first = options.regions[0]?.region ?? "us-east-1";
-  const credentials = options.credentials ?? credentialChain();
+  const credentials = options.credentials ?? credentialChain(options.profile);
   // 1. credentials: the chain, then who they belong to
   let account: string | null = null;
   try {
@@ -38,7 +38,7 @@ export async function runPreflight(options: PreflightOptions): Promise<Preflight
       check: "credentials",
       region: null,
       status: "failed",
-      detail: `no AWS credentials found (${shortMessage(error)}); ${missingCredentialsHelp()}`,
+      detail: `no AWS credentials found (${shortMessage(error)}); ${missingCredentialsHelp(options.profile)}`,
     });
     for (const target of options.regions)
       for (const check of [...regionCheckNames, ...fleetCheckNames(target)])
@@ -46,17 +46,28 @@ export async function runPreflight(options: PreflightOptions): Promise<Preflight
     return { items, ok: false, account };
   }
   // the SDK clients load only now: without credentials the answer above came at once
-  const [{ createAwsClients, destroyAwsClients }, checks] = await Promise.all([
+  const [
+    { createAwsClients, destroyAwsClients },
+    checks,
+    { noRetries, patientRetries },
+    { PlannedCallRecorder },
+  ] = await Promise.all([
     import("./aws-clients.js"),
     import("./preflight-checks.js"),
+    import("./call-retries.js"),
+    import("./planned-calls.js"),
   ]);
+  // the preflight only reads: a call that would change something is held back, in every mode
+  const recorder = options.recorder ?? new PlannedCallRecorder(true);
   const clientsFor = (region: string): AwsClients =>
     createAwsClients({
       region,
       credentials,
-      maxAttempts: 2,
+      ...(options.profile ? { profile: options.profile } : {}),
+      // throttling waited out as anywhere; a connection that fails is tried twice, so no network answers fast
+      retries: options.requestHandler ? noRetries : { ...patientRetries, transientAttempts: 2 },
       controlTimeouts: { connectionMs: 3_000, requestMs: 8_000 },
-      ...(options.recorder ? { recorder: options.recorder } : {}),
+      recorder,
       ...(options.requestHandler ? { requestHandler: options.requestHandler } : {}),
     });
   const identityClients = clientsFor(first);
@@ -103,12 +114,16 @@ export async function runPreflight(options: PreflightOptions): Promise<Preflight
     }),
   );
   for (const list of perRegion) items.push(...list);
-  return { items, ok: items.every((item) => item.status === "ok"), account };
+  return {
+    items,
+    ok: items.every((item) => item.status === "ok" || item.status === "unchecked"),
+    account,
+  };
 }
 
 /** The preflight as the terminal shows it: one item per line, wrapped under its detail past `width`. */
 export function formatPreflight(result: PreflightResult, width = 100): string {
-  const mark = { ok: "ok  ", failed: "FAIL", skipped: "--  " } as const;
+  const mark = { ok: "ok  ", failed: "FAIL", skipped: "--  ", unchecked: "--  " } as const;
   const lines = result.items.flatMap((item) => {
     const head = `  ${mark[item.status]} ${item.check.padEnd(12)} ${(item.region ?? "").padEnd(15)} `;
     return wrap(`${head}${item.detail}`, width, " ".repeat(head.length));

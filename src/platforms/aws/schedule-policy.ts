@@ -82,6 +82,7 @@ export const scheduleResourceActions: Record<string, Entry[]> = {
         "cloudformation:DescribeStacks",
         "cloudformation:DescribeStackEvents",
         "cloudformation:GetTemplate",
+        "cloudformation:GetStackPolicy",
         "cloudformation:TagResource",
         // teardown lists the nested stack's roles and log group to check them gone by name
         "cloudformation:ListStackResources",

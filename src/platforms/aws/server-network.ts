@@ -4,6 +4,7 @@ import {
   DescribeSubnetsCommand,
   DescribeVpcsCommand,
   type EC2Client,
+  type RouteTable,
   type Subnet,
 } from "@aws-sdk/client-ec2";
 import { GetParameterCommand, type SSMClient } from "@aws-sdk/client-ssm";
@@ -18,7 +19,8 @@ import { amiParameterName } from "./server-template.js";
  *   one the stack already uses, or the default VPC. Accounts without a default VPC get an error
  *   naming the flags. The subnet must route 0.0.0.0/0 to an internet gateway, or Lambda could
  *   not reach the server's public address, and be in a zone that offers the instance type (not
- *   every zone offers every type: c8gn.large is missing from some).
+ *   every zone offers every type: c8gn.large is missing from some). With `--vpc-id`, the ranked
+ *   subnets are tried in turn until one routes to an internet gateway.
  * - image: resolved once from AWS's public AL2023 parameter and pinned in the stack's outputs;
  *   re-resolved only with `--update-ami` (or for another architecture).
  */
@@ -76,22 +78,36 @@ export async function resolveServerNetwork(
         `no subnet of ${vpcId} is in a zone that offers ${requested.instanceType} (${offeredIn(zones, region)}): pass --subnet-id of a public subnet there, or another --instance-type`,
       );
     // prefer the default subnets of the default VPC, then subnets that give public addresses
-    const ranked = [...offered].sort(
-      (a, b) =>
-        Number(b.DefaultForAz ?? false) - Number(a.DefaultForAz ?? false) ||
-        Number(b.MapPublicIpOnLaunch ?? false) - Number(a.MapPublicIpOnLaunch ?? false) ||
-        (a.AvailabilityZone ?? "").localeCompare(b.AvailabilityZone ?? ""),
-    );
-    subnet = ranked[0];
-    if (!subnet?.SubnetId)
+    const ranked = [...offered]
+      .filter((candidate) => candidate.SubnetId)
+      .sort(
+        (a, b) =>
+          Number(b.DefaultForAz ?? false) - Number(a.DefaultForAz ?? false) ||
+          Number(b.MapPublicIpOnLaunch ?? false) - Number(a.MapPublicIpOnLaunch ?? false) ||
+          (a.AvailabilityZone ?? "").localeCompare(b.AvailabilityZone ?? ""),
+      );
+    if (ranked.length === 0)
       throw new AwsInputError(
         "vpc-id",
         `${vpcId} has no subnet in ${region}: pass --subnet-id of a public subnet`,
       );
+    // the first ranked subnet that is public: a private one ranked higher is passed over, not fatal
+    const routes = routeChecker(ec2, vpcId);
+    for (const candidate of ranked)
+      if (await routes.reachesInternetGateway(candidate.SubnetId as string)) {
+        subnet = candidate;
+        break;
+      }
+    if (!subnet)
+      throw new AwsInputError(
+        "vpc-id",
+        `no subnet of ${vpcId} in a zone offering ${requested.instanceType} routes 0.0.0.0/0 to an internet gateway (${ranked.map((candidate) => candidate.SubnetId).join(", ")}): Lambda could not reach the server; pass --subnet-id of a public subnet`,
+      );
+    return { vpcId, subnetId: subnet.SubnetId as string };
   }
   const subnetId = subnet.SubnetId as string;
   const vpcId = subnet.VpcId as string;
-  if (!(await routesToInternetGateway(ec2, subnetId, vpcId)))
+  if (!(await routeChecker(ec2, vpcId).reachesInternetGateway(subnetId)))
     throw new AwsInputError(
       "subnet-id",
       `${subnetId} has no route 0.0.0.0/0 to an internet gateway: Lambda could not reach the server; pick a public subnet with --subnet-id`,
@@ -122,26 +138,33 @@ function offeredIn(zones: string[], region: string): string {
   return zones.length > 0 ? `offered in ${zones.join(", ")}` : `offered in no zone of ${region}`;
 }
 
-/** The subnet's own route table, or the VPC's main one, sends 0.0.0.0/0 to an igw-. */
-async function routesToInternetGateway(ec2: EC2Client, subnetId: string, vpcId: string): Promise<boolean> {
-  const own = await ec2.send(
-    new DescribeRouteTablesCommand({ Filters: [{ Name: "association.subnet-id", Values: [subnetId] }] }),
-  );
-  let table = own.RouteTables?.[0];
-  if (!table) {
-    const main = await ec2.send(
-      new DescribeRouteTablesCommand({
-        Filters: [
-          { Name: "vpc-id", Values: [vpcId] },
-          { Name: "association.main", Values: ["true"] },
-        ],
-      }),
-    );
-    table = main.RouteTables?.[0];
-  }
-  return (table?.Routes ?? []).some(
-    (route) => route.DestinationCidrBlock === "0.0.0.0/0" && (route.GatewayId ?? "").startsWith("igw-"),
-  );
+/** Whether a subnet's own route table, or else the VPC's main one (read once), sends 0.0.0.0/0 to an igw-. */
+function routeChecker(ec2: EC2Client, vpcId: string) {
+  let main: Promise<RouteTable | undefined> | undefined;
+  const mainTable = () => {
+    main ??= ec2
+      .send(
+        new DescribeRouteTablesCommand({
+          Filters: [
+            { Name: "vpc-id", Values: [vpcId] },
+            { Name: "association.main", Values: ["true"] },
+          ],
+        }),
+      )
+      .then((response) => response.RouteTables?.[0]);
+    return main;
+  };
+  return {
+    async reachesInternetGateway(subnetId: string): Promise<boolean> {
+      const own = await ec2.send(
+        new DescribeRouteTablesCommand({ Filters: [{ Name: "association.subnet-id", Values: [subnetId] }] }),
+      );
+      const table = own.RouteTables?.[0] ?? (await mainTable());
+      return (table?.Routes ?? []).some(
+        (route) => route.DestinationCidrBlock === "0.0.0.0/0" && (route.GatewayId ?? "").startsWith("igw-"),
+      );
+    },
+  };
 }
 
 /** The AMI to run: the pinned one unless `--update-ami` (or another architecture). */

@@ -152,11 +152,12 @@ export function serverPriceLookup(
  */
 export async function lookUpServerPrices(
   queries: readonly ServerPriceQuery[],
-  options: Partial<Pick<AwsClientOptions, "credentials" | "requestHandler">> = {},
+  options: Partial<Pick<AwsClientOptions, "credentials" | "profile" | "requestHandler">> = {},
 ): Promise<Map<string, SourcedPrice>> {
   const pricing = createPricingClient({
-    credentials: options.credentials ?? credentialChain(),
-    ...(options.requestHandler ? { requestHandler: options.requestHandler, maxAttempts: 1 } : {}),
+    credentials: options.credentials ?? credentialChain(options.profile),
+    ...(options.profile ? { profile: options.profile } : {}),
+    ...(options.requestHandler ? { requestHandler: options.requestHandler } : {}),
   });
   try {
     const lookup = serverPriceLookup(pricing);

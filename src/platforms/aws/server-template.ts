@@ -26,6 +26,12 @@ export interface ServerTemplateOptions {
   /** Where the instance runs: the default VPC's subnet, or --subnet-id / --vpc-id. */
   vpcId: string;
   subnetId: string;
+  /**
+   * The organization's tags (the stack's, beside ours): on the instance itself too, so that its
+   * root volume gets them at creation (PropagateTagsToVolumeOnCreation copies the instance's
+   * Tags property, not the stack's tags).
+   */
+  organizationTags?: Array<{ Key: string; Value: string }>;
 }
 
 type Resources = Record<string, { Type: string; Properties: Record<string, unknown>; DependsOn?: string[] }>;
@@ -161,11 +167,24 @@ export function serverResources(server: ServerTemplateOptions): {
           },
         ],
         InstanceInitiatedShutdownBehavior: "terminate",
-        // tags readable from the instance: the watchdog's time-to-live, ports and idle timeout
-        MetadataOptions: { HttpTokens: "required", HttpEndpoint: "enabled", InstanceMetadataTags: "enabled" },
+        // tags readable from the instance: the watchdog's time-to-live, ports and idle timeout.
+        // Hop limit 1: only the host itself asks IMDS (iperf3 and the watchdog run on it, no
+        // container in between), and "hop limit 1" is a common organization rule (AL2023's AMIs
+        // default to 2, for containers)
+        MetadataOptions: {
+          HttpTokens: "required",
+          HttpEndpoint: "enabled",
+          HttpPutResponseHopLimit: 1,
+          InstanceMetadataTags: "enabled",
+        },
+        // the root volume gets the instance's tags at creation (Tags below, the organization's included)
+        PropagateTagsToVolumeOnCreation: true,
         UserData: { "Fn::Base64": { "Fn::Sub": serverUserData() } },
         Tags: [
           ...tags,
+          ...(server.organizationTags ?? []).filter(
+            (tag) => tag.Key !== tagKey && tag.Key !== "Name" && !tag.Key.startsWith("aws:"),
+          ),
           { Key: "Name", Value: "lambda-netbench-iperf3" },
           { Key: serverTagNames.expiresAt, Value: server.expiresAt },
           { Key: serverTagNames.ports, Value: portRange(server.ports) },

@@ -143,8 +143,16 @@ if iperf3 --help 2>&1 | grep -q -- --use-pkcs1-padding; then PADDING=oaep; else 
 VERSION=$(iperf3 --version | head -n1 | cut -d' ' -f2)
 STATUS="{\\"version\\":\\"$VERSION\\",\\"padding\\":\\"$PADDING\\",\\"ports\\":\\"$PORTS\\",\\"idleTimeoutSeconds\\":$IDLE,\\"instanceId\\":\\"$INSTANCE\\"}"
 [ "$(cat $STATE/published 2>/dev/null)" = "$STATUS" ] && exit 0
-aws ssm put-parameter --region \${AWS::Region} --name ${iperf3StatusParameter} --type String --overwrite --value "$STATUS" \\
-  && aws ssm add-tags-to-resource --region \${AWS::Region} --resource-type Parameter --resource-id ${iperf3StatusParameter} --tags Key=${tagKey},Value=${tagValue} \\
+parameter_tags() {
+  TAGS='{"Key":"${tagKey}","Value":"${tagValue}"}'
+  for KEY in $(curl -sf -m 5 -H "X-aws-ec2-metadata-token: $TOKEN" http://169.254.169.254/latest/meta-data/tags/instance); do
+    case "$KEY" in aws:*|Name|${tagKey}*) continue ;; esac
+    TAGS="$TAGS,{\\"Key\\":\\"$KEY\\",\\"Value\\":\\"$(tag "$KEY")\\"}"
+  done
+  echo "[$TAGS]"
+}
+aws ssm put-parameter --region \${AWS::Region} --name ${iperf3StatusParameter} --type String --value "$STATUS" --tags "$(parameter_tags)" \\
+  || { aws ssm put-parameter --region \${AWS::Region} --name ${iperf3StatusParameter} --type String --overwrite --value "$STATUS" && aws ssm add-tags-to-resource --region \${AWS::Region} --resource-type Parameter --resource-id ${iperf3StatusParameter} --tags "$(parameter_tags)"; } \\
   && echo "$STATUS" > $STATE/published
 `;
 }

@@ -5,6 +5,7 @@ import {
   type Stack,
 } from "@aws-sdk/client-cloudformation";
 import { errorName } from "./backoff.js";
+import { classifyCallFailure } from "./call-retries.js";
 import { stackName } from "./naming.js";
 
 /** The region's stack as CloudFormation reports it, or null when there is none. */
@@ -12,6 +13,8 @@ export interface StackState {
   status: string;
   outputs: Record<string, string>;
   stackId: string;
+  /** The stack's own tags (ours and the organization's), which CloudFormation puts on every resource. */
+  tags?: Array<{ Key: string; Value: string }>;
 }
 
 export async function describeStack(cfn: CloudFormationClient): Promise<StackState | null> {
@@ -32,7 +35,10 @@ function toState(stack: Stack): StackState {
   const outputs: Record<string, string> = {};
   for (const output of stack.Outputs ?? [])
     if (output.OutputKey && output.OutputValue !== undefined) outputs[output.OutputKey] = output.OutputValue;
-  return { status: stack.StackStatus ?? "UNKNOWN", outputs, stackId: stack.StackId ?? stackName };
+  const tags = (stack.Tags ?? []).flatMap((tag) =>
+    tag.Key && tag.Value !== undefined ? [{ Key: tag.Key, Value: tag.Value }] : [],
+  );
+  return { status: stack.StackStatus ?? "UNKNOWN", outputs, stackId: stack.StackId ?? stackName, tags };
 }
 
 export class StackOperationFailed extends Error {
@@ -58,7 +64,16 @@ export async function waitForStack(
   const sleep = options.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
   const deadline = Date.now() + options.timeoutMs;
   for (;;) {
-    const state = await describeStack(cfn);
+    let state: StackState | null;
+    try {
+      state = await describeStack(cfn);
+    } catch (error) {
+      // a poll that stays throttled (or 5xx) past its own retries is only a look missed: the
+      // stack goes on changing, so look again until the deadline
+      if (classifyCallFailure(error) === "final" || Date.now() > deadline) throw error;
+      await sleep(options.pollIntervalMs);
+      continue;
+    }
     if (state === null) {
       if (success.includes("DELETE_COMPLETE")) return null;
       throw new StackOperationFailed("DELETE_COMPLETE", ["the stack disappeared"]);

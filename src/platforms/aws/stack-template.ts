@@ -113,6 +113,8 @@ export function buildStackTemplate(options: StackTemplateOptions): CfnTemplate {
     template.Outputs.FunctionName = { Value: { Ref: "AgentFunction" } };
     template.Outputs.AgentCodeKey = { Value: options.agentCodeKey };
     template.Outputs.FunctionArchitecture = { Value: options.arch };
+    // $LATEST's own values: a run restores them, even after a killed run left $LATEST changed
+    template.Outputs.FunctionMemoryMb = { Value: String(options.memoryMb) };
     if (options.vpc) {
       Object.assign(
         template.Resources,

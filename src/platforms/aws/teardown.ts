@@ -4,6 +4,7 @@ import { DescribeInstancesCommand } from "@aws-sdk/client-ec2";
 import { GetInstanceProfileCommand, GetRoleCommand } from "@aws-sdk/client-iam";
 import { paginateGetResources } from "@aws-sdk/client-resource-groups-tagging-api";
 import { DeleteParametersCommand, paginateGetParametersByPath } from "@aws-sdk/client-ssm";
+import { deniedAction, deniedByScp, isAccessDenied } from "./access-denied.js";
 import type { AwsClients } from "./aws-clients.js";
 import { errorName } from "./backoff.js";
 import { emptyBucket } from "./bucket-emptying.js";
@@ -45,6 +46,11 @@ export interface TeardownResult {
   /** Schedules disabled first, and those still listed after the last check. */
   disabledSchedules: string[];
   remainingSchedules: string[];
+  /**
+   * Look-ups the account denied (an SCP or a policy without the permission), each with the
+   * permission it lacked: what they would have verified is not known to be gone.
+   */
+  notVerified: string[];
   dryRun: boolean;
 }
 
@@ -85,10 +91,15 @@ async function terminatedInstanceArns(clients: AwsClients, arns: string[]): Prom
 }
 
 /**
- * Removes everything deploy created in the region, in an order that lets each step succeed:
- * published versions and aliases, the bucket's contents (all versions, delete markers,
- * unfinished uploads), the stack, the SSM parameters; then checks the tagging API until
- * nothing tagged remains. Every step tolerates "already gone", so it can run again.
+ * Removes everything deploy created in the region, deleting first and verifying after. What is
+ * deleted comes from the stack itself (its outputs name the bucket, its resources the roles
+ * and log groups) and from the function and parameter path the tool owns: published versions
+ * and aliases, the bucket's contents (all versions, delete markers, unfinished uploads), the
+ * stack, the SSM parameters. Only then the look-ups that verify (the tagging API, the log
+ * groups, IAM by name, the schedules), each best effort: one an account denies (an
+ * organization's SCP often leaves the scheduler or the tagging API out) is reported as not
+ * verified, with the permission it lacked, and never stops the deletion. Every step tolerates
+ * "already gone", so it can run again.
  */
 export async function teardownRegion(
   clients: AwsClients,
@@ -111,12 +122,22 @@ export async function teardownRegion(
     remainingByName: [],
     disabledSchedules: [],
     remainingSchedules: [],
+    notVerified: [],
     dryRun,
   };
+  const bestEffort = lookUps(result, log);
   const state = await describeStack(clients.cloudFormation);
   result.stackExisted = state !== null;
   if (options.schedules) {
-    result.disabledSchedules = await options.schedules.disable();
+    // the schedules live in the stack's nested stacks and go with it: disabling them first only
+    // keeps one from starting a run half-way, so a denied look-up does not stop the deletion
+    const schedules = options.schedules;
+    result.disabledSchedules =
+      (await bestEffort(
+        "the schedules were not disabled first (they go with the stack)",
+        "scheduler:ListSchedules",
+        () => schedules.disable(),
+      )) ?? [];
     if (result.disabledSchedules.length > 0)
       log(
         `${dryRun ? "would disable" : "disabled"} schedule(s) ${result.disabledSchedules.join(", ")} first`,
@@ -127,16 +148,10 @@ export async function teardownRegion(
   result.deletedVersions = versions.versions;
   result.deletedAliases = versions.aliases;
 
-  // the stack's bucket, and any tagged bucket a failed deletion left behind
-  const buckets = new Set<string>();
-  if (state?.outputs.BucketName) buckets.add(state.outputs.BucketName);
-  for (const arn of await listTaggedResources(clients))
-    if (arn.startsWith("arn:aws:s3:::")) buckets.add(arn.slice("arn:aws:s3:::".length));
-  for (const bucket of buckets) {
-    if (dryRun) {
-      log(`would empty s3://${bucket} (all versions, delete markers, multipart uploads)`);
-      continue;
-    }
+  // the stack's bucket (its output; a stack whose deletion failed still names it)
+  const bucket = state?.outputs.BucketName;
+  if (bucket && dryRun) log(`would empty s3://${bucket} (all versions, delete markers, multipart uploads)`);
+  else if (bucket) {
     const emptied = await emptyBucket(clients.s3, bucket);
     if (emptied.bucketExisted) result.emptiedBuckets.push(bucket);
     result.deletedObjectVersions += emptied.deletedVersions;
@@ -159,6 +174,15 @@ export async function teardownRegion(
     if (!dryRun) await waitForStack(clients.cloudFormation, ["DELETE_COMPLETE"], poll);
   }
 
+  result.deletedParameters = await deleteParameters(clients);
+
+  if (dryRun) return result;
+  await verifyGone(clients, result, byName, options, bestEffort);
+  return result;
+}
+
+/** The tool's SSM parameters (the iperf3 secrets and the server's status), by their path. */
+async function deleteParameters(clients: AwsClients): Promise<string[]> {
   const names: string[] = [];
   const parameters = paginateGetParametersByPath(
     { client: clients.ssm },
@@ -166,28 +190,70 @@ export async function teardownRegion(
   );
   for await (const page of parameters)
     for (const parameter of page.Parameters ?? []) if (parameter.Name) names.push(parameter.Name);
+  const deleted: string[] = [];
   for (let start = 0; start < names.length; start += 10) {
     const batch = names.slice(start, start + 10);
     await clients.ssm.send(new DeleteParametersCommand({ Names: batch }));
-    result.deletedParameters.push(...batch);
+    deleted.push(...batch);
   }
+  return deleted;
+}
 
-  if (dryRun) return result;
+/**
+ * The tagging API, the names and the schedules, asked until nothing is left (deletes and the
+ * tagging API lag) or the attempts run out. A look-up the account denies is asked once, noted
+ * as not verified, and left out of the later attempts.
+ */
+async function verifyGone(
+  clients: AwsClients,
+  result: TeardownResult,
+  byName: NamedResource[],
+  options: TeardownOptions,
+  bestEffort: BestEffort,
+): Promise<void> {
+  const log = options.log ?? (() => {});
   const verify = options.verify ?? { attempts: 10, intervalMs: 15_000 };
+  const denied = new Set<string>();
+  const look = async <T>(what: string, permission: string, call: () => Promise<T>): Promise<T | null> => {
+    if (denied.has(permission)) return null;
+    const answer = await bestEffort(what, permission, call);
+    if (answer === null) denied.add(permission);
+    return answer;
+  };
   for (let attempt = 1; attempt <= verify.attempts; attempt++) {
-    const listed = await listTaggedResources(clients);
+    const listed =
+      (await look("not verified: nothing tagged lambda-netbench remains", "tag:GetResources", () =>
+        listTaggedResources(clients),
+      )) ?? [];
     const terminated = await terminatedInstanceArns(clients, listed);
     result.terminatedInstances = listed.filter((arn) => terminated.has(arn));
     result.remaining = listed.filter((arn) => !terminated.has(arn));
     result.remainingByName = [];
-    const logGroups = await existingLogGroups(clients);
-    for (const entry of byName)
-      if (entry.kind === "log-group" ? logGroups.has(entry.name) : await stillExists(clients, entry))
+    const logGroups = await look("not verified: the log groups are gone", "logs:DescribeLogGroups", () =>
+      existingLogGroups(clients),
+    );
+    for (const entry of byName) {
+      if (entry.kind === "log-group") {
+        if (logGroups?.has(entry.name)) result.remainingByName.push(`${entry.kind} ${entry.name}`);
+        continue;
+      }
+      const permission = entry.kind === "role" ? "iam:GetRole" : "iam:GetInstanceProfile";
+      if (
+        await look(`not verified: ${entry.kind} ${entry.name} is gone`, permission, () =>
+          stillExists(clients, entry),
+        )
+      )
         result.remainingByName.push(`${entry.kind} ${entry.name}`);
-    for (const name of logGroups)
+    }
+    for (const name of logGroups ?? [])
       if (!byName.some((entry) => entry.kind === "log-group" && entry.name === name))
         result.remainingByName.push(`log-group ${name}`);
-    result.remainingSchedules = options.schedules ? await options.schedules.remaining() : [];
+    const schedules = options.schedules;
+    result.remainingSchedules = schedules
+      ? ((await look("not verified: no schedule remains", "scheduler:ListSchedules", () =>
+          schedules.remaining(),
+        )) ?? [])
+      : [];
     const left = result.remaining.length + result.remainingByName.length + result.remainingSchedules.length;
     if (left === 0) break;
     if (attempt < verify.attempts) {
@@ -195,7 +261,30 @@ export async function teardownRegion(
       await sleep(verify.intervalMs);
     }
   }
-  return result;
+}
+
+/**
+ * A look-up that only verifies: its answer, or null when the account denies it, noted in
+ * `notVerified` as `what` and the permission lacked.
+ */
+type BestEffort = <T>(what: string, permission: string, call: () => Promise<T>) => Promise<T | null>;
+
+function lookUps(result: TeardownResult, log: (line: string) => void): BestEffort {
+  return async (what, permission, call) => {
+    try {
+      return await call();
+    } catch (error) {
+      if (!isAccessDenied(error)) throw error;
+      const lacked = deniedAction(error) ?? permission;
+      const by = deniedByScp(error) ? " by a service control policy" : "";
+      const note = `${what} (${lacked} denied${by}: ${errorName(error)})`;
+      if (!result.notVerified.includes(note)) {
+        result.notVerified.push(note);
+        log(`warning: ${note}`);
+      }
+      return null;
+    }
+  };
 }
 
 type NamedResource = { kind: "role" | "instance-profile" | "log-group"; name: string };

@@ -1,5 +1,6 @@
 import { HeadObjectCommand, type S3Client } from "@aws-sdk/client-s3";
 import type { AgentEventInput } from "../../agent/event.js";
+import { testObjectSizeProblem } from "../../probes/s3/test-object-size.js";
 import type { InvocationOutcome } from "../../results/invocation-outcome.js";
 import { errorName } from "./backoff.js";
 import { testObjectKey } from "./naming.js";
@@ -17,8 +18,8 @@ export async function ensureTestObject(
   bytes: number,
   invoke: (event: AgentEventInput) => Promise<InvocationOutcome>,
 ): Promise<string> {
-  if (!Number.isInteger(bytes) || bytes < mib || bytes % mib !== 0)
-    throw new Error(`bytes: ${bytes} is not allowed (allowed: a whole number of MiB, at least ${mib})`);
+  const sizeProblem = testObjectSizeProblem(bytes);
+  if (sizeProblem) throw new Error(sizeProblem);
   const key = testObjectKey(bytes);
   if ((await headLength(s3, target.bucket, key)) === bytes) return key;
   const outcome = await invoke({

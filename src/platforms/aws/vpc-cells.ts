@@ -1,4 +1,5 @@
 import type { AgentEventInput } from "../../agent/event.js";
+import { probeNamed } from "../../probes/registry.js";
 import type { EnvironmentVariant } from "../../runner/platform.js";
 
 /**
@@ -27,7 +28,7 @@ export function missingVpcFunction(region: string): string {
  * public name, reached through the subnets' NAT.
  */
 export function vpcServerHost(event: AgentEventInput, outputs: Record<string, string>): AgentEventInput {
-  if (event.probe !== "iperf3" && event.probe !== "bucket") return event;
+  if (probeNamed(event.probe)?.peer !== "iperf3-server" || !("host" in event)) return event;
   const sameVpc = outputs.VpcId !== undefined && outputs.VpcId === outputs.ServerVpcId;
   if (!sameVpc || !outputs.ServerPrivateIp) return event;
   return { ...event, host: outputs.ServerPrivateIp };

@@ -46,10 +46,14 @@ export class CgroupV1 implements CgroupDriver {
     cgroup: EnvironmentCgroup,
     cpuCores: number,
     memoryLimitBytes: number,
+    cpuPeriodMicroseconds: number = CFS_PERIOD_US,
   ): Promise<void> {
     const [cpuDir, memoryDir] = cgroup.dirs as [string, string];
-    await writeFile(join(cpuDir, "cpu.cfs_period_us"), `${CFS_PERIOD_US}`);
-    await writeFile(join(cpuDir, "cpu.cfs_quota_us"), `${quotaMicroseconds(cpuCores)}`);
+    await writeFile(join(cpuDir, "cpu.cfs_period_us"), `${cpuPeriodMicroseconds}`);
+    await writeFile(
+      join(cpuDir, "cpu.cfs_quota_us"),
+      `${quotaMicroseconds(cpuCores, cpuPeriodMicroseconds)}`,
+    );
     // memory.memsw (memory + swap) must stay >= memory.limit: raise it first, lower it last
     const memory = join(memoryDir, "memory.limit_in_bytes");
     const memsw = join(memoryDir, "memory.memsw.limit_in_bytes");

@@ -74,9 +74,13 @@ export class CgroupV2 implements CgroupDriver {
     cgroup: EnvironmentCgroup,
     cpuCores: number,
     memoryLimitBytes: number,
+    cpuPeriodMicroseconds: number = CFS_PERIOD_US,
   ): Promise<void> {
     const dir = cgroup.dirs[0] as string;
-    await writeFile(join(dir, "cpu.max"), `${quotaMicroseconds(cpuCores)} ${CFS_PERIOD_US}`);
+    await writeFile(
+      join(dir, "cpu.max"),
+      `${quotaMicroseconds(cpuCores, cpuPeriodMicroseconds)} ${cpuPeriodMicroseconds}`,
+    );
     await writeFile(join(dir, "memory.max"), `${memoryLimitBytes}`);
     // Lambda has no swap. The file exists only with swap accounting (CONFIG_MEMCG_SWAP);
     // without it there is nothing to limit.

@@ -24,8 +24,13 @@ export interface CgroupDriver {
   environmentCgroup(labName: string, name: string): EnvironmentCgroup;
   /** Creates the lab's directory (enabling the controllers it needs) and the environment's. */
   createCgroup(labName: string, cgroup: EnvironmentCgroup): Promise<void>;
-  /** CPU quota in cores and the memory limit in bytes (no swap). */
-  configureCgroup(cgroup: EnvironmentCgroup, cpuCores: number, memoryLimitBytes: number): Promise<void>;
+  /** CPU quota in cores per CFS period (default the kernel's 100 ms) and the memory limit in bytes (no swap). */
+  configureCgroup(
+    cgroup: EnvironmentCgroup,
+    cpuCores: number,
+    memoryLimitBytes: number,
+    cpuPeriodMicroseconds?: number,
+  ): Promise<void>;
   /** How many times the kernel's OOM killer has killed a process of this cgroup. */
   oomKillCount(cgroup: EnvironmentCgroup): Promise<number>;
   /** The CPU quota in force, in cores (null: unlimited). */
@@ -39,11 +44,12 @@ export interface CgroupDriver {
 }
 
 export const CGROUP_ROOT = "/sys/fs/cgroup";
+/** The kernel's default CFS period (a profile's cpuPeriodMs sets another). */
 export const CFS_PERIOD_US = 100_000;
 
 /** The cpu quota of `cpuCores` per CFS period (at least 1 ms: the kernel's minimum). */
-export function quotaMicroseconds(cpuCores: number): number {
-  return Math.max(1000, Math.round(cpuCores * CFS_PERIOD_US));
+export function quotaMicroseconds(cpuCores: number, periodMicroseconds: number = CFS_PERIOD_US): number {
+  return Math.max(1000, Math.round(cpuCores * periodMicroseconds));
 }
 
 /** Shell snippet that moves the shell into the cgroup, for `sh -c '...; exec CMD'`. */

@@ -88,7 +88,12 @@ export async function configureEnvironment(
         await capFlowsWithFq(end.namespace, end.device, path.flowWireBitsPerSecond, impairment);
       }
     }
-    await cgroups().configureCgroup(environment.cgroup, shape.cpuCores, shape.memoryLimitBytes);
+    await cgroups().configureCgroup(
+      environment.cgroup,
+      shape.cpuCores,
+      shape.memoryLimitBytes,
+      shape.cpuPeriodMicroseconds,
+    );
   }
   environment.shape = shape;
 }

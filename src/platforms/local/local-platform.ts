@@ -151,7 +151,7 @@ export class LocalPlatform implements Platform {
         lossPercent: unshaped ? 0 : this.profile.lossPercent,
         cpuShare: unshaped
           ? "none"
-          : `memory / ${this.profile.mbPerVcpu} vCPU (${cgroups?.cpuMechanism ?? "cgroup"}), capped at ${this.state.hostCores} host cores`,
+          : `memory / ${this.profile.mbPerVcpu} vCPU per ${this.profile.cpuPeriodMs} ms period (${cgroups?.cpuMechanism ?? "cgroup"}), capped at ${this.state.hostCores} host cores`,
         memoryLimit: unshaped ? "none" : `memory size (${cgroups?.memoryMechanism ?? "cgroup"})`,
         cgroupVersion: unshaped ? null : (cgroups?.version ?? null),
         iperf3Server: this.state.iperf3.server,

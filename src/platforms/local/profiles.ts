@@ -72,6 +72,8 @@ export interface EnvironmentShape {
   upload: DirectionShape;
   /** CPU share in cores: memory / mbPerVcpu, capped by the host's cores. */
   cpuCores: number;
+  /** The CFS period the share is enforced over (the profile's cpuPeriodMs), microseconds. */
+  cpuPeriodMicroseconds: number;
   memoryLimitBytes: number;
 }
 
@@ -117,6 +119,7 @@ export function environmentShape(profile: LabProfile, memoryMb: number, hostCore
     download: directionShape(profile, "download", memoryMb),
     upload: directionShape(profile, "upload", memoryMb),
     cpuCores: Math.min(memoryMb / profile.mbPerVcpu, hostCores),
+    cpuPeriodMicroseconds: profile.cpuPeriodMs * 1000,
     memoryLimitBytes: memoryMb * 1_048_576,
   };
 }

@@ -1,5 +1,6 @@
 import { readdir, readFile } from "node:fs/promises";
 import type { AgentEventInput } from "../../agent/event.js";
+import { probeNamed } from "../../probes/registry.js";
 import type { ServerCpuUse } from "../../results/invocation-outcome.js";
 import type { LabState } from "./state-file.js";
 
@@ -22,14 +23,15 @@ export interface ServerProcesses {
 /** The servers an event talks to: the iperf3 server on its port, or the S3 side (nginx and our control server). */
 export function serverProcessesFor(state: LabState, event: AgentEventInput): ServerProcesses | null {
   const pidOf = (role: string) => state.processes.find((process) => process.role === role)?.pid;
-  if (event.probe === "iperf3") {
+  const peer = probeNamed(event.probe)?.peer;
+  if (peer === "iperf3-server" && "port" in event) {
     const pid = pidOf(`iperf3-server:${event.port}`);
     // one event loop (ours) or one thread (stock 3.12) does all the work: one core at most
     return pid === undefined
       ? null
       : { server: `iperf3 server :${event.port} (${state.iperf3.server})`, pids: [pid], capacityCores: 1 };
   }
-  if (event.probe === "s3-get" || event.probe === "s3-put") {
+  if (peer === "s3") {
     const pids = ["nginx", "s3-control"].map(pidOf).filter((pid): pid is number => pid !== undefined);
     // nginx runs one worker per host core (worker_processes auto)
     return pids.length === 0

@@ -1,3 +1,4 @@
+import { testObjectSizeProblem } from "../../probes/s3/test-object-size.js";
 import { AgentProcess, describeAgentExit } from "./agent-process.js";
 import { LAB_S3_CREDENTIALS } from "./object-store.js";
 import type { LabState } from "./state-file.js";
@@ -18,11 +19,8 @@ export class TestObjectSeeder {
   ) {}
 
   async ensure(bytes: number): Promise<string> {
-    if (!Number.isInteger(bytes) || bytes < 1_048_576) {
-      throw new Error(
-        `bytes: ${bytes} is not allowed (allowed: integers >= 1048576, the s3-put probe's minimum of 1 MiB)`,
-      );
-    }
+    const sizeProblem = testObjectSizeProblem(bytes);
+    if (sizeProblem) throw new Error(sizeProblem);
     const key = testObjectKey(bytes);
     const previous = this.seeding;
     let done = () => {};

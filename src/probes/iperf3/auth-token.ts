@@ -1,15 +1,8 @@
 import { constants, publicEncrypt } from "node:crypto";
+import type { Iperf3Auth } from "./options.js";
 
-export type RsaPadding = "pkcs1" | "oaep";
-
-export interface AuthCredentials {
-  username: string;
-  password: string;
-  /** PEM SubjectPublicKeyInfo of the server's RSA key. */
-  publicKeyPem: string;
-  /** PKCS#1 v1.5 for servers up to 3.16, OAEP (SHA-1, empty label) for 3.17+. No negotiation exists. */
-  padding: RsaPadding;
-}
+/** The credentials a client authenticates with: the event's `auth` (one definition, options.ts). */
+export type AuthCredentials = Iperf3Auth;
 
 /** The plaintext the server parses (protocol doc 6.1): note one, two and three spaces. */
 export function authPlaintext(username: string, password: string, unixSeconds: number): string {

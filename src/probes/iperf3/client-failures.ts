@@ -1,6 +1,6 @@
 import { isProbeError, ProbeError } from "../probe-error.js";
+import { describeServerError, IperfErrno } from "./iperf-errno.js";
 import { type ControlReader, isControlReadError } from "./protocol.js";
-import { describeServerError, IE_AUTH_TEST } from "./server-errors.js";
 
 /** Where the client stands, for the messages: the server's address and the phase it waits in. */
 export interface ClientContext {
@@ -51,7 +51,7 @@ export async function readServerError(reader: ControlReader, context: ClientCont
   const iErrno = payload.length >= 4 ? payload.readInt32BE(0) : -1;
   const errno = payload.length >= 8 ? payload.readInt32BE(4) : undefined;
   const description = describeServerError(iErrno, errno);
-  if (iErrno === IE_AUTH_TEST) {
+  if (iErrno === IperfErrno.IEAUTHTEST) {
     return new ProbeError(
       "auth-failed",
       `${context.where} rejected our credentials: ${description} (wrong username/password, or RSA padding: pkcs1 for servers <= 3.16, oaep for 3.17+)`,

@@ -1,16 +1,17 @@
 import type { Socket } from "node:net";
 import os from "node:os";
+import { z } from "zod";
 import { type CpuPercent, startCpuClock, startCpuPercent } from "../cpu-clock.js";
 import type { IntervalSamples } from "../interval-sampler.js";
 import { isProbeError, ProbeError } from "../probe-error.js";
 import { startRetransmitCounter } from "../retransmits.js";
 import { type AuthCredentials, makeAuthToken } from "./auth-token.js";
 import { type ClientContext, controlFailure, readServerError, unexpectedState } from "./client-failures.js";
-import { DataStream } from "./data-stream.js";
+import { ClientStream } from "./client-stream.js";
 import { IntervalClock } from "./interval-clock.js";
 import { buildEnd, buildStart, type Iperf3JsonReport, microseconds, socketNumber } from "./json-report.js";
+import { iperf3TestShape } from "./options.js";
 import {
-  COOKIE_BYTES,
   ControlReader,
   cookieText,
   encodeJson,
@@ -92,7 +93,7 @@ type Phase =
 /**
  * The control loop of one test (iperf_handle_message_client in C): it reads state bytes and
  * switches on them, each state one step. The clock of the test (IntervalClock), the byte counts
- * (TransferTally, DataStream) and the report builders (json-report.ts) live apart.
+ * (TransferTally, ClientStream) and the report builders (json-report.ts) live apart.
  */
 class Iperf3ClientRun {
   private readonly cookie = makeCookie();
@@ -100,7 +101,7 @@ class Iperf3ClientRun {
   private phase: Phase = "connecting";
   private control: Socket | undefined;
   private reader: ControlReader | undefined;
-  private readonly streams: DataStream[] = [];
+  private readonly streams: ClientStream[] = [];
   private readonly clock: IntervalClock;
   private readonly tally: TransferTally;
   private readonly timers: NodeJS.Timeout[] = [];
@@ -279,7 +280,7 @@ class Iperf3ClientRun {
     const receiveBuffer = Buffer.allocUnsafe(RECEIVE_BUFFER_BYTES);
     // strictly one after another: the server numbers streams in accept order
     for (let index = 0; index < count; index += 1) {
-      const stream = new DataStream({
+      const stream = new ClientStream({
         host: o.host,
         port: o.port,
         connectTimeoutMs: o.connectTimeoutMs,
@@ -444,17 +445,13 @@ class Iperf3ClientRun {
   }
 }
 
+/** The event schema's limits, held here too: the bucket probe and the CLI call the client directly. */
+const clientLimitsSchema = z.object(iperf3TestShape);
+
 function validateOptions(o: Iperf3ClientOptions): void {
-  const fail = (field: string, allowed: string) => {
-    throw new ProbeError("invalid-input", `${field}: ${allowed}`);
-  };
-  if (!(o.timeSeconds > 0)) fail("timeSeconds", "must be > 0 (it also caps a byte-limited test)");
-  if (!(o.reportIntervalSeconds > 0)) fail("reportIntervalSeconds", "must be > 0");
-  if (!Number.isInteger(o.parallel) || o.parallel < 1 || o.parallel > 128) fail("parallel", "1..128");
-  if (o.reverse && o.bidir) fail("bidir", "reverse and bidir are mutually exclusive");
-  if (!Number.isInteger(o.blockBytes) || o.blockBytes < 1 || o.blockBytes > 1_048_576) {
-    fail("blockBytes", "1..1048576");
-  }
-  if (o.omitSeconds < 0) fail("omitSeconds", "must be >= 0");
-  if (COOKIE_BYTES !== 37) fail("cookie", "37 bytes");
+  const checked = clientLimitsSchema.safeParse(o);
+  const issue = checked.success ? undefined : checked.error.issues[0];
+  if (issue) throw new ProbeError("invalid-input", `${issue.path.join(".")}: ${issue.message}`);
+  if (o.reverse && o.bidir)
+    throw new ProbeError("invalid-input", "bidir: reverse and bidir are mutually exclusive");
 }

@@ -1,6 +1,6 @@
 import { emptySamples, IntervalSampler, type IntervalSamples } from "../interval-sampler.js";
 import { AcknowledgedTotal, UnacknowledgedBytes } from "../unacknowledged-bytes.js";
-import type { DataStream } from "./data-stream.js";
+import type { ClientStream } from "./client-stream.js";
 import { buildIntervalEntry, type JsonIntervalEntry, socketNumber } from "./json-report.js";
 
 function seconds(ns: bigint): number {
@@ -17,7 +17,7 @@ export class IntervalClock {
   /** Our own samples of the measured direction(s); the tally feeds it. */
   readonly sampler: IntervalSampler;
   private readonly entries: JsonIntervalEntry[] = [];
-  private streams: readonly DataStream[] = [];
+  private streams: readonly ClientStream[] = [];
   private movedAtTick: number[] = [];
   private movedAtOmit: number[] = [];
   private omitting = false;
@@ -59,7 +59,7 @@ export class IntervalClock {
   }
 
   /** TEST_START: the measured period (or the omit period before it) begins. */
-  start(streams: readonly DataStream[], omitting: boolean): void {
+  start(streams: readonly ClientStream[], omitting: boolean): void {
     this.streams = streams;
     this.acknowledged.reset();
     this.takenAtStart = streams.map((stream) => (stream.localSends ? stream.kernelTakenBytes : null));

@@ -10,6 +10,7 @@ export type Iperf3ProbeDetail = Iperf3JsonReport & { cpuSeconds: number; retrans
 
 /** The iperf3 probe: one test against an iperf3 server, summarised in the common shape. */
 export async function runIperf3Probe(event: Iperf3Event): Promise<ProbeOutcome<Iperf3ProbeDetail>> {
+  if (event.restSeconds > 0) await new Promise((resolve) => setTimeout(resolve, event.restSeconds * 1000));
   const result = await runIperf3Client({
     host: event.host,
     port: event.port,

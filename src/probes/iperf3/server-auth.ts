@@ -1,5 +1,6 @@
 import { constants, createHash, privateDecrypt, timingSafeEqual } from "node:crypto";
-import { IperfErrno, ServerFailure } from "./server-failure.js";
+import { IperfErrno } from "./iperf-errno.js";
+import { ServerFailure } from "./server-failure.js";
 
 /** The server side of iperf3 RSA authentication (protocol doc section 6.2). */
 export interface ServerAuth {

@@ -1,6 +1,6 @@
 import { emptySamples, IntervalSampler, type IntervalSamples } from "../interval-sampler.js";
 import { AcknowledgedTotal, UnacknowledgedBytes } from "../unacknowledged-bytes.js";
-import type { DataStream } from "./server-stream.js";
+import type { ServerStream } from "./server-stream.js";
 
 /**
  * The server's clock of one test, apart from its control loop as the client's IntervalClock is:
@@ -26,7 +26,7 @@ export class ServerClock {
   );
 
   constructor(
-    private readonly streams: readonly DataStream[],
+    private readonly streams: readonly ServerStream[],
     sampleIntervalMs: number,
   ) {
     // sent bytes count what crossed the link: what the kernel accepted minus what it still holds

@@ -1,4 +1,6 @@
-import { IperfErrno, ServerFailure } from "./server-failure.js";
+import { IperfErrno } from "./iperf-errno.js";
+import { ServerFailure } from "./server-failure.js";
+import { MAX_BLOCK_BYTES, MAX_OMIT_SECONDS, MAX_PARALLEL_STREAMS, MAX_TIME_SECONDS } from "./test-limits.js";
 
 /** What the server takes from the client's parameter JSON (protocol doc section 3.2). */
 export interface TestParams {
@@ -23,10 +25,6 @@ export interface TestParams {
   ignored: string[];
 }
 
-export const MAX_PARALLEL_STREAMS = 128;
-export const MAX_BLOCK_BYTES = 1024 * 1024;
-const MAX_TIME_SECONDS = 86_400;
-const MAX_OMIT_SECONDS = 600;
 const UNSUPPORTED_SOCKET_OPTIONS = ["window", "mss", "congestion", "tos", "flowlabel", "fqrate", "zerocopy"];
 
 /**

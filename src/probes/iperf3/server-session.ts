@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import type { Socket } from "node:net";
 import type { IntervalSamples } from "../interval-sampler.js";
+import { IperfErrno } from "./iperf-errno.js";
 import {
   ControlReader,
   encodeJson,
@@ -12,12 +13,12 @@ import {
 import { checkAuthToken, type ServerAuth } from "./server-auth.js";
 import { ServerClock } from "./server-clock.js";
 import { denyAccess, peerAddress } from "./server-connection.js";
-import { encodeServerError, IperfErrno, ServerFailure } from "./server-failure.js";
+import { encodeServerError, ServerFailure } from "./server-failure.js";
 import { formatServerIntervals, SERVER_SAMPLE_INTERVAL_MS } from "./server-intervals.js";
 import { parseTestParams, type TestParams } from "./server-params.js";
 import type { ReceivePath } from "./server-receive.js";
 import { buildServerResults, formatTestSummary, streamId } from "./server-results.js";
-import { DataStream, SendBudget } from "./server-stream.js";
+import { SendBudget, ServerStream } from "./server-stream.js";
 import { type ServerTimeouts, SessionWatchdogs } from "./server-watchdogs.js";
 
 export type SessionPhase = "params" | "create-streams" | "running" | "results" | "done";
@@ -70,7 +71,7 @@ export class ServerSession {
   phase: SessionPhase = "params";
   private readonly reader: ControlReader;
   private readonly client: string;
-  private readonly streams: DataStream[] = [];
+  private readonly streams: ServerStream[] = [];
   private readonly clock: ServerClock;
   private readonly watchdogs = new SessionWatchdogs((error) => this.interrupt(error));
   private agreed: AgreedTest | undefined;
@@ -104,7 +105,7 @@ export class ServerSession {
     const sends = params.reverse || (params.bidirectional && index >= params.parallel);
     if (params.noDelay) socket.setNoDelay(true);
     this.streams.push(
-      new DataStream(
+      new ServerStream(
         streamId(index),
         socket,
         sends,

@@ -38,7 +38,7 @@ const WRITES_PER_TURN = 8;
  * buffer, see server-receive.ts); send streams write one reused block with backpressure. Counting only happens
  * while the session says so (TEST_RUNNING, reset at omit end).
  */
-export class DataStream {
+export class ServerStream {
   readonly socket: Socket;
   /** Every byte received, counted or not (for the idle watchdog). */
   rawReceivedBytes = 0;

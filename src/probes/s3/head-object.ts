@@ -18,7 +18,7 @@ export interface ObjectHead {
 export async function headObject(
   target: RequestTarget,
   signer: S3RequestSigner,
-  options: { maxRetries: number; backoffBaseMs: number; signal: AbortSignal },
+  options: { maxRetries: number; backoffBaseMs: number; backoffRandom: () => number; signal: AbortSignal },
 ): Promise<ObjectHead> {
   const { address } = target;
   for (let retry = 0; ; retry += 1) {
@@ -65,7 +65,10 @@ export async function headObject(
         { cause: failure },
       );
     }
-    await sleepUnlessAborted(backoffDelayMs(retry + 1, options.backoffBaseMs), options.signal);
+    await sleepUnlessAborted(
+      backoffDelayMs(retry + 1, options.backoffBaseMs, undefined, options.backoffRandom),
+      options.signal,
+    );
   }
 }
 

@@ -192,7 +192,13 @@ function writeInSlices(
 /** Retries `attempt` while it fails with a retryable PartFailure, with backoff, up to maxRetries. */
 export async function withPartRetries<T>(
   describe: string,
-  options: { maxRetries: number; backoffBaseMs: number; signal: AbortSignal; onRetry: () => void },
+  options: {
+    maxRetries: number;
+    backoffBaseMs: number;
+    backoffRandom: () => number;
+    signal: AbortSignal;
+    onRetry: () => void;
+  },
   attempt: () => Promise<T>,
 ): Promise<T> {
   for (let retry = 0; ; retry += 1) {
@@ -211,7 +217,10 @@ export async function withPartRetries<T>(
           },
         );
       options.onRetry();
-      await sleepUnlessAborted(backoffDelayMs(retry + 1, options.backoffBaseMs), options.signal);
+      await sleepUnlessAborted(
+        backoffDelayMs(retry + 1, options.backoffBaseMs, undefined, options.backoffRandom),
+        options.signal,
+      );
     }
   }
 }

@@ -1,6 +1,9 @@
 import { z } from "zod";
 import { intervalMsOption } from "../interval-option.js";
 
+/** S3's largest object, 5 TiB, in MiB. */
+export const S3_MAX_OBJECT_MIB = 5_242_880;
+
 /** The S3 probes' options (strict, like every probe's); the agent's event and the plan compose them. */
 
 const s3Common = {
@@ -34,7 +37,7 @@ export const s3PutEventSchema = z
   .object({
     probe: z.literal("s3-put"),
     ...s3Common,
-    sizeMib: z.number().min(1).max(5_242_880),
+    sizeMib: z.number().min(1).max(S3_MAX_OBJECT_MIB),
     partMib: z.number().min(5).max(5_120).default(64),
     concurrency: z.number().int().min(1).max(64).default(8),
     maxRetries: z.number().int().min(0).max(20).default(5),

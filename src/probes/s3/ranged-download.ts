@@ -27,6 +27,8 @@ export interface RangedDownloadOptions {
   maxAutoConnections: number;
   maxRetries: number;
   backoffBaseMs: number;
+  /** The random share of each wait's ceiling (retry-backoff.ts). */
+  backoffRandom: () => number;
   sampler: IntervalSampler;
   /** Aborts the download (the probe's deadline); its reason is the error thrown. */
   signal: AbortSignal;
@@ -225,7 +227,9 @@ export class RangedDownload {
         }
         part.retries += 1;
         this.retries += 1;
-        await this.backoff(backoffDelayMs(part.retries, this.options.backoffBaseMs));
+        await this.backoff(
+          backoffDelayMs(part.retries, this.options.backoffBaseMs, undefined, this.options.backoffRandom),
+        );
         if (this.failure) throw this.failure;
       }
     }

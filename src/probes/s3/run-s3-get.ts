@@ -58,6 +58,8 @@ export interface S3ProbeDependencies {
   credentials?: S3CredentialProvider;
   /** First retry delay (doubling after); 100 ms when omitted. */
   backoffBaseMs?: number;
+  /** The random share of each retry's wait ceiling, in [0, 1) (full jitter); Math.random when omitted. */
+  backoffRandom?: () => number;
 }
 
 export async function runS3GetProbe(
@@ -78,6 +80,7 @@ export async function runS3GetProbe(
     signRequest: event.signRequest,
   });
   const backoffBaseMs = dependencies.backoffBaseMs ?? 100;
+  const backoffRandom = dependencies.backoffRandom ?? Math.random;
   const deadline = new AbortController();
   const deadlineTimer = setTimeout(
     () =>
@@ -97,6 +100,7 @@ export async function runS3GetProbe(
     const head = await headObject(target, signer, {
       maxRetries: event.maxRetries,
       backoffBaseMs,
+      backoffRandom,
       signal: deadline.signal,
     });
     const headSeconds = (performance.now() - headStartMs) / 1000;
@@ -114,6 +118,7 @@ export async function runS3GetProbe(
       maxAutoConnections: MAX_AUTO_CONNECTIONS,
       maxRetries: event.maxRetries,
       backoffBaseMs,
+      backoffRandom,
       sampler,
       signal: deadline.signal,
       rampWindowMs: Math.max(event.intervalMs, 250),

@@ -72,6 +72,7 @@ export async function runS3PutProbe(
   });
   const client = new MultipartUploadClient(target, signer);
   const backoffBaseMs = dependencies.backoffBaseMs ?? 100;
+  const backoffRandom = dependencies.backoffRandom ?? Math.random;
   const deadline = new AbortController();
   const object = `s3://${event.bucket}/${event.key}`;
   const deadlineTimer = setTimeout(
@@ -116,6 +117,7 @@ export async function runS3PutProbe(
           {
             maxRetries: event.maxRetries,
             backoffBaseMs,
+            backoffRandom,
             signal: deadline.signal,
             onRetry: () => {
               retries += 1;
@@ -148,6 +150,7 @@ export async function runS3PutProbe(
     const head = await headObject(target, signer, {
       maxRetries: event.maxRetries,
       backoffBaseMs,
+      backoffRandom,
       signal: deadline.signal,
     });
     if (head.sizeBytes !== sizeBytes)

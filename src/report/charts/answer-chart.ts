@@ -1,4 +1,5 @@
 import type { TopLevelSpec } from "vega-lite";
+import { movesData } from "../../probes/registry.js";
 import type { CellStatistics } from "../../results/analysis.js";
 import type { ReportModel } from "../report-model.js";
 import { formatMbps, formatNumber } from "../units.js";
@@ -18,7 +19,7 @@ export const burstMark = "burst (median)";
  */
 export function answerChart(model: ReportModel, layout: ChartLayout = "wide"): ChartSpec | null {
   const colours = probeColours(model);
-  const cells = model.analysis.cells.filter((c) => c.probe !== "info" && c.effective !== null);
+  const cells = model.analysis.cells.filter((c) => movesData(c.probe) && c.effective !== null);
   if (cells.length === 0) return null;
   const targets = model.targets.filter((t) => cells.some((c) => c.targetKey === t.key));
   const facetName = (targetKey: string) => {

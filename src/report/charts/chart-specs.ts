@@ -1,3 +1,4 @@
+import { movesData } from "../../probes/registry.js";
 import type { ReportModel } from "../report-model.js";
 import { answerChart } from "./answer-chart.js";
 import { bucketCharts } from "./bucket-chart.js";
@@ -5,6 +6,7 @@ import type { ChartLayout, ChartSpec } from "./chart-spec.js";
 import { costPerGigabyte } from "./cost-chart.js";
 import { cpuVsMemory } from "./cpu-chart.js";
 import { fleetCharts } from "./fleet-chart.js";
+import { latencyCharts } from "./latency-chart.js";
 import { probeColours } from "./probe-colours.js";
 import { ratesVsMemory } from "./rates-chart.js";
 import { plotSizes } from "./target-chart-parts.js";
@@ -21,7 +23,7 @@ export function buildCharts(model: ReportModel, layout: ChartLayout = "wide"): C
   if (answer) charts.push(answer);
   for (const target of model.targets) {
     const cells = model.analysis.cells.filter(
-      (c) => c.targetKey === target.key && c.probe !== "info" && c.effective !== null,
+      (c) => c.targetKey === target.key && movesData(c.probe) && c.effective !== null,
     );
     if (cells.length === 0) continue;
     const context = { model, colours, target, cells, size: plotSizes[layout] };
@@ -33,6 +35,7 @@ export function buildCharts(model: ReportModel, layout: ChartLayout = "wide"): C
     const cost = costPerGigabyte(context);
     if (cost) charts.push(cost);
   }
+  charts.push(...latencyCharts(model));
   charts.push(...fleetCharts(model, colours, plotSizes[layout].width), ...bucketCharts(model));
   return charts;
 }

@@ -1,3 +1,4 @@
+import { movesData } from "../../probes/registry.js";
 import type { ReportModel } from "../report-model.js";
 
 /**
@@ -43,7 +44,7 @@ export interface ProbeColours {
 }
 
 export function probeColours(model: ReportModel): ProbeColours {
-  const measuring = model.analysis.cells.filter((c) => c.probe !== "info");
+  const measuring = model.analysis.cells.filter((c) => movesData(c.probe));
   const multiArch = new Set(measuring.map((c) => c.arch)).size > 1;
   const shorts = Object.values(model.probeNames ?? {}).map((n) => n.short);
   const shortsUnique = new Set(shorts).size === shorts.length;

@@ -13,9 +13,9 @@ import {
 function baselineLabel(model: ReportModel, overlay: BaselineOverlay): string {
   const probe = overlay.series.probe;
   const what =
-    probe.kind === "iperf3"
-      ? `iperf3 ${probe.direction} -P ${probe.parallel} -t ${probe.timeSeconds}s, sent`
-      : `s3-get 1 GiB conc ${probe.concurrency}, whole`;
+    "objectBytes" in probe
+      ? `s3-get ${probe.objectBytes / 1_073_741_824} GiB conc ${probe.concurrency}, whole`
+      : `iperf3 ${probe.direction} -P ${probe.parallel} -t ${probe.timeSeconds}s, sent`;
   return `${model.baseline?.name} ${overlay.series.regionName}: ${what}`;
 }
 

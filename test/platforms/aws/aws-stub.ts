@@ -378,7 +378,6 @@ export function stubbedClients(
     region: options.region ?? "us-west-2",
     credentials: testCredentials,
     requestHandler: stub.handler,
-    maxAttempts: 1,
     recorder: new PlannedCallRecorder(options.dryRun === true),
   });
 }
@@ -400,7 +399,7 @@ export const stubDeployOptions: DeployOptions = {
   memoryMb: 2048,
   timeoutSeconds: 900,
   server: null,
-  agent: { zip: Buffer.from("PK-zip-bytes"), sha256: "abc" },
+  agent: { zip: Buffer.from("PK-zip-bytes"), sha256: "abc", key: "agent/abc.zip" },
   testObjectBytes: null,
   stackPoll: stubPacing.stackPoll,
   serverReady: stubPacing.serverReady,

@@ -37,7 +37,7 @@ describe("bad input is refused before any AWS call", () => {
 
   test("missing credentials: a clear error naming credentials", async () => {
     await assert.rejects(
-      resolveCredentials(async () => {
+      resolveCredentials(undefined, async () => {
         throw new Error("Could not load credentials from any providers");
       }),
       (error: unknown) =>
@@ -99,15 +99,25 @@ describe("AWS conventions: --profile on every AWS command, --region from the env
     delete process.env.AWS_REGION;
     delete process.env.AWS_DEFAULT_REGION;
     process.env.AWS_CONFIG_FILE = config;
+    delete process.env.AWS_PROFILE;
     for (const argv of [
       ["schedule", "list", "--profile", "bench"],
       ["teardown", "--profile", "bench"],
       ["runs", "pull", "--profile", "bench"],
       ["quota", "get", "--profile", "bench"],
-      ["deploy", "--profile", "bench"],
     ])
       await refused(argv, `profile bench (${config})`, /unknown region "ap-south-9"/);
-    assert.equal(process.env.AWS_PROFILE, "bench", "the SDK's credential chain reads it");
+    assert.equal(
+      process.env.AWS_PROFILE,
+      undefined,
+      "the profile is an argument: process.env is not written",
+    );
+    // deploy still hands its profile to the SDK through AWS_PROFILE (aws-options.ts)
+    await refused(
+      ["deploy", "--profile", "bench"],
+      `profile bench (${config})`,
+      /unknown region "ap-south-9"/,
+    );
     process.env.AWS_REGION = "mars-1";
     await refused(["teardown"], "AWS_REGION", /unknown region "mars-1"/);
     delete process.env.AWS_REGION;

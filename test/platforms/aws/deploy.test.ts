@@ -89,20 +89,24 @@ describe("deploy on the real CloudFormation/S3/SSM clients (stubbed transport)",
       "DescribeRouteTables",
       "DescribeRouteTables",
       "GetParameter",
+      // the server's vCPUs against EC2's quota (the stub knows no instance type: not checked)
+      "DescribeInstanceTypes",
       "GetParameter",
       "GetParameter",
+      // each secret created with its tags (no untagged moment, no tagging afterwards)
       "PutParameter",
-      "AddTagsToResource",
       "PutParameter",
-      "AddTagsToResource",
       "DeleteParameter",
       "CreateStack",
       "DescribeStacks",
       "DescribeStacks",
       "HeadObject",
       "PutObject",
+      // the function first, then the new server in its own update
       "UpdateStack",
       "DescribeStacks",
+      "DescribeStacks",
+      "UpdateStack",
       "DescribeStacks",
       "GetParameter",
     ]);
@@ -115,6 +119,14 @@ describe("deploy on the real CloudFormation/S3/SSM clients (stubbed transport)",
       ],
     );
     assert.match(String(find("PutParameter")[0]?.input.Value), /BEGIN PRIVATE KEY/);
+    for (const put of find("PutParameter")) {
+      assert.deepEqual(put.input.Tags, [{ Key: "lambda-netbench", Value: "managed" }]);
+      assert.equal(put.input.Overwrite, undefined, "SSM takes Tags only on creation");
+    }
+    // the root volume tagged at creation; IMDS one hop away (the host itself asks it)
+    const instance = JSON.parse(String(find("UpdateStack")[1]?.input.TemplateBody)).Resources.Iperf3Server1;
+    assert.equal(instance.Properties.PropagateTagsToVolumeOnCreation, true);
+    assert.equal(instance.Properties.MetadataOptions.HttpPutResponseHopLimit, 1);
     const create = find("CreateStack")[0]?.input ?? {};
     assert.equal(create["Capabilities.member.1"], "CAPABILITY_IAM");
     assert.equal(create["Tags.member.1.Key"], "lambda-netbench");
@@ -126,7 +138,10 @@ describe("deploy on the real CloudFormation/S3/SSM clients (stubbed transport)",
     );
     assert.ok(first.Resources.Bucket);
     assert.equal(find("PutObject")[0]?.path, "/agent/abc.zip");
-    const second = JSON.parse(String(find("UpdateStack")[0]?.input.TemplateBody));
+    const functionFirst = JSON.parse(String(find("UpdateStack")[0]?.input.TemplateBody));
+    assert.equal(functionFirst.Resources.AgentFunction.Properties.Code.S3Key, "agent/abc.zip");
+    assert.equal(functionFirst.Resources.Iperf3Server1, undefined, "the function before the server");
+    const second = JSON.parse(String(find("UpdateStack")[1]?.input.TemplateBody));
     assert.equal(second.Resources.AgentFunction.Properties.Code.S3Key, "agent/abc.zip");
     assert.ok(second.Resources.Iperf3Server1);
     // the AMI resolved once and pinned; the default VPC's public subnet
@@ -318,8 +333,9 @@ describe("deploy on the real CloudFormation/S3/SSM clients (stubbed transport)",
         ...options,
         server: { instanceType: "c8gn.large", ttlHours: 3, ports: 1, idleTimeoutSeconds: 30, updateAmi },
       });
+      // the last update: a replaced server comes in its own, after the function's
       const template = JSON.parse(
-        String(stub.requests.find((r) => r.operation === "UpdateStack")?.input.TemplateBody),
+        String(stub.requests.filter((r) => r.operation === "UpdateStack").at(-1)?.input.TemplateBody),
       );
       const amiReads = stub.requests.filter((r) => String(r.input.Name).startsWith("/aws/service/")).length;
       assert.equal(stub.operations().includes("DescribeVpcs"), false, "the stack's subnet is kept");
@@ -443,6 +459,61 @@ describe("deploy on the real CloudFormation/S3/SSM clients (stubbed transport)",
         "us-west-2",
       ),
       /subnet-id: subnet-0aaaaaaaaaaaaaaaa is in us-west-2a, which does not offer c8gn.large \(offered in us-west-2b\)/,
+    );
+  });
+
+  test("--vpc-id: a private subnet ranked first is passed over for a public one (issue 29, item 9)", async () => {
+    const vpc = "vpc-0a1b2c3d4e5f60718";
+    const subnet = (id: string, zone: string, mapPublic: boolean) =>
+      `<item><subnetId>${id}</subnetId><vpcId>${vpc}</vpcId><availabilityZone>${zone}</availabilityZone><defaultForAz>false</defaultForAz><mapPublicIpOnLaunch>${mapPublic}</mapPublicIpOnLaunch></item>`;
+    const table = (id: string, gateway: string, association: string) =>
+      `<item><routeTableId>${id}</routeTableId><vpcId>${vpc}</vpcId>${association}<routeSet><item><destinationCidrBlock>0.0.0.0/0</destinationCidrBlock><gatewayId>${gateway}</gatewayId></item></routeSet></item>`;
+    const stub = (publicSubnetRoutes: boolean) =>
+      new AwsStub()
+        // the private subnet gives public addresses (ranked first) but routes through a NAT gateway
+        .on(
+          "DescribeSubnets",
+          ec2Xml(
+            "DescribeSubnets",
+            `<subnetSet>${subnet("subnet-0aaaaaaaaaaaaaaaa", "us-west-2a", true)}${subnet("subnet-0bbbbbbbbbbbbbbbb", "us-west-2b", false)}</subnetSet>`,
+          ),
+        )
+        .on(
+          "DescribeInstanceTypeOfferings",
+          ec2Xml(
+            "DescribeInstanceTypeOfferings",
+            `<instanceTypeOfferingSet>${["us-west-2a", "us-west-2b"].map((zone) => `<item><instanceType>c8gn.large</instanceType><locationType>availability-zone</locationType><location>${zone}</location></item>`).join("")}</instanceTypeOfferingSet>`,
+          ),
+        )
+        .on("DescribeRouteTables", (request) => {
+          const subnetId = request.input["Filter.1.Value.1"];
+          if (subnetId === "subnet-0aaaaaaaaaaaaaaaa")
+            return ec2Xml(
+              "DescribeRouteTables",
+              `<routeTableSet>${table("rtb-0a", "nat-0a1b2c3d", "")}</routeTableSet>`,
+            );
+          if (subnetId === "subnet-0bbbbbbbbbbbbbbbb")
+            return ec2Xml(
+              "DescribeRouteTables",
+              `<routeTableSet>${table("rtb-0b", publicSubnetRoutes ? "igw-0a1b2c3d" : "nat-0a1b2c3d", "")}</routeTableSet>`,
+            );
+          return ec2Xml("DescribeRouteTables", "<routeTableSet/>");
+        });
+    const chosen = await resolveServerNetwork(
+      stubbedClients(stub(true)).ec2,
+      { instanceType: "c8gn.large", vpcId: vpc },
+      {},
+      "us-west-2",
+    );
+    assert.deepEqual(chosen, { vpcId: vpc, subnetId: "subnet-0bbbbbbbbbbbbbbbb" });
+    await assert.rejects(
+      resolveServerNetwork(
+        stubbedClients(stub(false)).ec2,
+        { instanceType: "c8gn.large", vpcId: vpc },
+        {},
+        "us-west-2",
+      ),
+      /vpc-id: no subnet of vpc-0a1b2c3d4e5f60718 in a zone offering c8gn.large routes 0.0.0.0\/0 to an internet gateway \(subnet-0aaaaaaaaaaaaaaaa, subnet-0bbbbbbbbbbbbbbbb\)/,
     );
   });
 

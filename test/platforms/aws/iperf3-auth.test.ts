@@ -102,6 +102,49 @@ describe("iperf3 RSA auth material works with stock iperf3", () => {
     assert.equal(args[args.indexOf("--name") + 1], "/lambda-netbench/iperf3/server-status");
   });
 
+  test("the status parameter is created with the instance's tags (the organization's), and tagged when it already exists", () => {
+    const script = serverUserData().replaceAll(`$${"{AWS::Region}"}`, "us-west-2");
+    const lines = script.split("\n");
+    const tag = lines.find((l) => l.startsWith("tag() {")) as string;
+    const start = lines.findIndex((l) => l.startsWith("parameter_tags() {"));
+    const end = lines.findIndex((l, i) => i > start && l.startsWith("  && echo"));
+    const publish = lines.slice(start, end + 1).join("\n");
+    // stand-ins: IMDS's tag listing and values, and an `aws` that logs its calls and refuses
+    // the first (as SSM refuses a creation where the parameter exists: ParameterAlreadyExists)
+    const stand = [
+      `curl() { case "\${@: -1}" in */tags/instance) printf 'Name\\naws:cloudformation:stack-name\\nCostCenter\\nlambda-netbench-ports\\nOwner\\n' ;; */CostCenter) printf 'net 42' ;; */Owner) printf 'a/b@c' ;; esac; }`,
+      `aws() { printf '%s\\0' "$@" >> ${dir}/aws-calls; printf '\\n' >> ${dir}/aws-calls; [ -f ${dir}/refused ] && return 0; touch ${dir}/refused; return 254; }`,
+      "TOKEN=t",
+      `STATE=${dir}`,
+      "STATUS='{}'",
+      tag,
+      publish,
+    ].join("\n");
+    const run = spawnSync("bash", ["-c", stand]);
+    assert.equal(run.status, 0, run.stderr.toString());
+    const calls = readFileSync(join(dir, "aws-calls"), "utf8")
+      .split("\n")
+      .filter(Boolean)
+      .map((line) => line.split("\0").filter(Boolean));
+    assert.deepEqual(
+      calls.map((args) => args.slice(0, 2).join(" ")),
+      ["ssm put-parameter", "ssm put-parameter", "ssm add-tags-to-resource"],
+    );
+    const expected = [
+      { Key: "lambda-netbench", Value: "managed" },
+      { Key: "CostCenter", Value: "net 42" },
+      { Key: "Owner", Value: "a/b@c" },
+    ];
+    const first = calls[0] as string[];
+    assert.ok(!first.includes("--overwrite"), "a creation: SSM takes Tags only then");
+    assert.deepEqual(JSON.parse(first[first.indexOf("--tags") + 1] as string), expected);
+    const second = calls[1] as string[];
+    assert.ok(second.includes("--overwrite") && !second.includes("--tags"));
+    const third = calls[2] as string[];
+    assert.deepEqual(JSON.parse(third[third.indexOf("--tags") + 1] as string), expected);
+    assert.equal(readFileSync(join(dir, "published"), "utf8").trim(), "{}");
+  });
+
   test("readiness: the watchdog's handshake gets PARAM_EXCHANGE (9) from a stock RSA server, nothing from a closed port", async () => {
     writeFileSync(join(dir, "private.pem"), secrets.privateKeyPem, { mode: 0o600 });
     writeFileSync(join(dir, "users.csv"), `${authorizedUserLine(iperf3Username, secrets.password)}\n`);

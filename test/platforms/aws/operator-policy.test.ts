@@ -173,7 +173,6 @@ test("every client refuses an undeclared call before sending it", async () => {
   const dry = withScheduleClients(stubbedClients(stub, { dryRun: true }), {
     credentials: testCredentials,
     requestHandler: stub.handler,
-    maxAttempts: 1,
   });
   const { DeleteStateMachineCommand } = await import("@aws-sdk/client-sfn");
   await assert.rejects(

@@ -2,7 +2,12 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { deployStack } from "../../../src/platforms/aws/deploy.js";
-import { parseTags, validatePolicyArn, validateRoleArn } from "../../../src/platforms/aws/organization.js";
+import {
+  checkMetadataTagKeys,
+  parseTags,
+  validatePolicyArn,
+  validateRoleArn,
+} from "../../../src/platforms/aws/organization.js";
 import {
   AwsStub,
   defaultVpcResponses,
@@ -77,8 +82,11 @@ describe("organization accounts: deploy --permissions-boundary, --role-arn, --ta
       },
     });
     const create = stub.requests.find((r) => r.operation === "CreateStack")?.input ?? {};
-    const update = stub.requests.find((r) => r.operation === "UpdateStack")?.input ?? {};
-    for (const call of [create, update]) {
+    // the function's update, then the server's: both through the role, both with the tags
+    const updates = stub.requests.filter((r) => r.operation === "UpdateStack").map((r) => r.input);
+    assert.equal(updates.length, 2);
+    const update = updates.at(-1) ?? {};
+    for (const call of [create, ...updates]) {
       assert.equal(call.RoleARN, serviceRole, "CloudFormation acts through the service role");
       assert.deepEqual(
         [1, 2, 3].map((n) => [call[`Tags.member.${n}.Key`], call[`Tags.member.${n}.Value`]]),
@@ -89,13 +97,28 @@ describe("organization accounts: deploy --permissions-boundary, --role-arn, --ta
         ],
       );
     }
-    // the secrets are made outside CloudFormation: they get the same tags
-    for (const tagging of stub.requests.filter((r) => r.operation === "AddTagsToResource"))
+    // the secrets are made outside CloudFormation: they are created with the same tags
+    const puts = stub.requests.filter((r) => r.operation === "PutParameter");
+    assert.equal(puts.length, 2);
+    for (const put of puts)
       assert.deepEqual(
-        (tagging.input.Tags as Array<{ Key: string }>).map((tag) => tag.Key),
+        (put.input.Tags as Array<{ Key: string }>).map((tag) => tag.Key),
         ["lambda-netbench", "CostCenter", "Owner"],
       );
+    assert.deepEqual(
+      stub.requests.filter((r) => r.operation === "AddTagsToResource"),
+      [],
+      "not tagged afterwards",
+    );
     const template = JSON.parse(String(update.TemplateBody));
+    // the instance carries them itself, so its root volume gets them at creation
+    const instance = template.Resources.Iperf3Server1.Properties;
+    assert.deepEqual(instance.Tags.map((tag: { Key: string }) => tag.Key).slice(0, 3), [
+      "lambda-netbench",
+      "CostCenter",
+      "Owner",
+    ]);
+    assert.equal(instance.PropagateTagsToVolumeOnCreation, true);
     const found = roles(template);
     assert.deepEqual(found.map(([id]) => id).sort(), ["AgentRole", "ServerRole"]);
     for (const [id, role] of found) assert.equal(role.Properties.PermissionsBoundary, boundary, id);
@@ -139,5 +162,19 @@ describe("organization accounts: deploy --permissions-boundary, --role-arn, --ta
     assert.throws(() => parseTags("aws:x=1"), /aws: prefix/);
     assert.throws(() => parseTags("lambda-netbench=x"), /the tool's own tag/);
     assert.throws(() => parseTags("A=1,A=2"), /given twice/);
+  });
+
+  test("with the server, tag keys that instance metadata cannot hold are refused before any call", () => {
+    // valid stack tags, but EC2 refuses to launch an instance with metadata tags and these keys
+    for (const key of ["Cost Center", "team/owner", "..", "_index"])
+      assert.throws(
+        () => checkMetadataTagKeys(parseTags(`${key}=x`)),
+        new RegExp(
+          `tags: "${key.replace(/[.]/g, "\\.")}": the iperf3 server's tags are readable from its instance metadata.*no space, no /`,
+        ),
+      );
+    assert.doesNotThrow(() =>
+      checkMetadataTagKeys(parseTags("CostCenter=net 42,team:owner=a/b,x.y-z_1@c=1")),
+    );
   });
 });

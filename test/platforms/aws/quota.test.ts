@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { createAwsClients } from "../../../src/platforms/aws/aws-clients.js";
+import { patientRetries } from "../../../src/platforms/aws/call-retries.js";
 import {
   getQuotaReport,
   QuotaNotFoundError,
@@ -132,7 +133,7 @@ describe("quota against the real Service Quotas client (stubbed transport)", () 
     });
   }
 
-  test("throttling on Service Quotas is retried by the SDK and then succeeds", async () => {
+  test("throttling on Service Quotas is retried (call-retries.ts) and then succeeds", async () => {
     const stub = new AwsStub()
       .on(
         "GetServiceQuota",
@@ -145,7 +146,7 @@ describe("quota against the real Service Quotas client (stubbed transport)", () 
       region: "us-west-2",
       credentials: testCredentials,
       requestHandler: stub.handler,
-      maxAttempts: 3,
+      retries: { ...patientRetries, baseMs: 1 },
     });
     const report = await getQuotaReport(c.quotas, "us-west-2");
     assert.equal(report.valueMbps, 625);

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { AwsPlatform } from "../../../src/platforms/aws/aws-platform.js";
-import { CredentialsExpiredError } from "../../../src/platforms/aws/credentials.js";
+import { CredentialsExpiredError } from "../../../src/platforms/aws/expired-credentials.js";
 import { generateIperf3Secrets } from "../../../src/platforms/aws/iperf3-credentials.js";
 import { RunPausedError } from "../../../src/runner/platform.js";
 import { type AwsStub, deployedRegion, restJson, restJsonError, testCredentials } from "./aws-stub.js";

@@ -17,7 +17,7 @@ import { AwsStub, json, jsonError, testCredentials } from "./aws-stub.js";
 const query = { region: "eu-west-1", instanceType: "c8gn.large" };
 const today = new Date("2026-12-01T12:00:00Z");
 const pricingOn = (stub: AwsStub) =>
-  createPricingClient({ credentials: testCredentials, requestHandler: stub.handler, maxAttempts: 1 });
+  createPricingClient({ credentials: testCredentials, requestHandler: stub.handler });
 
 describe("reading a GetProducts answer (pure)", () => {
   const document = ec2ProductDocument({ ...query, usdPerHour: "0.1234000000" });

@@ -9,6 +9,7 @@ import {
   describeStacks,
   ec2Error,
   json,
+  jsonError,
   queryError,
   queryXml,
   restJson,
@@ -28,7 +29,7 @@ const s3ns = 'xmlns="http://s3.amazonaws.com/doc/2006-03-01/"';
 const fast = { stackPoll: { pollIntervalMs: 1, timeoutMs: 5_000 }, verify: { attempts: 3, intervalMs: 1 } };
 
 describe("teardown on the real SDK clients (stubbed transport)", () => {
-  test("versions, bucket (versions, delete markers, uploads), stack, parameters, then verified by the tagging API", async () => {
+  test("versions, the stack's bucket (versions, delete markers, uploads), stack, parameters, and only then the look-ups that verify", async () => {
     const stub = new AwsStub()
       .on(
         "DescribeStacks",
@@ -42,13 +43,6 @@ describe("teardown on the real SDK clients (stubbed transport)", () => {
       .on("DeleteFunction", { statusCode: 204, headers: {}, body: "" })
       .on(
         "GetResources",
-        json({
-          ResourceTagMappingList: [
-            { ResourceARN: `arn:aws:s3:::${bucket}` },
-            { ResourceARN: "arn:aws:lambda:us-west-2:123456789012:function:lambda-netbench-agent" },
-          ],
-          PaginationToken: "",
-        }),
         json({
           ResourceTagMappingList: [
             {
@@ -155,7 +149,6 @@ describe("teardown on the real SDK clients (stubbed transport)", () => {
       "DeleteAlias",
       "ListVersionsByFunction",
       "DeleteFunction",
-      "GetResources",
       "ListObjectVersions",
       "DeleteObjects",
       "ListObjectVersions",
@@ -412,7 +405,6 @@ describe("teardown on the real SDK clients (stubbed transport)", () => {
       const scheduling = withScheduleClients(base, {
         credentials: testCredentials,
         requestHandler: stub.handler,
-        maxAttempts: 1,
       });
       const result = await teardownRegion(base, {
         ...fast,
@@ -440,5 +432,63 @@ describe("teardown on the real SDK clients (stubbed transport)", () => {
       ["lambda-netbench-seed"],
       "still listed: reported, not hidden",
     );
+  });
+
+  test("an SCP denying the scheduler, the tagging API and CloudWatch Logs: everything is deleted, and each look-up is reported as not verified with its permission", async () => {
+    const scp = (action: string) =>
+      `User: arn:aws:sts::123456789012:assumed-role/Bench/operator is not authorized to perform: ${action} on resource: * with an explicit deny in a service control policy`;
+    const stub = new AwsStub()
+      .on(
+        "DescribeStacks",
+        describeStacks("UPDATE_COMPLETE", { BucketName: bucket, FunctionName: "lambda-netbench-agent" }),
+        stackDoesNotExist,
+      )
+      .on("GET /schedules", restJsonError("AccessDeniedException", scp("scheduler:ListSchedules"), 403))
+      .on("GetResources", jsonError("AccessDeniedException", scp("tag:GetResources"), 400))
+      .on("DescribeLogGroups", jsonError("AccessDeniedException", scp("logs:DescribeLogGroups"), 400))
+      .on("ListAliases", restJson({ Aliases: [] }))
+      .on("ListVersionsByFunction", restJson({ Versions: [{ Version: "$LATEST" }] }))
+      .on(
+        "ListObjectVersions",
+        xml(
+          `<ListVersionsResult ${s3ns}><Name>${bucket}</Name><IsTruncated>false</IsTruncated></ListVersionsResult>`,
+        ),
+      )
+      .on(
+        "ListMultipartUploads",
+        xml(
+          `<ListMultipartUploadsResult ${s3ns}><Bucket>${bucket}</Bucket><IsTruncated>false</IsTruncated></ListMultipartUploadsResult>`,
+        ),
+      )
+      .on("ListStackResources", queryXml("ListStackResources", "<StackResourceSummaries/>"))
+      .on("DeleteStack", queryXml("DeleteStack", ""))
+      .on("GetParametersByPath", json({ Parameters: [{ Name: "/lambda-netbench/iperf3/password" }] }))
+      .on("DeleteParameters", json({ DeletedParameters: ["/lambda-netbench/iperf3/password"] }));
+    const base = stubbedClients(stub);
+    const scheduling = withScheduleClients(base, {
+      credentials: testCredentials,
+      requestHandler: stub.handler,
+    });
+    const result = await teardownRegion(base, {
+      ...fast,
+      schedules: {
+        disable: () => disableSchedules(scheduling),
+        remaining: () => listScheduleNames(scheduling),
+      },
+    });
+    const order = stub.operations();
+    assert.ok(order.includes("DeleteStack"), order.join(","));
+    assert.ok(order.includes("DeleteParameters"), order.join(","));
+    // nothing that only verifies came before the deletion but the schedules' disabling (best effort)
+    assert.ok(order.indexOf("GetResources") > order.indexOf("DeleteStack"), order.join(","));
+    assert.deepEqual(result.deletedParameters, ["/lambda-netbench/iperf3/password"]);
+    assert.deepEqual(result.notVerified, [
+      "the schedules were not disabled first (they go with the stack) (scheduler:ListSchedules denied by a service control policy: AccessDeniedException)",
+      "not verified: nothing tagged lambda-netbench remains (tag:GetResources denied by a service control policy: AccessDeniedException)",
+      "not verified: the log groups are gone (logs:DescribeLogGroups denied by a service control policy: AccessDeniedException)",
+      "not verified: no schedule remains (scheduler:ListSchedules denied by a service control policy: AccessDeniedException)",
+    ]);
+    // a denied look-up is asked once, not at every verification attempt
+    assert.equal(order.filter((op) => op === "GetResources").length, 1);
   });
 });

@@ -34,7 +34,7 @@ export interface DataStreamOptions {
  * event-loop turn, and waits for 'drain' when Node's queue fills. The callbacks are bound
  * once per stream, so the hot path allocates nothing but Node's own write requests.
  */
-export class DataStream {
+export class ClientStream {
   readonly id: number;
   readonly localSends: boolean;
   private movedBytes = 0;

@@ -1,0 +1,40 @@
+import { z } from "zod";
+import { definePlannedProbe, defineProbe, plannedProbeCommon } from "../probe-descriptor.js";
+import { allocateEventSchema, cpuBurnEventSchema, infoEventSchema } from "./options.js";
+
+/** The probes that move no data: info (in plans too), and the lab's proofs of its CPU share and memory limit. */
+
+export const infoSpecSchema = z.object({ kind: z.literal("info"), ...plannedProbeCommon }).strict();
+
+export const infoProbe = definePlannedProbe({
+  name: "info",
+  eventSchema: infoEventSchema,
+  peer: null,
+  plan: {
+    specSchema: infoSpecSchema,
+    entrySchema: infoSpecSchema,
+    expandEntry: (entry) => [entry],
+    label: () => "info",
+    names: () => ({ family: "info", short: "info" }),
+    buildEvent: () => ({ probe: "info" as const }),
+    estimate: () => ({ seconds: 1, serverBytes: 0 }),
+    directions: () => [],
+    movesData: false,
+    streams: null,
+    testObjectBytes: () => null,
+  },
+});
+
+export const cpuBurnProbe = defineProbe({
+  name: "cpu-burn",
+  eventSchema: cpuBurnEventSchema,
+  peer: null,
+  plan: null,
+});
+
+export const allocateProbe = defineProbe({
+  name: "allocate",
+  eventSchema: allocateEventSchema,
+  peer: null,
+  plan: null,
+});

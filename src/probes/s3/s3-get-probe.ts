@@ -1,0 +1,73 @@
+import { z } from "zod";
+import {
+  definePlannedProbe,
+  expandList,
+  MissingPeerError,
+  mebibyte,
+  oneOrList,
+  plannedProbeCommon,
+  s3Peer,
+} from "../probe-descriptor.js";
+import { s3GetEventSchema } from "./options.js";
+import { MAX_TEST_OBJECT_MIB } from "./test-object-size.js";
+
+/** s3-get: ranged GETs of one test object, created in the target beforehand. */
+
+const eventShape = s3GetEventSchema.shape;
+
+export const s3GetSpecSchema = z
+  .object({
+    kind: z.literal("s3-get"),
+    /** Size of the test object, MiB (the study: 1,024 MiB = 1 GiB). */
+    objectMib: z.number().int().min(1).max(MAX_TEST_OBJECT_MIB).default(1_024),
+    concurrency: eventShape.concurrency,
+    chunkMib: eventShape.chunkMib,
+    ...plannedProbeCommon,
+  })
+  .strict();
+
+type S3GetSpec = z.output<typeof s3GetSpecSchema>;
+
+export const s3GetProbe = definePlannedProbe({
+  name: "s3-get",
+  eventSchema: s3GetEventSchema,
+  peer: "s3",
+  plan: {
+    specSchema: s3GetSpecSchema,
+    // a plan file may give `concurrency` as a list: a streams axis
+    entrySchema: s3GetSpecSchema.extend({
+      concurrency: oneOrList(eventShape.concurrency.unwrap()).default(10),
+    }),
+    expandEntry: (entry) =>
+      expandList<S3GetSpec>(entry, "concurrency", (concurrency) => ` conc ${concurrency}`),
+    label: (spec) => `s3-get ${spec.objectMib} MiB conc ${spec.concurrency} chunk ${spec.chunkMib} MiB`,
+    names: (spec) => ({
+      // the study's "single stream" is a question of its own: one connection's share
+      family: `S3 GET${spec.concurrency === 1 ? " single stream" : ""}`,
+      short: `s3-get conc ${spec.concurrency}`,
+    }),
+    buildEvent: (spec, context) => {
+      const peer = s3Peer(context);
+      if (context.s3ObjectKey === undefined) throw new MissingPeerError("test object not resolved");
+      return {
+        probe: "s3-get" as const,
+        ...peer,
+        key: context.s3ObjectKey,
+        concurrency: spec.concurrency,
+        chunkMib: spec.chunkMib,
+      };
+    },
+    estimate: (spec, bytesPerSecond) => ({
+      seconds: (spec.objectMib * mebibyte) / bytesPerSecond + 2,
+      serverBytes: 0,
+    }),
+    directions: () => ["download"],
+    movesData: true,
+    streams: {
+      parameter: "concurrency",
+      connections: (_spec, count) => count,
+      sweepLabel: (spec) => `s3-get ${spec.objectMib} MiB chunk ${spec.chunkMib} MiB`,
+    },
+    testObjectBytes: (spec) => spec.objectMib * mebibyte,
+  },
+});
