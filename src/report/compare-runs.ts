@@ -6,6 +6,7 @@ import {
   medianDifferenceInterval,
 } from "../results/median-interval.js";
 import type { ReportModel } from "./report-model.js";
+import { markdownTable, type TableColumn, textTable } from "./tables.js";
 import { renderPivot, wrap } from "./text-layout.js";
 import { formatMbps, formatNumber } from "./units.js";
 
@@ -271,31 +272,13 @@ export function renderComparisonJson(c: Comparison): string {
   )}\n`;
 }
 
+/** The comparison's columns: the first four name the cell, the rest are figures. */
+const columns: TableColumn[] = headers.map((header, i) => ({ header, align: i >= 4 ? "right" : "left" }));
+
 export function renderComparisonText(c: Comparison): string {
-  const rows = c.rows.map(rowCells);
-  const widths = headers.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] as string).length)));
-  const line = (cells: string[]) =>
-    cells
-      .map((t, i) => (i >= 4 ? t.padStart(widths[i] as number) : t.padEnd(widths[i] as number)))
-      .join("  ")
-      .trimEnd();
-  return `${[labelLine(c), "", line(headers), widths.map((w) => "-".repeat(w)).join("  "), ...rows.map(line)].join("\n")}\n`;
+  return `${[labelLine(c), "", ...textTable(columns, c.rows.map(rowCells))].join("\n")}\n`;
 }
 
 export function renderComparisonMarkdown(c: Comparison): string {
-  const out = [
-    `# Comparison`,
-    "",
-    labelLine(c),
-    "",
-    `| ${headers.join(" | ")} |`,
-    `| ${headers.map((_, i) => (i >= 4 ? "---:" : ":---")).join(" | ")} |`,
-  ];
-  for (const r of c.rows)
-    out.push(
-      `| ${rowCells(r)
-        .map((t) => t.replaceAll("|", "\\|"))
-        .join(" | ")} |`,
-    );
-  return `${out.join("\n")}\n`;
+  return `${["# Comparison", "", labelLine(c), "", ...markdownTable(columns, c.rows.map(rowCells))].join("\n")}\n`;
 }

@@ -1,11 +1,8 @@
 import type { CostEstimate, CostLine } from "../results/cost-estimate.js";
+import { textTable } from "./tables.js";
 import { wrap } from "./text-layout.js";
 
-/** Columns of an item's label and of its quantity. */
-const LABEL_WIDTH = 16;
-const QUANTITY_WIDTH = 34;
-/** Where an item's quantity and a source's text start: their wrapped lines align there. */
-const ITEM_TEXT_COLUMN = 2 + LABEL_WIDTH + 1;
+/** Where a source's text starts: its wrapped lines align there. */
 const SOURCE_TEXT_COLUMN = "  source: ".length;
 
 const labels: Record<CostLine["item"], string> = {
@@ -17,16 +14,17 @@ const labels: Record<CostLine["item"], string> = {
 };
 
 /**
- * The estimate as the terminal shows it: one line per item, then the total and what it lacks,
- * then where the prices came from; lines longer than `width` wrap under their own text.
+ * The estimate as the terminal shows it: one line per item (label, quantity, price in columns),
+ * then the total and what it lacks, then where the prices came from; lines longer than `width`
+ * wrap under their own text.
  */
 export function formatCostEstimate(estimate: CostEstimate, width = 100): string {
   const usd = (value: number) => `$${value.toFixed(value < 1 ? 4 : 2)}`;
-  const rows = estimate.lines.map((line) => {
-    const price =
-      line.usd === null ? "price not in table" : `${usd(line.usd)}${line.verified ? "" : " (verify)"}`;
-    return `  ${labels[line.item].padEnd(LABEL_WIDTH)} ${line.quantity.padEnd(QUANTITY_WIDTH)} ${price}`;
-  });
+  const rows = estimate.lines.map((line) => [
+    labels[line.item],
+    line.quantity,
+    line.usd === null ? "price not in table" : `${usd(line.usd)}${line.verified ? "" : " (verify)"}`,
+  ]);
   const total =
     estimate.missing.length > 0
       ? `at least ${usd(estimate.knownUsd)} (+ ${estimate.missing.map((item) => labels[item]).join(", ")}: not in the price table)`
@@ -36,15 +34,24 @@ export function formatCostEstimate(estimate: CostEstimate, width = 100): string 
   const notes = [...new Set(estimate.lines.filter(noted).map((line) => line.source))];
   return [
     ...wrap(`Cost estimate for ${estimate.region} (list prices; free tier not counted):`, width, "  "),
-    ...rows.flatMap((row) => wrap(row, width, " ".repeat(ITEM_TEXT_COLUMN))),
-    ...totalLines(total, width),
+    ...itemLines(rows, total, width),
     ...notes.flatMap((note) => wrap(`  source: ${note}`, width, " ".repeat(SOURCE_TEXT_COLUMN))),
   ].join("\n");
 }
 
-/** The total under the prices where it fits, else beside its label, wrapped under itself. */
-function totalLines(total: string, width: number): string[] {
-  const underPrices = `  ${"Total".padEnd(LABEL_WIDTH)} ${"".padEnd(QUANTITY_WIDTH)} ${total}`;
-  if (underPrices.length <= width) return [underPrices];
-  return wrap(`  ${"Total".padEnd(LABEL_WIDTH)} ${total}`, width, " ".repeat(ITEM_TEXT_COLUMN));
+/**
+ * The items as a table wrapping under the quantity column, the total under the prices where
+ * that fits, else beside its label, wrapped under itself.
+ */
+function itemLines(rows: string[][], total: string, width: number): string[] {
+  const layout = { header: false, indent: "  ", width, continueUnder: 1 };
+  const items = textTable(["", "", ""], rows, layout);
+  const underPrices = textTable(["", "", ""], [...rows, ["Total", "", total]], {
+    indent: "  ",
+    header: false,
+  }).at(-1);
+  if (underPrices !== undefined && underPrices.length <= width) return [...items, underPrices];
+  // the label column as wide as with the items, so the total starts where the quantities do
+  const labelsOnly = rows.map((row) => [row[0] as string, ""]);
+  return [...items, ...textTable(["", ""], [...labelsOnly, ["Total", total]], layout).slice(rows.length)];
 }

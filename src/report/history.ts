@@ -5,6 +5,7 @@ import type { ResultRecord } from "../results/result-record.js";
 import { median } from "../results/statistics.js";
 import type { ChartSpec } from "./charts/chart-spec.js";
 import { historyRates } from "./history-rates.js";
+import { textTable } from "./tables.js";
 import { formatMbps } from "./units.js";
 
 /**
@@ -103,7 +104,10 @@ export function renderHistoryText(series: HistorySeries[]): string {
   const lines: string[] = [];
   for (const entry of series) {
     lines.push(`${entry.target} — ${entry.probeLabel}: sustained / burst, Mbit/s (median per run)`);
-    const header = ["run started", ...entry.memorySizes.map((m) => `${m} MB`)];
+    const header = [
+      "run started",
+      ...entry.memorySizes.map((m) => ({ header: `${m} MB`, align: "right" as const })),
+    ];
     const rows = entry.runs.map((run) => [
       run.time.replace(/\.\d+Z$/, "Z"),
       ...entry.memorySizes.map((memoryMb) => {
@@ -116,16 +120,7 @@ export function renderHistoryText(series: HistorySeries[]): string {
           : "–";
       }),
     ]);
-    const widths = header.map((cell, index) =>
-      Math.max(cell.length, ...rows.map((row) => (row[index] ?? "").length)),
-    );
-    const format = (row: string[]) =>
-      row
-        .map((cell, index) =>
-          index === 0 ? cell.padEnd(widths[index] ?? 0) : cell.padStart(widths[index] ?? 0),
-        )
-        .join("  ");
-    lines.push(format(header), ...rows.map(format), "");
+    lines.push(...textTable(header, rows, { rule: false }), "");
   }
   return `${lines.join("\n")}`;
 }

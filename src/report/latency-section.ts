@@ -7,7 +7,7 @@ import type { LatencyCell, LatencyCurve } from "../results/latency-cells.js";
 import { type Percentiles, percentiles } from "../results/latency-percentiles.js";
 import { type LatencyPhase, PHASE_LABELS, summarizeMode } from "../results/latency-phases.js";
 import { markdownTable } from "./tables.js";
-import { wrap } from "./text-layout.js";
+import { renderPivot, wrap } from "./text-layout.js";
 
 /**
  * The latency probe's part of every output: a verdict line per request size and connection
@@ -104,21 +104,35 @@ export function renderLatencyText(latency: LatencyAnalysis, width: number): stri
   for (const [target, curves] of curvesByTarget(latency)) {
     for (const curve of curves) lines.push(...wrap(`  ${target} ${latencyVerdict(curve)}`, width, "      "));
   }
-  for (const [target, curves] of curvesByTarget(latency)) {
-    for (const curve of curves) {
-      lines.push("", `${target} ${requestText(curve.requestBytes, curve.ranged)}, ${modeText(curve.mode)}`);
-      const sizes = curve.points.map((p) => memoryText(p.memoryMb));
-      const cell = (texts: string[]) => texts.map((t) => t.padStart(10)).join("");
-      lines.push(`  ${"".padEnd(6)}${cell(sizes)}`);
-      const row = (label: string, pick: (p: (typeof curve.points)[number]) => string) =>
-        lines.push(`  ${label.padEnd(6)}${cell(curve.points.map(pick))}`);
-      row("p50", (p) => formatMs(p.p50Seconds));
-      row("p90", (p) => formatMs(p.p90Seconds));
-      row("p99", (p) => formatMs(p.p99Seconds));
-      row("max", (p) => formatMs(p.maxSeconds));
-      row("n", (p) => String(p.n));
-      row("CPU", (p) => (p.cpuBound === true ? "bound" : p.cpuBound === false ? "spare" : "–"));
-    }
+  // one block per curve, memory sizes as columns: split into slices when they do not fit the width
+  const curves = [...curvesByTarget(latency)].flatMap(([target, list]) =>
+    list.map((curve) => ({ target, curve })),
+  );
+  for (const { target, curve } of curves) {
+    const row = (label: string, pick: (p: (typeof curve.points)[number]) => string) => ({
+      label,
+      cells: curve.points.map(pick),
+    });
+    lines.push(
+      "",
+      ...renderPivot(
+        curve.points.map((p) => memoryText(p.memoryMb)),
+        [
+          {
+            heading: `${target} ${requestText(curve.requestBytes, curve.ranged)}, ${modeText(curve.mode)}`,
+            rows: [
+              row("p50", (p) => formatMs(p.p50Seconds)),
+              row("p90", (p) => formatMs(p.p90Seconds)),
+              row("p99", (p) => formatMs(p.p99Seconds)),
+              row("max", (p) => formatMs(p.maxSeconds)),
+              row("n", (p) => String(p.n)),
+              row("CPU", (p) => (p.cpuBound === true ? "bound" : p.cpuBound === false ? "spare" : "–")),
+            ],
+          },
+        ],
+        width,
+      ).slice(0, -1),
+    );
   }
   lines.push(...roundTripLines(latency.cells, width), ...baselineLines(latency.cells, width));
   const unsupported = latency.cells.some((c) =>

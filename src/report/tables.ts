@@ -1,3 +1,5 @@
+import { wrap } from "./text-layout.js";
+
 /**
  * The one way a report or command lays out a table, as Markdown or as aligned plain text. A
  * cell's line break becomes a space in both, and Markdown escapes a cell's `|`, so a cell (a
@@ -35,6 +37,21 @@ export function markdownTable(columns: Columns, rows: readonly (readonly string[
   ];
 }
 
+export interface TextTableOptions {
+  /** The header line (default true); a table without one has no rule either. */
+  header?: boolean;
+  /** The rule of dashes under the header (default true). */
+  rule?: boolean;
+  /** Put before every line (default none). */
+  indent?: string;
+  /**
+   * Lines longer than this wrap at a space, continuing under the start of column `continueUnder`
+   * (default the last), or four columns in when that column starts in the right half.
+   */
+  width?: number;
+  continueUnder?: number;
+}
+
 /**
  * The plain-text table's lines: the header, a rule of dashes under each column (unless
  * `rule: false`), then one line per row, in row order; columns two spaces apart, each as wide
@@ -43,23 +60,34 @@ export function markdownTable(columns: Columns, rows: readonly (readonly string[
 export function textTable(
   columns: Columns,
   rows: readonly (readonly string[])[],
-  options: { rule?: boolean } = {},
+  options: TextTableOptions = {},
 ): string[] {
   const all = named(columns);
+  const header = options.header !== false;
   const body = rows.map((row) => all.map((_, i) => oneLine(row[i] ?? "")));
   const widths = all.map((column, i) =>
-    Math.max(column.header.length, ...body.map((row) => (row[i] as string).length)),
+    Math.max(header ? column.header.length : 0, ...body.map((row) => (row[i] as string).length)),
   );
+  const indent = options.indent ?? "";
   const line = (cells: readonly string[]) =>
-    cells
+    `${indent}${cells
       .map((text, i) =>
         all[i]?.align === "right" ? text.padStart(widths[i] as number) : text.padEnd(widths[i] as number),
       )
-      .join("  ")
-      .trimEnd();
-  return [
-    line(all.map((column) => column.header)),
-    ...(options.rule === false ? [] : [widths.map((width) => "-".repeat(width)).join("  ")]),
+      .join("  ")}`.trimEnd();
+  const lines = [
+    ...(header ? [line(all.map((column) => column.header))] : []),
+    ...(header && options.rule !== false
+      ? [indent + widths.map((width) => "-".repeat(width)).join("  ")]
+      : []),
     ...body.map(line),
   ];
+  const width = options.width;
+  if (width === undefined) return lines;
+  const under = Math.min(options.continueUnder ?? all.length - 1, all.length - 1);
+  const start = indent.length + widths.slice(0, under).reduce((sum, w) => sum + w + 2, 0);
+  const continuation = " ".repeat(start <= width / 2 ? start : indent.length + 4);
+  return lines.flatMap((text) =>
+    text.length <= width ? [text] : wrap(text, width, continuation).map((part) => part.trimEnd()),
+  );
 }

@@ -47,7 +47,9 @@ test("a total that fits stays under the prices", () => {
   });
   const lines = formatCostEstimate(priced, 80).split("\n");
   const dollarColumn = (label: string) => lines.find((line) => line.startsWith(`  ${label}`))?.indexOf("$");
-  assert.ok((dollarColumn("Total") ?? 0) > 40, lines.join("\n"));
+  const quantityColumn =
+    lines.find((line) => line.startsWith("  Lambda requests"))?.indexOf("6 requests") ?? 0;
+  assert.ok((dollarColumn("Total") ?? 0) > quantityColumn && quantityColumn > 0, lines.join("\n"));
   assert.equal(dollarColumn("Total"), dollarColumn("Lambda requests"));
 });
 
@@ -86,4 +88,24 @@ test("wrapEach continues a wrapped line two columns in from where it started", (
     "  us-west-2: 48 invocations,",
     "    about 12 min",
   ]);
+});
+
+test("a quantity wider than the others keeps the prices in one column (the table sizes its columns)", () => {
+  const estimate = estimateCost({
+    region: "us-west-2",
+    lambda: [{ memoryMb: 1024, arch: "arm64", billedSeconds: 10, invocations: 6 }],
+    server: null,
+    serverTransferBytes: 0,
+  });
+  const long = {
+    ...estimate,
+    lines: estimate.lines.map((line, i) =>
+      i === 0 ? { ...line, quantity: `${line.quantity} over 3 regions and 2 architectures` } : line,
+    ),
+  };
+  const lines = formatCostEstimate(long, 100)
+    .split("\n")
+    .filter((line) => line.includes("$"));
+  const dollars = new Set(lines.map((line) => line.indexOf("$")));
+  assert.equal(dollars.size, 1, lines.join("\n"));
 });

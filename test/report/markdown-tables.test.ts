@@ -1,5 +1,10 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
+import {
+  compareRuns,
+  renderComparisonMarkdown,
+  renderComparisonText,
+} from "../../src/report/compare-runs.js";
 import { markdownFormat } from "../../src/report/markdown-format.js";
 import { buildReportModel } from "../../src/report/report-model.js";
 import { markdownTable, textTable } from "../../src/report/tables.js";
@@ -96,4 +101,19 @@ test("the text table: columns two spaces apart, right-aligned figures, a line br
     ["Name       Mbit/s", "---------  ------", "a               5", "long name   1,234"],
   );
   assert.deepEqual(textTable(["x", "y"], [["1", ""]], { rule: false }), ["x  y", "1"]);
+});
+
+test("the comparison's tables keep a line break inside its cell (text and Markdown from the one builder)", () => {
+  const { manifest, records } = fixtureStudy();
+  const a = renamed(buildReportModel(manifest, records), "default-625", "default|625\\nnew");
+  const comparison = compareRuns(a, a);
+  assert.ok(comparison.rows.length > 0);
+  const markdown = renderComparisonMarkdown(comparison);
+  assert.match(markdown, /default\\\|625 new/);
+  assert.equal(assertTablesHold(markdown), 1);
+  const text = renderComparisonText(comparison).split("\n");
+  const [header = "", rule = ""] = text.slice(2);
+  assert.match(rule, /^-+ {2}-/);
+  assert.ok(text.slice(4, -1).every((line) => line.length <= header.length + 20 && !/^ /.test(line)));
+  assert.equal(text.slice(4, -1).length, comparison.rows.length, "one line per row");
 });

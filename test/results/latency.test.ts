@@ -432,6 +432,25 @@ test("outputs: latency.csv's fields, the summary JSON's curves and verdicts, rep
   assert.ok(!data.includes('"percentile":"p99"'), "no p99 drawn where n cannot support one");
 });
 
+test("the console's latency table fits its width: memory sizes that do not fit split into blocks, each with its header", () => {
+  const { manifest, records } = study();
+  const latency = buildReportModel(manifest, records, undefined, null).analysis.latency;
+  // 5 sizes at 10 columns each beside the label were 58 columns whatever the width
+  const narrow = renderLatencyText(latency, 45);
+  const table = narrow.filter((line) => /^ {2}(p50|p90|p99|max|n|CPU) /.test(line) || /^ +128 MB/.test(line));
+  assert.ok(table.length > 0);
+  for (const line of table) assert.ok(line.length <= 45, line);
+  assert.ok(narrow.filter((line) => /^ +128 MB/.test(line)).length >= 1);
+  assert.ok(
+    narrow.some((line) => /^ +2,048 MB/.test(line)),
+    "the later sizes in a block of their own",
+  );
+  assert.ok(
+    renderLatencyText(latency, 100).some((line) => /128 MB .* 3,008 MB/.test(line)),
+    "one block at 100",
+  );
+});
+
 test("the round trip: the iperf3 connects of every cell of one environment size pooled, one line each", () => {
   const { manifest, records } = study();
   const twoSizes = fixtureManifest({

@@ -1,3 +1,4 @@
+import { textTable } from "../../report/tables.js";
 import { outputWidth, wrapEach } from "../../report/text-layout.js";
 import type { CreateScheduleOptions } from "../../scheduled-studies/schedule-create.js";
 import type { AwsCommandDeps } from "./aws-session.js";
@@ -44,19 +45,23 @@ export async function scheduleDryRun(options: ScheduleDryRunOptions, deps: AwsCo
   const template = buildScheduleTemplate(templateOptions);
   const lambda = scheduledLambdaCost(options.plan);
   const keys = naming.scheduleKeys(options.name);
+  const width = outputWidth();
+  const resources = textTable(
+    ["", "", ""],
+    Object.entries(template.Resources).map(([id, resource]) => [id, resource.Type, physicalName(resource)]),
+    { header: false, indent: "    ", width },
+  );
   const lines = [
     `Dry run: schedule ${options.name} in ${options.region} would create`,
     `  nested stack ${nestedStackLogicalId(options.name)} of lambda-netbench, with:`,
-    ...Object.entries(template.Resources).map(
-      ([id, resource]) => `    ${id.padEnd(18)} ${resource.Type.padEnd(34)} ${physicalName(resource)}`,
-    ),
+  ];
+  const after = [
     `  every ${options.expression}${options.timezone !== "UTC" ? ` (${options.timezone})` : ""}; ${templateOptions.mode} Map, ${options.parallelism} at once`,
     `  aliases of lambda-netbench-agent: ${variants.map((v) => naming.scheduleAliasName(options.name, v.memoryMb, v.arch)).join(", ")} (one published version each)`,
     `  objects in the bucket: ${keys.execution}, ${keys.tasks}, ${keys.prefix}template-<sha>.json, agent/recorder-<sha>.zip`,
     `  per run: ${lambda.invocations} Lambda invocations, ~$${lambda.usd.toFixed(4)} of Lambda (upper estimate; iperf3 cells are recorded as skipped)`,
   ];
-  const width = outputWidth();
-  write(wrapEach(lines, width).join("\n"));
+  write([...wrapEach(lines, width), ...resources, ...wrapEach(after, width)].join("\n"));
 
   const { buildAgentZip } = await import("../../platforms/aws/agent-zip.js");
   const result = await runPreflight({
