@@ -129,3 +129,22 @@ test("a profile that gives no credentials is named as --profile in the error", a
   assert.equal(stub.requests.length, 0, "refused before any call");
   assert.equal(process.env.AWS_PROFILE, undefined);
 });
+
+test("deploy --profile bench: the bench keys sign its calls, in bench's region; AWS_PROFILE untouched", async () => {
+  // the first call (the stack's state) is all this needs: which keys signed it and where
+  const stub = new AwsStub().on("DescribeStacks", describeStacks("UPDATE_COMPLETE", {}));
+  const log = console.log;
+  const error = console.error;
+  console.log = () => {};
+  console.error = () => {};
+  try {
+    await cli(stub, "deploy", "--profile", "bench", "--dry-run").catch((e) => log(String(e)));
+  } finally {
+    console.log = log;
+    console.error = error;
+  }
+  assert.ok(stub.requests.length > 0, "deploy made its calls");
+  assert.deepEqual(signingKeys(stub), ["AKIABENCHPROFILE000"]);
+  assert.deepEqual([...new Set(stub.requests.map((request) => request.region))], ["us-west-2"]);
+  assert.equal(process.env.AWS_PROFILE, undefined, "process.env is not written (deploy used to set it)");
+});

@@ -2,26 +2,15 @@ import type { Command } from "commander";
 import type { AwsCommandDeps } from "./aws-session.js";
 
 /**
- * Commands whose action does not yet hand its `--profile` to `commandRegion` and
- * `openAwsSession`: for them the option reaches the SDK through AWS_PROFILE. `deploy` is the
- * one left (its command is being split into named steps); every other AWS command passes the
- * profile as an argument and leaves process.env alone.
- */
-const profileThroughEnvironment = new Set(["deploy"]);
-
-/**
  * What every AWS command accepts the way the AWS CLI does: `--profile NAME` (the credentials
- * and default region of that profile, passed on with `withProfile` and `commandRegion`) and
- * `--region` (optional: AWS_REGION, AWS_DEFAULT_REGION or the profile's region otherwise).
+ * and default region of that profile, passed on as an argument with `withProfile` and
+ * `commandRegion`: no command writes process.env) and `--region` (optional: AWS_REGION, AWS_DEFAULT_REGION or the profile's region otherwise).
  */
 export function withAwsProfile(command: Command): Command {
-  return command
-    .option("--profile <name>", "AWS profile of ~/.aws/config and ~/.aws/credentials (default: AWS_PROFILE)")
-    .hook("preAction", (_command, action) => {
-      const profile = action.opts<{ profile?: string }>().profile;
-      if (profile !== undefined && profileThroughEnvironment.has(action.name()))
-        process.env.AWS_PROFILE = profile;
-    });
+  return command.option(
+    "--profile <name>",
+    "AWS profile of ~/.aws/config and ~/.aws/credentials (default: AWS_PROFILE)",
+  );
 }
 
 export function withAwsRegion(command: Command, description = "AWS region, e.g. us-west-2"): Command {

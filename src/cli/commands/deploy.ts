@@ -16,11 +16,12 @@ import { outputWidth } from "../../report/text-layout.js";
 import { estimateCost } from "../../results/cost-estimate.js";
 import type { SourcedPrice } from "../../results/price-table.js";
 import { defaultServerInstanceType, defaultServerTtlHours } from "../../runner/run-estimate.js";
-import { commandRegion, withAwsRegion } from "./aws-options.js";
+import { commandRegion, withAwsRegion, withProfile } from "./aws-options.js";
 import { type AwsCommandDeps, openAwsSession } from "./aws-session.js";
 
 interface DeployCliOptions {
   region?: string;
+  profile?: string;
   arch: string;
   memoryMb: string;
   timeoutSeconds: string;
@@ -118,7 +119,7 @@ export function registerDeployCommand(program: Command, deps: AwsCommandDeps = {
         console.error(attachPoliciesHelp(policies.map((policy) => policy.name)));
         return;
       }
-      const region = await commandRegion(options.region);
+      const region = await commandRegion(options.region, options.profile);
       if (options.withServer && options.removeServer)
         throw new AwsInputError("remove-server", "not with --with-server");
       const arch = validateArchitecture(options.arch);
@@ -186,7 +187,7 @@ export function registerDeployCommand(program: Command, deps: AwsCommandDeps = {
         return;
       }
       const { deployStack } = await import("../../platforms/aws/deploy.js");
-      const session = await openAwsSession(options.dryRun === true, deps);
+      const session = await openAwsSession(options.dryRun === true, withProfile(deps, options.profile));
       const clients = session.clientsFor(region);
       try {
         if (server) console.error(await serverCostEstimate(clients, server, serverUsdPerHour));
