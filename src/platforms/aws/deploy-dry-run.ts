@@ -1,16 +1,18 @@
 import { CreateSecurityGroupCommand, RunInstancesCommand } from "@aws-sdk/client-ec2";
-import { SimulatePrincipalPolicyCommand } from "@aws-sdk/client-iam";
+import { GetRoleCommand, SimulatePrincipalPolicyCommand } from "@aws-sdk/client-iam";
 import { GetCallerIdentityCommand } from "@aws-sdk/client-sts";
 import type { AwsClients } from "./aws-clients.js";
 import { errorName } from "./backoff.js";
 import { operatorPolicyActions, optionalOperatorActions } from "./operator-policy.js";
+import { principalArnCandidates, type SimulationRequest, simulationRequests } from "./policy-simulation.js";
 import type { ServerNetwork } from "./server-network.js";
+import { serverMetadataOptions } from "./server-template.js";
 
 /**
  * What `deploy --dry-run` asks the account before anything is created, for what organization
  * guardrails deny most: EC2's own dry runs of the server's security group and of the instance
  * with its public address and tags (DryRunOperation: allowed; UnauthorizedOperation: denied,
- * by IAM or an SCP), and IAM's policy simulator for every action the operator policy lists,
+ * by IAM or an SCP), and IAM's policy simulator for every statement of the operator policy,
  * against the caller's own policies. Nothing is created: EC2 checks and stops, the simulator
  * only evaluates. What no dry run can find: rules that Config or Firewall Manager revoke after
  * creation (a group open to 0.0.0.0/0); the run's preflight then finds the port unreachable.
@@ -55,13 +57,20 @@ export async function deployDryRunChecks(
             NetworkInterfaces: [
               { DeviceIndex: 0, SubnetId: server.network.subnetId, AssociatePublicIpAddress: true },
             ],
-            TagSpecifications: [{ ResourceType: "instance", Tags: tags }],
+            // as the template launches it: its metadata options, and the tags on the instance, its
+            // root volume and its network interface (an organization's tag policy checks each);
+            // not its instance profile, which exists only once the stack does
+            MetadataOptions: serverMetadataOptions,
+            TagSpecifications: (["instance", "volume", "network-interface"] as const).map((type) => ({
+              ResourceType: type,
+              Tags: tags,
+            })),
           }),
         ),
       ),
     );
   }
-  findings.push(await simulateOperatorActions(clients));
+  findings.push(await simulateOperatorActions(clients, tags));
   return findings;
 }
 
@@ -93,35 +102,77 @@ async function ec2DryRun(
   }
 }
 
-/** The assumed-role ARN STS returns, as the IAM role ARN the simulator takes (no path known). */
-export function principalArn(callerArn: string): string {
-  const assumed = /^arn:(aws[\w-]*):sts::(\d{12}):assumed-role\/([^/]+)\/.+$/.exec(callerArn);
-  return assumed ? `arn:${assumed[1]}:iam::${assumed[2]}:role/${assumed[3]}` : callerArn;
-}
-
-async function simulateOperatorActions(clients: AwsClients): Promise<DryRunFinding> {
+/**
+ * The operator policy as the caller holds it, statement by statement (each with a resource it
+ * acts on and the context its calls carry: `simulationRequests`), against the caller's role
+ * (its path found when STS's ARN lacks it: the next candidate, or GetRole, on NoSuchEntity).
+ */
+async function simulateOperatorActions(clients: AwsClients, tags: Tag[]): Promise<DryRunFinding> {
   const check = "operator-actions";
   try {
     const identity = await clients.sts.send(new GetCallerIdentityCommand({}));
-    const source = principalArn(identity.Arn ?? "");
-    const actions = [...operatorPolicyActions()].sort();
-    const denied: string[] = [];
-    // the simulator takes at most 128 actions per call
-    for (let start = 0; start < actions.length; start += 100) {
+    const callerArn = identity.Arn ?? "";
+    const partition = /^arn:(aws[\w-]*):/.exec(callerArn)?.[1] ?? "aws";
+    const requests = simulationRequests({
+      partition,
+      region: clients.region,
+      account: identity.Account ?? "",
+      tags,
+    });
+    const candidates = principalArnCandidates(callerArn, clients.region);
+    let source = candidates.shift() ?? callerArn;
+    let pathLookedUp = false;
+    const deniedSet = new Set<string>();
+    const simulate = async (request: SimulationRequest, actions: string[]) => {
       let marker: string | undefined;
       do {
         const page = await clients.iam.send(
           new SimulatePrincipalPolicyCommand({
             PolicySourceArn: source,
-            ActionNames: actions.slice(start, start + 100),
+            ActionNames: actions,
+            ...(request.resourceArns ? { ResourceArns: request.resourceArns } : {}),
+            ContextEntries: request.contextEntries,
             Marker: marker,
           }),
         );
-        for (const result of page.EvaluationResults ?? [])
-          if (result.EvalDecision !== "allowed" && result.EvalActionName) denied.push(result.EvalActionName);
+        for (const result of page.EvaluationResults ?? []) {
+          const decisions = [
+            result.EvalDecision,
+            ...(result.ResourceSpecificResults ?? []).map((r) => r.EvalResourceDecision),
+          ];
+          if (decisions.some((d) => d !== undefined && d !== "allowed") && result.EvalActionName)
+            deniedSet.add(result.EvalActionName);
+        }
         marker = page.IsTruncated ? page.Marker : undefined;
       } while (marker);
-    }
+    };
+    // the simulator takes at most 128 actions per call
+    for (const request of requests)
+      for (let start = 0; start < request.actions.length; start += 100) {
+        const actions = request.actions.slice(start, start + 100);
+        for (;;) {
+          try {
+            await simulate(request, actions);
+            break;
+          } catch (error) {
+            if (!["NoSuchEntity", "NoSuchEntityException"].includes(errorName(error))) throw error;
+            // STS drops the role's path: IAM says where the role is, else the next likely path
+            if (!pathLookedUp) {
+              pathLookedUp = true;
+              const path = await rolePath(clients, callerArn);
+              if (path) {
+                source = principalArnCandidates(callerArn, clients.region, path)[0] ?? source;
+                continue;
+              }
+            }
+            const next = candidates.shift();
+            if (!next) throw error;
+            source = next;
+          }
+        }
+      }
+    const actions = [...operatorPolicyActions()].sort();
+    const denied = actions.filter((action) => deniedSet.has(action));
     // an action the tool works without is said, but does not fail the dry run
     const optional = optionalOperatorActions();
     const required = denied.filter((action) => !optional.has(action));
@@ -146,5 +197,17 @@ async function simulateOperatorActions(clients: AwsClients): Promise<DryRunFindi
       allowed: null,
       detail: `could not simulate the operator policy (${errorName(error)}: ${(error as Error).message}); iam:SimulatePrincipalPolicy on your own principal is needed for this check`,
     };
+  }
+}
+
+/** The caller's role's path from IAM (undefined where GetRole is denied or the caller is no role). */
+async function rolePath(clients: AwsClients, callerArn: string): Promise<string | undefined> {
+  const name = /:assumed-role\/([^/]+)\//.exec(callerArn)?.[1];
+  if (!name) return undefined;
+  try {
+    const role = await clients.iam.send(new GetRoleCommand({ RoleName: name }));
+    return role.Role?.Path;
+  } catch {
+    return undefined;
   }
 }

@@ -34,6 +34,14 @@ export interface ServerTemplateOptions {
   organizationTags?: Array<{ Key: string; Value: string }>;
 }
 
+/** The server's instance metadata options (the template's, and the dry run's test launch). */
+export const serverMetadataOptions = {
+  HttpTokens: "required",
+  HttpEndpoint: "enabled",
+  HttpPutResponseHopLimit: 1,
+  InstanceMetadataTags: "enabled",
+} as const;
+
 type Resources = Record<string, { Type: string; Properties: Record<string, unknown>; DependsOn?: string[] }>;
 
 /** Graviton families carry a "g" after the generation digit (c8gn, m7g, t4g): arm64 AMIs. */
@@ -171,12 +179,7 @@ export function serverResources(server: ServerTemplateOptions): {
         // Hop limit 1: only the host itself asks IMDS (iperf3 and the watchdog run on it, no
         // container in between), and "hop limit 1" is a common organization rule (AL2023's AMIs
         // default to 2, for containers)
-        MetadataOptions: {
-          HttpTokens: "required",
-          HttpEndpoint: "enabled",
-          HttpPutResponseHopLimit: 1,
-          InstanceMetadataTags: "enabled",
-        },
+        MetadataOptions: serverMetadataOptions,
         // the root volume gets the instance's tags at creation (Tags below, the organization's included)
         PropagateTagsToVolumeOnCreation: true,
         UserData: { "Fn::Base64": { "Fn::Sub": serverUserData() } },

@@ -161,6 +161,20 @@ describe("quota/deploy/teardown commands", () => {
     assert.equal(launch.DryRun, "true");
     assert.equal(launch["NetworkInterface.1.AssociatePublicIpAddress"], "true");
     assert.equal(launch["TagSpecification.1.Tag.1.Key"], "lambda-netbench");
+    // launched as the template launches it: metadata options, tags on volume and interface too
+    assert.equal(launch["MetadataOptions.HttpPutResponseHopLimit"], "1");
+    assert.equal(launch["MetadataOptions.InstanceMetadataTags"], "enabled");
+    assert.equal(launch["MetadataOptions.HttpTokens"], "required");
+    assert.deepEqual(
+      [1, 2, 3].map((n) => launch[`TagSpecification.${n}.ResourceType`]),
+      ["instance", "volume", "network-interface"],
+    );
+    assert.ok(
+      stub.requests.some(
+        (r) => r.operation === "SimulatePrincipalPolicy" && r.input["ResourceArns.member.1"] !== undefined,
+      ),
+      "the simulator is asked about the resources the tool acts on",
+    );
     assert.equal(process.exitCode, 1, "an action the simulator denies fails the dry run");
     process.exitCode = 0;
     for (const call of [
