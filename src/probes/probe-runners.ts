@@ -25,6 +25,10 @@ const runners: { [Name in ProbeName]: Runner<Name> } = {
     summary: null,
     detail: (await import("./diagnostics.js")).allocate(event.mib),
   }),
+  "tcp-connect": async (event) => ({
+    summary: null,
+    detail: await (await import("./diagnostics/tcp-connect.js")).connectOnce(event),
+  }),
 };
 
 /** Runs the probe an (already validated) event asks for. Shared by the agent and the CLI. */

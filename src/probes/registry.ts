@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { bucketProbe } from "./bucket/bucket-probe.js";
-import { allocateProbe, cpuBurnProbe, infoProbe } from "./diagnostics/diagnostic-probes.js";
+import { allocateProbe, cpuBurnProbe, infoProbe, tcpConnectProbe } from "./diagnostics/diagnostic-probes.js";
 import { iperf3Probe } from "./iperf3/iperf3-probe.js";
 import { latencyProbe } from "./latency/latency-probe.js";
 import type { PlannedProbe, ProbeDescriptor } from "./probe-descriptor.js";
@@ -22,6 +22,7 @@ export const probeDescriptors = [
   infoProbe,
   cpuBurnProbe,
   allocateProbe,
+  tcpConnectProbe,
 ] as const;
 
 type Descriptors = typeof probeDescriptors;

@@ -1,13 +1,15 @@
 import { DescribeRegionsCommand } from "@aws-sdk/client-ec2";
 import { GetAccountSettingsCommand } from "@aws-sdk/client-lambda";
 import { GetCallerIdentityCommand } from "@aws-sdk/client-sts";
+import type { TcpConnectResult } from "../../probes/diagnostics/tcp-connect.js";
 import type { AwsClients } from "./aws-clients.js";
 import { errorName } from "./backoff.js";
 import { regionsEnabledByDefault } from "./commercial-regions.js";
 import { fleetCheckNames, fleetPreflightItems } from "./fleet-preflight.js";
 import { readServerStatus } from "./iperf3-credentials.js";
+import { invokeAgent } from "./lambda-invoker.js";
 import { checkMemoryAccepted } from "./memory-limit.js";
-import { stackName } from "./naming.js";
+import { functionName, stackName } from "./naming.js";
 import type { PreflightOptions } from "./preflight-items.js";
 import {
   describeError,
@@ -201,18 +203,63 @@ async function checkServer(
   const handshake = options.handshake ?? checkIperf3Handshake;
   const answer = await handshake(host, port);
   // the server has reported every port answering on itself; this machine may still be unable to
-  // reach it (corporate egress seldom lets TCP 5201 out), while Lambda connects from AWS's network
+  // reach it (corporate egress seldom lets TCP 5201 out), while Lambda connects from AWS's network:
+  // the function itself is asked, and only its own failure to connect stops the run
   if (answer !== "ready" && answer !== "busy")
-    return {
-      check: "server",
-      region,
-      status: "unchecked",
-      detail: `the server reported every port answering iperf3 on itself, but from this machine ${host}:${port} does not answer an iperf3 handshake (${answer}): a network that lets no outgoing TCP ${port} out (corporate egress, a VPN) gives that while Lambda reaches the server; the run goes on, and if its iperf3 invocations cannot connect either, check the server's security group (\`lambda-netbench deploy --region ${region} --with-server\` restores it)`,
-    };
+    return checkServerFromFunction(clients, region, outputs, host, port, answer);
   return {
     check: "server",
     region,
     status: "ok",
     detail: `${host} ports ${outputs.ServerPorts} answer iperf3${answer === "busy" ? " (busy right now)" : ""}; terminates itself at ${outputs.ServerExpiresAt}`,
+  };
+}
+
+/**
+ * The server check from where the run connects: the agent opens one TCP connection to the
+ * server (the `tcp-connect` event) and says how long it took, or what stopped it. A dry run
+ * invokes nothing, so there the check stays unchecked.
+ */
+async function checkServerFromFunction(
+  clients: AwsClients,
+  region: string,
+  outputs: Record<string, string>,
+  host: string,
+  port: number,
+  localAnswer: string,
+): Promise<PreflightItem> {
+  const here = `from this machine ${host}:${port} does not answer an iperf3 handshake (${localAnswer})`;
+  const securityGroup = `check the server's security group (\`lambda-netbench deploy --region ${region} --with-server\` restores it)`;
+  const unchecked = (why: string): PreflightItem => ({
+    check: "server",
+    region,
+    status: "unchecked",
+    detail: `the server reported every port answering iperf3 on itself, but ${here}: a network that lets no outgoing TCP ${port} out (corporate egress, a VPN) gives that while Lambda reaches the server, and ${why}; the run goes on, and if its iperf3 invocations cannot connect either, ${securityGroup}`,
+  });
+  if (clients.recorder.dryRun) return unchecked("a dry run does not invoke the function to ask it");
+  const outcome = await invokeAgent(
+    clients.lambda,
+    "$LATEST",
+    { probe: "tcp-connect", host, port, timeoutSeconds: 5 },
+    { functionName: outputs.FunctionName ?? functionName },
+  );
+  const response = outcome.response;
+  if (!response)
+    return unchecked(`the function could not be asked (${outcome.failure?.message ?? "no answer"})`);
+  if (!response.ok)
+    return unchecked(`the function could not be asked (${response.error.kind}: ${response.error.message})`);
+  const result = response.detail as TcpConnectResult;
+  if (!result.connected)
+    return {
+      check: "server",
+      region,
+      status: "failed",
+      detail: `the server reported every port answering iperf3 on itself, but neither this machine (${localAnswer}) nor the agent function (${result.error}) connects to ${host}:${port}: ${securityGroup}, or a rule of the account (Config, Firewall Manager) changed it`,
+    };
+  return {
+    check: "server",
+    region,
+    status: "ok",
+    detail: `${host}:${port} reached from the agent function (TCP connect in ${Math.round(result.connectSeconds * 1000)} ms; ${here}, as corporate egress often does); ports ${outputs.ServerPorts}; terminates itself at ${outputs.ServerExpiresAt}`,
   };
 }

@@ -1,6 +1,11 @@
 import { z } from "zod";
 import { definePlannedProbe, defineProbe, plannedProbeCommon } from "../probe-descriptor.js";
-import { allocateEventSchema, cpuBurnEventSchema, infoEventSchema } from "./options.js";
+import {
+  allocateEventSchema,
+  cpuBurnEventSchema,
+  infoEventSchema,
+  tcpConnectEventSchema,
+} from "./options.js";
 
 /** The probes that move no data: info (in plans too), and the lab's proofs of its CPU share and memory limit. */
 
@@ -35,6 +40,13 @@ export const cpuBurnProbe = defineProbe({
 export const allocateProbe = defineProbe({
   name: "allocate",
   eventSchema: allocateEventSchema,
+  peer: null,
+  plan: null,
+});
+
+export const tcpConnectProbe = defineProbe({
+  name: "tcp-connect",
+  eventSchema: tcpConnectEventSchema,
   peer: null,
   plan: null,
 });

@@ -347,3 +347,69 @@ describe("preflight: memory above 3,008 MB (new accounts are often held to it; G
     assert.ok(!small.operations().includes("ListVersionsByFunction"));
   });
 });
+
+describe("the server check from inside the agent function (this machine cannot reach TCP 5201)", () => {
+  // what the agent answers, measured here for real: its handler connects to a listener on
+  // loopback (reached) and to a port nothing listens on (refused)
+  async function agentAnswers() {
+    const { createServer } = await import("node:net");
+    const { handleEvent } = await import("../../../src/agent/handler.js");
+    const listener = createServer((socket) => socket.destroy());
+    await new Promise<void>((resolve) => listener.listen(0, "127.0.0.1", resolve));
+    const port = (listener.address() as { port: number }).port;
+    const reached = await handleEvent({ probe: "tcp-connect", host: "127.0.0.1", port });
+    await new Promise((resolve) => listener.close(resolve));
+    const refused = await handleEvent({ probe: "tcp-connect", host: "127.0.0.1", port });
+    return { reached, refused };
+  }
+
+  async function realPreflight(stub: AwsStub) {
+    return runPreflight({
+      regions,
+      parallelism: 1,
+      expectedAgentCodeKey: () => "agent/current.zip",
+      credentials: testCredentials,
+      requestHandler: stub.handler,
+      recorder: new PlannedCallRecorder(false),
+      handshake: async () => "ETIMEDOUT",
+      now: () => now,
+    });
+  }
+
+  test("the function connects: the server item is ok and says from where", async () => {
+    const { reached } = await agentAnswers();
+    assert.equal(reached.ok, true);
+    const stub = healthy({ Invoke: json(reached) });
+    const result = await realPreflight(stub);
+    const server = result.items.find((item) => item.check === "server");
+    assert.equal(server?.status, "ok", server?.detail);
+    assert.match(
+      server?.detail ?? "",
+      /reached from the agent function \(TCP connect in \d+ ms; from this machine .*\(ETIMEDOUT\)/,
+    );
+    const invoke = stub.requests.find((request) => request.operation === "Invoke");
+    assert.ok(invoke, stub.operations().join(","));
+    assert.match(invoke.path ?? "", /lambda-netbench-agent/);
+  });
+
+  test("the function cannot connect either: the preflight refuses, naming both", async () => {
+    const { refused } = await agentAnswers();
+    const result = await realPreflight(healthy({ Invoke: json(refused) }));
+    assert.equal(result.ok, false);
+    assert.match(
+      failed(result).join(),
+      /server: .*neither this machine \(ETIMEDOUT\) nor the agent function \(ECONNREFUSED\) connects to/,
+    );
+  });
+
+  test("the function cannot be asked (an older agent, a denied invoke): unchecked, the run goes on", async () => {
+    const result = await realPreflight(
+      healthy({
+        Invoke: jsonError("AccessDeniedException", "not authorized to perform: lambda:InvokeFunction", 403),
+      }),
+    );
+    const server = result.items.find((item) => item.check === "server");
+    assert.equal(server?.status, "unchecked");
+    assert.match(server?.detail ?? "", /the function could not be asked \(.*AccessDenied/);
+  });
+});
