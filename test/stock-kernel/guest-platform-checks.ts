@@ -8,6 +8,7 @@ import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { type Json, listNamespaces, log, run } from "./guest-observation.js";
 import {
+  COMPARE_MEMORY_MB,
   customProfile,
   flowCappedProfile,
   type GuestReport,
@@ -104,6 +105,7 @@ export async function platformChecks(repo: string, report: GuestReport, labName:
   }>(repo, "src/platforms/local/local-platform.ts");
   const arch = process.arch === "x64" ? "x86_64" : "arm64";
   const variant = { memoryMb: MEMORY_MB, arch };
+  const compareVariant = { memoryMb: COMPARE_MEMORY_MB, arch };
   log(`lab ${labName}: LocalPlatform.open attaches (custom profile ${PROFILE_NAME})`);
   const platform = await LocalPlatform.open({
     profile: PROFILE_NAME,
@@ -113,7 +115,7 @@ export async function platformChecks(repo: string, report: GuestReport, labName:
     mode: "shaped",
   });
   try {
-    await platform.prepare([variant]);
+    await platform.prepare([variant, compareVariant]);
     checks.facts = await platform.facts();
     log(`facts: ${JSON.stringify(checks.facts.details)}`);
 
@@ -137,7 +139,7 @@ export async function platformChecks(repo: string, report: GuestReport, labName:
       // 56.6 Mbit/s from one client, back to back, on a loaded host)
       for (let repetition = 0; repetition < 3; repetition += 1) {
         const probe = await platform.invoke(
-          variant,
+          compareVariant,
           { probe: "iperf3", host, port, timeSeconds: 5, omitSeconds: 1, reverse },
           { timeoutSeconds: 120 },
         );
@@ -149,7 +151,7 @@ export async function platformChecks(repo: string, report: GuestReport, labName:
         const summary = probe.response.summary;
         entry.probeBitsPerSecond.push(summary?.received?.bitsPerSecond ?? 0);
         const args = ["-c", host, "-p", `${port}`, "-t", "5", "-O", "1", "-J", ...(reverse ? ["-R"] : [])];
-        const stock = await platform.execInEnvironment(MEMORY_MB, "iperf3", args, 120);
+        const stock = await platform.execInEnvironment(COMPARE_MEMORY_MB, "iperf3", args, 120);
         if (stock.exitCode !== 0)
           throw new Error(`stock iperf3 ${direction}: ${stock.stderr || stock.stdout}`);
         const end = (JSON.parse(stock.stdout) as { end: { sum_received: { bits_per_second: number } } }).end;

@@ -7,6 +7,7 @@ import { acquireBenchLock, type BenchLock } from "../helpers/bench-lock.js";
 import { runInStockKernelVm, stockKernelVmUnavailable, takeVmLock } from "../helpers/stock-kernel-vm.js";
 import { ensureBuilt, median } from "../platforms/lab-helpers.js";
 import {
+  COMPARE_MEMORY_MB,
   customProfile,
   FLOW_MEGABITS_PER_SECOND,
   type GuestReport,
@@ -213,7 +214,9 @@ test("the CPU share comes from cpu.max: 0.58 core at 1,024 MB", { skip }, () => 
   );
 });
 
-test("the iperf3 probe is within 5% of stock iperf3 in the same environment", { skip }, () => {
+test(`the iperf3 probe is within 5% of stock iperf3 in the same environment (at ${COMPARE_MEMORY_MB} MB)`, {
+  skip,
+}, () => {
   const r = guest();
   assert.equal(r.platformChecks.iperf3.length, 2, `iperf3 comparisons ran${errorsText()}`);
   for (const entry of r.platformChecks.iperf3) {
