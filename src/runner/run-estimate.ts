@@ -10,7 +10,9 @@ import { defaultParallelism } from "./parallelism.js";
  * What a plan will cost and how long it will take on AWS, before anything runs: per region, the
  * invocations (warm-ups included), Lambda GB-seconds, the run's wall time at the plan's
  * parallelism, and the server's hours, public IPv4 and iperf3 traffic over that time. Rough upper
- * estimates: transfers are timed at the default 625 Mbit/s quota. Pure.
+ * estimates: transfers are timed at the default 625 Mbit/s quota (the slowest a run goes), and
+ * iperf3 traffic is sized at the quota in force (the most a timed test moves). What the account
+ * holds (the server deployed, the quota) comes in as `regionFacts`, read at the edge. Pure.
  */
 export interface RegionEstimate {
   region: string;
@@ -18,6 +20,26 @@ export interface RegionEstimate {
   durationSeconds: number;
   needsServer: boolean;
   cost: CostEstimate;
+  /** What the estimate priced the server and the traffic at, and whether the account said so. */
+  basis: EstimateBasis;
+}
+
+/** What the account holds in one region, as the preflight read it (null: not read or none). */
+export interface RegionFacts {
+  /** The instance type of the iperf3 server the stack runs now (before its time-to-live); null: none. */
+  serverInstanceType: string | null;
+  /** The Lambda bandwidth quota in force, Mbit/s; null: not read. */
+  quotaMbps: number | null;
+}
+
+export interface EstimateBasis {
+  serverInstanceType: string;
+  /** True: the stack's running server (priced for the run's hours); false: deploy's default for its time-to-live. */
+  serverDeployed: boolean;
+  /** The rate iperf3 traffic is sized at, Mbit/s. */
+  trafficMbps: number;
+  /** True: the quota in force read from the account; false: the default quota, assumed. */
+  quotaRead: boolean;
 }
 
 export interface PlanEstimate {
@@ -31,8 +53,9 @@ export interface PlanEstimate {
   regions: RegionEstimate[];
 }
 
-/** Bytes per second at the default quota (625 Mbit/s): transfers take at least this long. */
-const defaultQuotaBytesPerSecond = 625e6 / 8;
+/** The default bandwidth quota, Mbit/s: transfers take at least as long as at this rate. */
+const defaultQuotaMbps = 625;
+const bytesPerSecondAt = (mbps: number) => (mbps * 1e6) / 8;
 /** `deploy --with-server`'s default --ttl-hours: the server runs that long, however short the run. */
 export const defaultServerTtlHours = 3;
 
@@ -49,6 +72,20 @@ export interface PlanEstimateOptions {
   serverTtlHours?: number;
   /** Per region, the server's price looked up where the table lacks it (with its source, or why none). */
   serverListedPrices?: ReadonlyMap<string, SourcedPrice>;
+  /** Per region, what the account holds (the preflight's reads); a region without them gets the defaults. */
+  regionFacts?: ReadonlyMap<string, RegionFacts>;
+}
+
+/** The server and the traffic rate the estimate prices in one region. Pure. */
+export function estimateBasis(facts: RegionFacts | undefined, options: PlanEstimateOptions): EstimateBasis {
+  const deployed = facts?.serverInstanceType ?? null;
+  const quotaMbps = facts?.quotaMbps ?? null;
+  return {
+    serverInstanceType: deployed ?? options.serverInstanceType ?? defaultServerInstanceType,
+    serverDeployed: deployed !== null,
+    trafficMbps: quotaMbps ?? defaultQuotaMbps,
+    quotaRead: quotaMbps !== null,
+  };
 }
 
 export function estimatePlan(plan: Plan, options: PlanEstimateOptions = {}): PlanEstimate {
@@ -60,6 +97,7 @@ export function estimatePlan(plan: Plan, options: PlanEstimateOptions = {}): Pla
     let invocationSeconds = 0;
     let serverTransferBytes = 0;
     let invocations = 0;
+    const basis = estimateBasis(options.regionFacts?.get(target.region), options);
     /** Variant -> warm-ups: the runner warms as many environments as the variant's largest fleet. */
     const variants = new Map<string, number>();
     for (const cell of mine) {
@@ -74,7 +112,7 @@ export function estimatePlan(plan: Plan, options: PlanEstimateOptions = {}): Pla
       const count = cell.repetitions * (cell.environments ?? 1);
       invocations += count;
       invocationSeconds += seconds * count;
-      serverTransferBytes += iperf3Bytes(cell.probe) * count;
+      serverTransferBytes += iperf3Bytes(cell.probe, basis.trafficMbps) * count;
       // warm-ups per variant the runner prepares (memory, architecture, VPC or not): its largest fleet
       const variant = `${cell.memoryMb}/${cell.arch}/${cell.vpc ?? false}`;
       variants.set(variant, Math.max(variants.get(variant) ?? 0, cell.environments ?? 1));
@@ -95,9 +133,12 @@ export function estimatePlan(plan: Plan, options: PlanEstimateOptions = {}): Pla
       lambda,
       server: needsServer
         ? {
-            instanceType: options.serverInstanceType ?? defaultServerInstanceType,
-            // the server terminates itself at its time-to-live, not when the run ends
-            hours: Math.max(durationSeconds / 3600, options.serverTtlHours ?? defaultServerTtlHours),
+            instanceType: basis.serverInstanceType,
+            // a running server's time-to-live was paid for by its deploy: the run adds its own
+            // hours; a server still to deploy lives its time-to-live, not until the run ends
+            hours: basis.serverDeployed
+              ? durationSeconds / 3600
+              : Math.max(durationSeconds / 3600, options.serverTtlHours ?? defaultServerTtlHours),
             ...(options.serverUsdPerHour !== undefined
               ? { usdPerHourOverride: options.serverUsdPerHour }
               : {}),
@@ -106,7 +147,7 @@ export function estimatePlan(plan: Plan, options: PlanEstimateOptions = {}): Pla
         : null,
       serverTransferBytes,
     });
-    regions.push({ region: target.region, invocations, durationSeconds, needsServer, cost });
+    regions.push({ region: target.region, invocations, durationSeconds, needsServer, cost, basis });
   }
   return {
     invocations: regions.reduce((sum, r) => sum + r.invocations, 0),
@@ -137,9 +178,9 @@ export function estimateAwsCost(plan: Plan): { invocations: number; gigabyteSeco
 }
 
 function estimatedSeconds(probe: ProbeSpec): number {
-  return plannedProbe(probe).estimate(probe, defaultQuotaBytesPerSecond).seconds;
+  return plannedProbe(probe).estimate(probe, bytesPerSecondAt(defaultQuotaMbps)).seconds;
 }
 
-function iperf3Bytes(probe: ProbeSpec): number {
-  return plannedProbe(probe).estimate(probe, defaultQuotaBytesPerSecond).serverBytes;
+function iperf3Bytes(probe: ProbeSpec, trafficMbps: number): number {
+  return plannedProbe(probe).estimate(probe, bytesPerSecondAt(trafficMbps)).serverBytes;
 }

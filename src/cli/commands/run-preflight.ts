@@ -5,7 +5,6 @@ import { formatCostEstimate } from "../../report/cost-text.js";
 import { outputWidth, wrapEach } from "../../report/text-layout.js";
 import { defaultParallelism } from "../../runner/parallelism.js";
 import {
-  defaultServerInstanceType,
   estimatePlan,
   type PlanEstimate,
   type PlanEstimateOptions,
@@ -37,23 +36,38 @@ export async function checkBeforeRun(
 ): Promise<PreflightOutcome> {
   const write = options.write ?? ((text: string) => console.log(text));
   const width = options.width ?? outputWidth();
-  const estimate = await estimateWithServerPrices(
-    plan,
-    { ...(options.serverUsdPerHour !== undefined ? { serverUsdPerHour: options.serverUsdPerHour } : {}) },
-    options.aws,
-  );
+  const estimateOptions: PlanEstimateOptions =
+    options.serverUsdPerHour !== undefined ? { serverUsdPerHour: options.serverUsdPerHour } : {};
+  // the durations need nothing from the account; the prices need what the preflight reads
+  const timed = estimatePlan(plan, estimateOptions);
+  const preflight = timed.regions.length > 0 ? await preflightAccount(plan, timed, options.aws, write) : null;
+  const regionFacts = new Map((preflight?.facts ?? []).map((facts) => [facts.region, facts]));
+  const estimate = await estimateWithServerPrices(plan, { ...estimateOptions, regionFacts }, options.aws);
   write(describePlan(plan, estimate, width));
   for (const region of estimate.regions) write(formatCostEstimate(region.cost, width));
   if (estimate.regions.length > 1)
     write(
       `Total (${estimate.regions.length} regions): ${estimate.missing.length > 0 ? "at least " : ""}$${estimate.knownUsd.toFixed(2)}`,
     );
-  if (estimate.regions.length === 0) {
+  if (preflight === null) {
     if (options.dryRun) write("Dry run: no AWS target, nothing to check in an account.");
     return { ok: true, estimate };
   }
+  const { formatPreflight } = await import("../../platforms/aws/preflight.js");
+  write(formatPreflight(preflight, width));
+  if (options.dryRun) write("Dry run: nothing was invoked or created.");
+  return { ok: preflight.ok, estimate };
+}
+
+/** The account preflight of the plan's AWS regions (src/platforms/aws/preflight.ts). */
+async function preflightAccount(
+  plan: Plan,
+  estimate: PlanEstimate,
+  aws: AwsCommandDeps,
+  write: (text: string) => void,
+): Promise<import("../../platforms/aws/preflight-items.js").PreflightResult> {
   // loaded only for AWS plans: the SDK costs start-up time
-  const [{ runPreflight, formatPreflight }, { buildAgentZip }] = await Promise.all([
+  const [{ runPreflight }, { buildAgentZip }] = await Promise.all([
     import("../../platforms/aws/preflight.js"),
     import("../../platforms/aws/agent-zip.js"),
   ]);
@@ -66,7 +80,7 @@ export async function checkBeforeRun(
     }
   };
   let startsInSeconds = 0;
-  const result = await runPreflight({
+  return runPreflight({
     regions: estimate.regions.map((region) => {
       const entry = {
         region: region.region,
@@ -82,13 +96,10 @@ export async function checkBeforeRun(
     }),
     parallelism: planParallelism(plan) ?? defaultParallelism(plan.targets[0] as Plan["targets"][number]),
     expectedAgentCodeKey,
-    credentials: options.aws.credentials,
-    requestHandler: options.aws.requestHandler,
-    ...(options.aws.profile ? { profile: options.aws.profile } : {}),
+    credentials: aws.credentials,
+    requestHandler: aws.requestHandler,
+    ...(aws.profile ? { profile: aws.profile } : {}),
   });
-  write(formatPreflight(result, width));
-  if (options.dryRun) write("Dry run: nothing was invoked or created.");
-  return { ok: result.ok, estimate };
 }
 
 /**
@@ -104,9 +115,8 @@ async function estimateWithServerPrices(
   const unpriced = estimate.regions.filter((region) => region.cost.missing.includes("ec2-server"));
   if (unpriced.length === 0) return estimate;
   const { lookUpServerPrices } = await import("../../platforms/aws/server-price.js");
-  const instanceType = options.serverInstanceType ?? defaultServerInstanceType;
   const serverListedPrices = await lookUpServerPrices(
-    unpriced.map((region) => ({ region: region.region, instanceType })),
+    unpriced.map((region) => ({ region: region.region, instanceType: region.basis.serverInstanceType })),
     {
       ...(aws.credentials ? { credentials: aws.credentials } : {}),
       ...(aws.profile ? { profile: aws.profile } : {}),
@@ -122,16 +132,30 @@ export function describePlan(plan: Plan, estimate: PlanEstimate, width = 100): s
     `Plan ${plan.name}: ${cells.length} cells on ${plan.targets.map(targetName).join(", ")} ` +
       `(${plan.memoryMb.length} memory sizes x ${plan.architectures.join("/")} x ${plan.probes.length} probes, ${plan.repetitions} repetitions${plan.warmup ? ", warm-up" : ""})`,
   ];
-  for (const region of estimate.regions)
+  for (const region of estimate.regions) {
     lines.push(
       `  ${region.region}: ${region.invocations} invocations, about ${formatMinutes(region.durationSeconds)}` +
         `${region.needsServer ? ", needs the iperf3 server" : ""}`,
     );
+    if (region.needsServer) lines.push(`    ${describeBasis(region)}`);
+  }
   if (estimate.regions.length > 0)
     lines.push(
       `  on AWS: ${estimate.invocations} invocations in all, about ${formatMinutes(estimate.durationSeconds)} at parallelism ${planParallelism(plan) ?? 1}`,
     );
   return wrapEach(lines, width).join("\n");
+}
+
+/** What the region's server and iperf3 traffic are priced at, and where that came from. */
+function describeBasis(region: PlanEstimate["regions"][number]): string {
+  const { basis, cost } = region;
+  const server = basis.serverDeployed
+    ? `priced: the deployed server (${basis.serverInstanceType}) for the run's ${cost.serverHours.toFixed(2)} hours`
+    : `priced: a server to deploy (${basis.serverInstanceType}, deploy's default) for its ${cost.serverHours.toFixed(2)}-hour time-to-live`;
+  const traffic = basis.quotaRead
+    ? `iperf3 traffic at the ${basis.trafficMbps} Mbit/s quota in force`
+    : `iperf3 traffic at the default ${basis.trafficMbps} Mbit/s quota (the quota in force was not read)`;
+  return `${server}; ${traffic}`;
 }
 
 function formatMinutes(seconds: number): string {

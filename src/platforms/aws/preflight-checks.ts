@@ -10,7 +10,7 @@ import { readServerStatus } from "./iperf3-credentials.js";
 import { invokeAgent } from "./lambda-invoker.js";
 import { checkMemoryAccepted } from "./memory-limit.js";
 import { functionName, stackName } from "./naming.js";
-import type { PreflightOptions } from "./preflight-items.js";
+import type { PreflightFacts, PreflightOptions } from "./preflight-items.js";
 import {
   describeError,
   type PreflightCheck,
@@ -37,7 +37,7 @@ export async function checkRegion(
   target: PreflightRegion,
   options: Omit<PreflightOptions, "expectedAgentCodeKey"> & { expectedAgentCodeKey: string | null },
   now: Date,
-): Promise<PreflightItem[]> {
+): Promise<{ items: PreflightItem[]; facts: PreflightFacts | null }> {
   const region = target.region;
   const items: PreflightItem[] = [];
   const item = (check: PreflightCheck, status: PreflightItem["status"], detail: string) =>
@@ -62,7 +62,7 @@ export async function checkRegion(
   if (items[0]?.status !== "ok") {
     for (const check of ["quota", "stack", "server", "concurrency", ...fleetCheckNames(target)] as const)
       item(check, "skipped", "region not usable");
-    return items;
+    return { items, facts: null };
   }
 
   const [quota, stack, settings] = await Promise.allSettled([
@@ -146,7 +146,24 @@ export async function checkRegion(
   }
   const accountSettings = settings.status === "fulfilled" ? settings.value : null;
   items.push(...(await fleetPreflightItems(clients, target, outputs, options.parallelism, accountSettings)));
-  return items;
+  return {
+    items,
+    facts: {
+      region,
+      quotaMbps: quota.status === "fulfilled" ? quota.value.valueMbps : null,
+      // the server runs whatever the stack's other items say (an older agent, a failed check)
+      serverInstanceType: runningServerType(
+        stack.status === "fulfilled" ? (stack.value?.outputs ?? null) : null,
+        now,
+      ),
+    },
+  };
+}
+
+/** The type of the server the stack runs, while its time-to-live lasts (after it, it has terminated itself). */
+function runningServerType(outputs: Record<string, string> | null, now: Date): string | null {
+  if (!outputs?.ServerInstanceType || !outputs.ServerInstanceId) return null;
+  return Date.parse(outputs.ServerExpiresAt ?? "") > now.getTime() ? outputs.ServerInstanceType : null;
 }
 
 /** Errors a region's own endpoint gives credentials it does not know (STS accepted them). */

@@ -63,6 +63,17 @@ export interface PreflightResult {
   items: PreflightItem[];
   ok: boolean;
   account: string | null;
+  /** What each region's reads found, for the run's estimate (regions not read are absent). */
+  facts: PreflightFacts[];
+}
+
+/** What the preflight read in a region that the run's estimate prices. */
+export interface PreflightFacts {
+  region: string;
+  /** The Lambda bandwidth quota in force, Mbit/s; null: not read. */
+  quotaMbps: number | null;
+  /** The instance type of the iperf3 server the stack runs, while its time-to-live lasts; null: none. */
+  serverInstanceType: string | null;
 }
 
 /** Seconds of server life wanted beyond the run's estimate (set-up, retries, a slow region). */

@@ -4,6 +4,7 @@ import { credentialChain, missingCredentialsHelp } from "./credentials.js";
 import { fleetCheckNames } from "./fleet-preflight.js";
 import {
   describeError,
+  type PreflightFacts,
   type PreflightItem,
   type PreflightOptions,
   type PreflightResult,
@@ -43,7 +44,7 @@ export async function runPreflight(options: PreflightOptions): Promise<Preflight
     for (const target of options.regions)
       for (const check of [...regionCheckNames, ...fleetCheckNames(target)])
         items.push({ check, region: target.region, status: "skipped", detail: "needs credentials" });
-    return { items, ok: false, account };
+    return { items, ok: false, account, facts: [] };
   }
   // the SDK clients load only now: without credentials the answer above came at once
   const [
@@ -97,14 +98,17 @@ export async function runPreflight(options: PreflightOptions): Promise<Preflight
   const perRegion = await Promise.all(
     options.regions.map(async (region) => {
       if (!credentialsOk)
-        return [...regionCheckNames, ...fleetCheckNames(region)].map(
-          (check): PreflightItem => ({
-            check,
-            region: region.region,
-            status: "skipped",
-            detail: "needs credentials",
-          }),
-        );
+        return {
+          items: [...regionCheckNames, ...fleetCheckNames(region)].map(
+            (check): PreflightItem => ({
+              check,
+              region: region.region,
+              status: "skipped",
+              detail: "needs credentials",
+            }),
+          ),
+          facts: null,
+        };
       const clients = clientsFor(region.region);
       try {
         return await checks.checkRegion(clients, region, { ...options, expectedAgentCodeKey }, now());
@@ -113,16 +117,21 @@ export async function runPreflight(options: PreflightOptions): Promise<Preflight
       }
     }),
   );
-  for (const list of perRegion) items.push(...list);
+  const facts: PreflightFacts[] = [];
+  for (const region of perRegion) {
+    items.push(...region.items);
+    if (region.facts) facts.push(region.facts);
+  }
   return {
     items,
     ok: items.every((item) => item.status === "ok" || item.status === "unchecked"),
     account,
+    facts,
   };
 }
 
 /** The preflight as the terminal shows it: one item per line, wrapped under its detail past `width`. */
-export function formatPreflight(result: PreflightResult, width = 100): string {
+export function formatPreflight(result: Pick<PreflightResult, "items" | "account">, width = 100): string {
   const mark = { ok: "ok  ", failed: "FAIL", skipped: "--  ", unchecked: "--  " } as const;
   const lines = result.items.flatMap((item) => {
     const head = `  ${mark[item.status]} ${item.check.padEnd(12)} ${(item.region ?? "").padEnd(15)} `;

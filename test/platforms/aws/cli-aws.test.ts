@@ -1,5 +1,8 @@
 import assert from "node:assert/strict";
 import { existsSync } from "node:fs";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, test } from "node:test";
 import { ec2ProductDocument, getProductsAnswer } from "../../helpers/price-list-product.js";
 import {
@@ -8,6 +11,7 @@ import {
   callerIdentity,
   defaultVpcResponses,
   describeRegion,
+  describeStacks,
   ec2Error,
   ec2Xml,
   json,
@@ -291,6 +295,64 @@ describe("quota/deploy/teardown commands", () => {
     assert.match(given.text, /source: given on the command line/);
     assert.equal(stub.operations().filter((op) => op === "GetProducts").length, asked);
     process.exitCode = 0;
+  });
+
+  test("run --dry-run prices what is deployed: the stack's server type for the run's hours, iperf3 traffic at the quota in force", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "lnb-estimate-"));
+    const planFile = join(dir, "plan.yaml");
+    // one 10 s iperf3 download at 2,048 MB: 3.75 GB at 3,000 Mbit/s (0.78 GB at the default 625)
+    await writeFile(
+      planFile,
+      [
+        "name: deployed-estimate",
+        "targets: [{ platform: aws, region: us-east-1 }]",
+        "memoryMb: [2048]",
+        "architectures: [arm64]",
+        "repetitions: 1",
+        "warmup: false",
+        "probes:",
+        "  - { kind: iperf3, timeSeconds: 10, parallel: 1, direction: download }",
+        "",
+      ].join("\n"),
+    );
+    const quota = { Quota: { QuotaCode: "L-14320ECE", Value: 3000, Adjustable: true } };
+    // a server of another type than deploy's default, alive for 10 more hours; its status is not
+    // readable here, so the preflight fails on the server (the estimate is printed all the same)
+    stub
+      .on("GetCallerIdentity", callerIdentity())
+      .on("DescribeRegions", describeRegion("us-east-1", "opt-in-not-required"))
+      .on(
+        "DescribeStacks",
+        describeStacks("UPDATE_COMPLETE", {
+          BucketName: "lambda-netbench-bucket-1a2b3c",
+          FunctionName: "lambda-netbench-agent",
+          AgentCodeKey: "agent/abc.zip",
+          ServerPublicIp: "198.18.0.1",
+          ServerPorts: "5201-5201",
+          ServerInstanceId: "i-1",
+          ServerInstanceType: "c7gn.large",
+          ServerExpiresAt: new Date(Date.now() + 10 * 3_600_000).toISOString(),
+        }),
+      )
+      .on("GetServiceQuota", json(quota))
+      .on("GetAWSDefaultServiceQuota", json({ Quota: { QuotaCode: "L-14320ECE", Value: 625 } }))
+      .on("ListRequestedServiceQuotaChangeHistoryByQuota", json({ RequestedQuotas: [] }))
+      .on("GetAccountSettings", accountSettings(1000, 1000))
+      .on("GetParameter", jsonError("AccessDeniedException", "not authorized to perform: ssm:GetParameter"));
+    try {
+      await run("run", "--config", planFile, "--dry-run");
+      const text = out.join("\n");
+      // 120 s of preparation and one 12 s invocation: 0.04 hours, not deploy's 3-hour default
+      assert.match(text, /EC2 server\s+0\.04 hours of c7gn\.large\s+\$0\.0046\n/, text);
+      assert.match(text, /Data transfer\s+3\.75 GB\s/, text);
+      assert.match(
+        text.replace(/\s+/g, " "),
+        /priced: the deployed server \(c7gn\.large\) for the run's 0\.04 hours; iperf3 traffic at the 3000 Mbit\/s quota in force/,
+      );
+      assert.ok(!stub.operations().includes("GetProducts"), "the table prices c7gn.large in us-east-1");
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 
   test("teardown of an empty region: verified, exit code 0", async () => {
