@@ -58,7 +58,11 @@ function transfer(event: BucketEvent, timeSeconds: number): Promise<Iperf3Client
   });
 }
 
-/** The headline is the long transfer's, as an iperf3 probe of that length would report it; CPU and retransmits cover every transfer. */
+/**
+ * The headline is the long transfer's, as an iperf3 probe of that length would report it; CPU and
+ * retransmits cover every transfer, so the CPU goes over the sum of the transfers' measured
+ * seconds (in `bucket`), never over the headline's `seconds` (results/record-rates.ts).
+ */
 function summarize(
   event: BucketEvent,
   first: Iperf3ClientResult,
