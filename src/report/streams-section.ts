@@ -3,9 +3,9 @@ import { markdownTable } from "./tables.js";
 import { wrap } from "./text-layout.js";
 
 /**
- * The streams-sweep section of a run's output: per sweep, the aggregate at each stream count and
- * the per-flow cap fit (detected with its spread, or "none seen"). Its own section, beside the
- * summary tables. Pure.
+ * The streams-sweep section of a run's output: per sweep, the sustained aggregate at each stream
+ * count and the per-flow cap fit (detected with its spread, or "none seen"). Its own section,
+ * beside the summary tables. Pure.
  */
 const mbps = (bitsPerSecond: number) => Math.round(bitsPerSecond / 1e6).toLocaleString("en-US");
 
@@ -34,7 +34,7 @@ function pointsText(sweep: StreamsSweep): string {
 export function renderStreamsText(sweeps: readonly StreamsSweep[], width = 100): string {
   if (sweeps.length === 0) return "";
   const lines = wrap(
-    "Streams sweeps (aggregate Mbit/s by stream count; fit: aggregate = min(quota, streams x per-flow cap))",
+    "Streams sweeps (sustained aggregate Mbit/s by stream count; fit: aggregate = min(quota, streams x per-flow cap))",
     width,
   );
   for (const sweep of sweeps) {
@@ -51,10 +51,10 @@ export function renderStreamsMarkdown(sweeps: readonly StreamsSweep[]): string {
   const out = [
     "## Streams sweeps",
     "",
-    "Aggregate rate by number of parallel TCP connections, fitted as aggregate = min(quota, streams x per-flow cap).",
+    "Sustained aggregate rate by number of parallel TCP connections, fitted as aggregate = min(quota, streams x per-flow cap).",
     "",
     ...markdownTable(
-      ["Sweep", "Aggregate by streams (Mbit/s)", "Per-flow cap"],
+      ["Sweep", "Sustained aggregate by streams (Mbit/s)", "Per-flow cap"],
       sweeps.map((sweep) => [
         sweepTitle(sweep),
         pointsText(sweep),

@@ -4,7 +4,7 @@ import { targetKey, targetName } from "../plan/plan-schema.js";
 import { movesData } from "../probes/registry.js";
 import { type Bottleneck, bottleneckInput, nameBottleneck } from "./bottleneck.js";
 import { type BucketCell, bucketCells } from "./bucket-cells.js";
-import { type Ceiling, ceilingInForce } from "./ceiling.js";
+import { type Ceiling, ceilingInForce, ceilingOfRecord } from "./ceiling.js";
 import { cpuBoundShare, environmentCpuShare } from "./cpu-share.js";
 import { type LatencyCell, type LatencyCurve, latencyCells, latencyCurves } from "./latency-cells.js";
 import type { RunManifest } from "./manifest.js";
@@ -179,7 +179,11 @@ export function analyzeRun(
   }
   const facts = manifest.platforms;
   const byTargetPrice: Record<string, LambdaPrice | null> = {};
-  const sweeps = streamsSweeps(measured);
+  // the per-flow cap is fitted on the same sustained rates the cells compare it with
+  const sweeps = streamsSweeps(
+    measured,
+    (record) => recordRates(record, ceilingOfRecord(manifest, record))?.sustainedBitsPerSecond ?? null,
+  );
   const cells = manifest.cells.map((cell) => {
     const key = targetKey(cell.target);
     const price = lambdaPrice(cell.target.platform, targetName(cell.target), cell.arch, prices);

@@ -182,7 +182,7 @@ function flowCapOf(
   if (fit?.verdict === "cap" && fit.flowBitsPerSecond !== null) {
     return {
       bitsPerSecond: fit.flowBitsPerSecond,
-      basis: `fitted from this run's streams sweep at ${fit.flowLimitedStreams.join(", ")} stream(s)`,
+      basis: `fitted on the sustained rates of this run's streams sweep at ${fit.flowLimitedStreams.join(", ")} stream(s)`,
     };
   }
   if (!profile) return null;

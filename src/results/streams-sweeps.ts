@@ -7,6 +7,12 @@ import type { ResultRecord } from "./result-record.js";
  * The streams sweeps of a run: the same probe on the same target, architecture, memory size,
  * VPC setting and fleet size (environments at once) at three or more stream counts (the probe's streams parameter: iperf3 `parallel`, s3-get `concurrency`), each with its per-flow
  * cap fit. Pure.
+ *
+ * The points are sustained rates, as the cells' rates the fitted cap is then compared with: the
+ * burst belongs to the environment, not to each flow, so an average including it raises most the
+ * points that spend longest in it (few streams drain the bucket slowly), and the fit read a cap
+ * too high, or turned inconclusive. A repetition without a sustained rate is no point; a stream
+ * count without any is left out, and one with fewer than three counts left is no sweep.
  */
 export interface StreamsSweep {
   /** What the sweep's points share (see streamsPosition): a cell of the sweep has the same key. */
@@ -17,6 +23,7 @@ export interface StreamsSweep {
   probe: string;
   /** The probe label without its stream count, e.g. "iperf3 upload -t 10s". */
   description: string;
+  /** Sustained aggregate rate of each repetition at each stream count, bit/s. */
   points: Array<{ streams: number; bitsPerSecond: number[] }>;
   fit: FlowCapFit;
 }
@@ -56,15 +63,24 @@ export function streamsPosition(
   return { key, streams, rest };
 }
 
-export function streamsSweeps(records: readonly ResultRecord[]): StreamsSweep[] {
+/**
+ * `sustainedBitsPerSecondOf`: a record's sustained rate as its cell computes it (record-rates.ts,
+ * with the ceiling in force), null when it has none.
+ */
+export function streamsSweeps(
+  records: readonly ResultRecord[],
+  sustainedBitsPerSecondOf: (record: ResultRecord) => number | null,
+): StreamsSweep[] {
   const groups = new Map<
     string,
     { sweep: Omit<StreamsSweep, "fit" | "points">; byStreams: Map<number, number[]> }
   >();
   for (const record of records) {
-    if (record.warmup || !record.ok || record.bitsPerSecond === null) continue;
+    if (record.warmup || !record.ok) continue;
     const position = streamsPosition(record);
     if (!position) continue;
+    const sustained = sustainedBitsPerSecondOf(record);
+    if (sustained === null || !Number.isFinite(sustained)) continue;
     const { key, streams, rest } = position;
     let group = groups.get(key);
     if (!group) {
@@ -82,7 +98,7 @@ export function streamsSweeps(records: readonly ResultRecord[]): StreamsSweep[] 
       groups.set(key, group);
     }
     const rates = group.byStreams.get(streams) ?? [];
-    rates.push(record.bitsPerSecond);
+    rates.push(sustained);
     group.byStreams.set(streams, rates);
   }
   const sweeps: StreamsSweep[] = [];

@@ -69,6 +69,7 @@ test("a cell holding | stays one cell in every Markdown table of report.md and s
   const model = buildReportModel(manifest, records);
   const sweeps = streamsSweeps(
     [1, 2, 8, 16].map((p) => sweepRecord(p, Math.min(p * 600, 3_000) * 1e6, "seed-oregon-2026")),
+    (record) => record.bitsPerSecond, // these records' rates stand for their sustained rates
   );
   const withPipes = renamed(
     renamed({ ...model, analysis: { ...model.analysis, streams: sweeps } }, "default-625", "default|625"),

@@ -31,7 +31,10 @@ test("the Markdown format writes streams.md from the model when the run has a sw
     (await markdownFormat.render(model)).map((file) => file.fileName),
     ["report.md"],
   );
-  const sweeps = streamsSweeps([1, 2, 8, 16].map((p) => sweepRecord(p, Math.min(p * 600, 3_000) * M)));
+  const sweeps = streamsSweeps(
+    [1, 2, 8, 16].map((p) => sweepRecord(p, Math.min(p * 600, 3_000) * M)),
+    (record) => record.bitsPerSecond, // these records' rates stand for their sustained rates
+  );
   const withSweep = { ...model, analysis: { ...model.analysis, streams: sweeps } };
   const files = await markdownFormat.render(withSweep);
   assert.deepEqual(

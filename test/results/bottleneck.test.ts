@@ -110,7 +110,10 @@ describe("the bottleneck of each cell, named from its own figures", () => {
     const one = only(cells, "flow-40", 1);
     assert.equal(one.bottleneck.kind, "flow", one.bottleneck.evidence);
     assert.match(one.bottleneck.evidence, /1 stream x the 38 Mbit\/s per-flow cap = 38 Mbit\/s/);
-    assert.match(one.bottleneck.evidence, /fitted from this run's streams sweep at 1, 2, 4 stream/);
+    assert.match(
+      one.bottleneck.evidence,
+      /fitted on the sustained rates of this run's streams sweep at 1, 2, 4 stream/,
+    );
     assert.equal(only(cells, "flow-40", 16).bottleneck.kind, "quota");
   });
 
