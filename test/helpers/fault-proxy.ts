@@ -8,11 +8,14 @@ import type { AddressInfo, Socket } from "node:net";
  * - `short-body`: forward the headers (full Content-Length) and `afterBytes`, then close cleanly;
  * - `stall`: forward the headers and `afterBytes`, then send nothing more (connection stays open);
  * - `error`: answer with `status` and the exact XML error document S3 sends for `code`
- *   (no body for HEAD, as S3 does).
+ *   (no body for HEAD, as S3 does);
+ * - `delay`: hold the server's whole answer for `milliseconds`, then forward it untouched (a
+ *   CompleteMultipartUpload that takes S3 a while).
  */
 export type Fault =
   | { kind: "reset" | "short-body" | "stall"; afterBytes: number }
-  | { kind: "error"; status: number; code: S3ErrorCode };
+  | { kind: "error"; status: number; code: S3ErrorCode }
+  | { kind: "delay"; milliseconds: number };
 
 export type S3ErrorCode =
   | "SlowDown"
@@ -124,6 +127,13 @@ export async function startFaultProxy(upstream: string): Promise<FaultProxy> {
       },
       (upstreamResponse) => {
         const status = upstreamResponse.statusCode ?? 502;
+        if (fault?.kind === "delay") {
+          setTimeout(() => {
+            response.writeHead(status, upstreamResponse.headers);
+            upstreamResponse.pipe(response);
+          }, fault.milliseconds);
+          return;
+        }
         if (fault && fault.afterBytes === 0) {
           // break before any byte of the response
           upstreamResponse.destroy();

@@ -73,6 +73,46 @@ test("s3-put creates the object by multipart upload over HTTPS and verifies it w
   assert.equal(get.detail.bytes, 12 * MIB);
 });
 
+test("the upload's clock runs to CompleteMultipartUpload's answer: the wait is in its seconds, rate and samples", async () => {
+  // S3 assembles the object before it answers; held here for 800 ms
+  proxy.setRules([
+    { method: "POST", pathIncludes: "uploadId=", times: 1, fault: { kind: "delay", milliseconds: 800 } },
+  ]);
+  const { detail, summary } = await runS3PutProbe(
+    putEvent({
+      endpoint: proxy.endpoint,
+      bucket: "lnb-put",
+      key: "completed-late",
+      sizeMib: 10,
+      partMib: 5,
+      concurrency: 2,
+    }),
+    testDependencies,
+  );
+  assert.deepEqual(
+    proxy.requests.filter((r) => r.fault === "delay").map((r) => r.method),
+    ["POST"],
+    "the completion was held",
+  );
+  // a timer may fire up to a millisecond early
+  assert.ok(detail.seconds >= 0.799, `the upload's ${detail.seconds} s hold the 800 ms wait`);
+  assert.ok(detail.completeSeconds >= 0.799, `completion waited ${detail.completeSeconds} s`);
+  assert.ok(detail.seconds > detail.completeSeconds, `${detail.seconds} s in all`);
+  assert.equal(detail.bitsPerSecond, (10 * MIB * 8) / detail.seconds);
+  assert.equal(summary?.seconds, detail.seconds);
+  assert.equal(summary?.sent?.seconds, detail.seconds);
+  // the samples span the same time, the wait inside their last interval, which moved bytes (an
+  // empty interval of its own would be left out of the sustained rate as idle after the last byte)
+  const sampledSeconds = detail.samples.durationSeconds.reduce((a, b) => a + b, 0);
+  assert.ok(Math.abs(sampledSeconds - detail.seconds) < 1e-9, `${sampledSeconds} s sampled`);
+  assert.ok((detail.samples.durationSeconds.at(-1) ?? 0) >= 0.799);
+  assert.ok((detail.samples.bytes.at(-1) ?? 0) > 0, `bytes ${detail.samples.bytes.join(", ")}`);
+  assert.equal(
+    detail.samples.bytes.reduce((a, b) => a + b, 0),
+    10 * MIB,
+  );
+});
+
 test("generated parts are incompressible and differ from each other", () => {
   const data = new IncompressibleData(MIB);
   const one = data.part(1, MIB);

@@ -147,7 +147,7 @@ function describePut(response: AgentResponse): string {
   const detail = (response as { detail: S3PutDetail }).detail;
   return [
     `s3-put s3://${detail.bucket}/${detail.key} (${detail.endpoint})`,
-    `  ${detail.bytes} bytes in ${detail.parts} parts: ${detail.seconds.toFixed(3)} s = ${detail.mbps.toFixed(1)} Mbit/s (${detail.totalSeconds.toFixed(3)} s with create, complete and HEAD)`,
+    `  ${detail.bytes} bytes in ${detail.parts} parts: ${detail.seconds.toFixed(3)} s to CompleteMultipartUpload's answer = ${detail.mbps.toFixed(1)} Mbit/s (${detail.totalSeconds.toFixed(3)} s with create and HEAD)`,
     `  CPU ${detail.cpuSeconds.toFixed(3)} s (${detail.cpuSecondsPerGib.toFixed(3)} s/GiB), retries ${detail.retries}, retransmits ${detail.retransmits ?? "n/a"}`,
     `  verified by HEAD: ${detail.verified.sizeBytes} bytes, ETag ${detail.verified.etag}`,
   ].join("\n");

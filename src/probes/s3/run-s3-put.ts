@@ -3,6 +3,7 @@ import { IntervalSampler, type IntervalSamples } from "../interval-sampler.js";
 import { ProbeError } from "../probe-error.js";
 import type { ProbeOutcome } from "../probe-outcome.js";
 import { startRetransmitCounter } from "../retransmits.js";
+import { samplesUntilCompletion } from "./completion-wait.js";
 import { headObject } from "./head-object.js";
 import { IncompressibleData } from "./incompressible-data.js";
 import { MultipartUploadClient, type UploadedPart, withPartRetries } from "./multipart-upload.js";
@@ -24,11 +25,16 @@ export interface S3PutDetail {
   endpoint: string;
   /** Object size (every byte uploaded and verified by HEAD). */
   bytes: number;
-  /** Data phase: from the first part request to the last part's response. */
+  /**
+   * The upload: from the first part request to CompleteMultipartUpload's answer (the object
+   * exists only then).
+   */
   seconds: number;
   bitsPerSecond: number;
   mbps: number;
-  /** CPU (user + system) of the process during the data phase. */
+  /** Of `seconds`: from the last part's response to CompleteMultipartUpload's answer. */
+  completeSeconds: number;
+  /** CPU (user + system) of the process during the upload (`seconds`). */
   cpuSeconds: number;
   cpuSecondsPerGib: number;
   retries: number;
@@ -37,7 +43,7 @@ export interface S3PutDetail {
   partBytes: number;
   parts: number;
   concurrency: number;
-  /** Create + parts + complete + HEAD. */
+  /** Create + upload (parts and complete) + HEAD. */
   totalSeconds: number;
   etag: string;
   /** The HEAD after completion saw this size and ETag. */
@@ -138,15 +144,18 @@ export async function runS3PutProbe(
     await Promise.all(workers);
     if (deadline.signal.aborted) throw deadline.signal.reason;
     if (failure) throw failure;
-    const endMs = performance.now();
-    const cpuSeconds = cpu();
-    const samples = sampler.stop(endMs);
-    const retransmits = await countRetransmits();
-    const seconds = (endMs - startMs) / 1000;
-
+    const partsAnsweredMs = performance.now();
+    const partSamples = sampler.stop(partsAnsweredMs);
     uploaded.sort((a, b) => a.partNumber - b.partNumber);
     const etag = await client.complete(activeUploadId, uploaded);
     uploadId = undefined; // completed: nothing left to abort
+    // the clock stops at the completion's answer: a clock stopped at the last part read a PUT
+    // as faster than the object was stored (and "100 GB take ..." and cost per GB with it)
+    const endMs = performance.now();
+    const cpuSeconds = cpu();
+    const retransmits = await countRetransmits();
+    const seconds = (endMs - startMs) / 1000;
+    const samples = samplesUntilCompletion(partSamples, seconds);
     const head = await headObject(target, signer, {
       maxRetries: event.maxRetries,
       backoffBaseMs,
@@ -172,7 +181,7 @@ export async function runS3PutProbe(
       direction: "upload",
       samples,
     });
-    // the sender side is all s3-put knows: every byte of the object, sent in the data phase
+    // the sender side is all s3-put knows: every byte of the object, sent in the upload
     summary.sent = {
       bytes: sizeBytes,
       seconds,
@@ -188,6 +197,7 @@ export async function runS3PutProbe(
       seconds,
       bitsPerSecond: rates.bitsPerSecond,
       mbps: rates.mbps,
+      completeSeconds: (endMs - partsAnsweredMs) / 1000,
       cpuSeconds,
       cpuSecondsPerGib: rates.cpuSecondsPerGib,
       retries,
