@@ -49,8 +49,13 @@ export interface CellStatistics {
   burstBytes: Spread | null;
   /** Repetitions with a burst detected, with none, and undetermined (too short or no samples). */
   burstFound: { detected: number; none: number; undetermined: number };
-  /** Median of the interval rates after the burst: what every headline uses. */
+  /** Bytes over measured time after the burst, per repetition: what every headline uses. */
   sustained: Spread | null;
+  /**
+   * Per repetition, the median of its interval rates after the burst: a diagnostic beside
+   * `sustained` (on a short parallel transfer it overstates: it ignores the slower intervals).
+   */
+  sustainedIntervalMedian: Spread | null;
   /** Each repetition's sustained rate, ascending: what intervals on the medians resample. */
   sustainedValues: number[];
   /** Why repetitions have no sustained rate (distinct reasons); empty when all have one. */
@@ -269,6 +274,7 @@ export function cellStatistics(
     burstBytes: pick((r) => r.burst?.bytes ?? null),
     burstFound: { detected: count("detected"), none: count("none"), undetermined: count("undetermined") },
     sustained,
+    sustainedIntervalMedian: pick((r) => r.sustainedMedianBitsPerSecond),
     sustainedValues,
     sustainedNullReasons: [
       ...new Set(rates.map((r) => r.sustainedNullReason).filter((v): v is string => v !== null)),
