@@ -3,7 +3,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
-import type { LabProfile, LabProfileInput } from "../../src/plan/lab-profile.js";
+import { type LabProfile, type LabProfileInput, labProfileSchema } from "../../src/plan/lab-profile.js";
 import { buildCharts } from "../../src/report/charts/chart-specs.js";
 import { renderSvg } from "../../src/report/charts/render-chart.js";
 import { renderMarkdown } from "../../src/report/markdown-format.js";
@@ -20,8 +20,8 @@ import { scaledProfile } from "../helpers/scaled-profile.js";
  * refills in the time B/8 at P/8 over S/8 does, so the schedules stay the profiles' own): the
  * fit recovers what the shaper was set to (bucket and peak within 10%, an upload's bucket 15%
  * and its peak 25% under to 5% over: SHARE, UPLOAD_PEAK;
- * sustained within 3%; refill within 10%), and a profile saved from a fit replays the same fit
- * (within the same shares). Each profile runs 3 repetitions at 2,048 MB, once: at most 500
+ * sustained within 3%; refill within 10%), and a profile saved from a fit shapes that fit and
+ * its replay recovers the saved shaping (within the same shares). Each profile runs 3 repetitions at 2,048 MB, once: at most 500
  * Mbit/s crosses a shaper, so the figures hold on a busy 2-core host the first time; the full-rate fingerprints (4,000 Mbit/s
  * peaks) are `npm run bench -- bucket` (docs/BENCHMARKS.md).
  *
@@ -238,43 +238,38 @@ test(`no burst at all, ${flat.label}: the fit finds none, and the sustained rate
   within(model?.sustainedBitsPerSecond?.median, 78.125 * M, 0.03, "sustained");
 });
 
-test(`round trip: the profile saved from ${oregon.label}'s fit replays the same fit: sustained, bucket and refill (within 10%, an upload's bucket 15%)`, {
+test(`round trip: the profile saved from ${oregon.label}'s fit shapes that fit, and its replay recovers it (the first test's shares)`, {
   skip,
   timeout: 900_000,
 }, async (t) => {
   // a fit that missed its own checks is nothing to replay: that test fails already
   const first = oregonRecovered;
   if (!first) return t.skip(`the ${oregon.label} fit did not recover its shaping`);
-  const saved = bucketProfile(
-    "bucket-replay",
-    [...first.values()].map((model) => ({ memoryMb: MEMORY_MB, model })),
-    `local:${oregon.name}`,
+  const saved = labProfileSchema.parse(
+    bucketProfile(
+      "bucket-replay",
+      [...first.values()].map((model) => ({ memoryMb: MEMORY_MB, model })),
+      `local:${oregon.name}`,
+    ),
   );
+  // The saving is exact: the saved profile shapes each direction's fitted sustained rate, and
+  // one bucket (the median of the two fits: one burst for the environment)
+  for (const direction of ["download", "upload"] as const) {
+    const fitted = first.get(direction)?.sustainedBitsPerSecond?.median ?? Number.NaN;
+    within(
+      expectedBucket(saved, direction, MEMORY_MB).sustainedBitsPerSecond,
+      fitted,
+      0.005,
+      `saved ${direction} sustained`,
+    );
+  }
+  // The replay is judged on what the saved profile shapes, with the first test's shares: set
+  // against the first fit instead, two fits' errors add (CI 2026-12-03: upload refill 9.25 then
+  // 10.20 MB/s, each within 5% of its own shaping, 10.2% apart)
   const again = (await fingerprint("bucket-replay", ["download", "upload"], oregonSchedule, saved)).models;
   for (const direction of ["download", "upload"] as const) {
-    const a = first.get(direction);
-    const b = again.get(direction);
-    console.log(`replay ${direction}: ${summary(b)}`);
-    within(
-      b?.sustainedBitsPerSecond?.median,
-      a?.sustainedBitsPerSecond?.median ?? Number.NaN,
-      0.1,
-      `replay ${direction} sustainedBitsPerSecond`,
-    );
-    within(
-      b?.bucketBytes?.median,
-      a?.bucketBytes?.median ?? Number.NaN,
-      SHARE[direction],
-      `replay ${direction} bucketBytes`,
-    );
-    // not the peak: the saved profile holds one burst for both directions (the median of the
-    // two fits), and a 0.14 s burst's slope moves 10-13% between runs under load (download
-    // 488 then 423 Mbit/s, 2026-12-02); the first test holds the peak to the shaper's
-    within(
-      b?.refill?.bytesPerSecond?.median,
-      a?.refill?.bytesPerSecond?.median ?? Number.NaN,
-      0.1,
-      `replay ${direction} refill`,
-    );
+    const model = again.get(direction);
+    console.log(`replay ${direction}: ${summary(model)}`);
+    assertRecovers(model, saved, `replay ${direction}`);
   }
 });

