@@ -1,6 +1,7 @@
+import { isEmulated } from "../plan/platforms.js";
 import type { CellStatistics } from "../results/analysis.js";
 import type { BaselineFigure } from "../results/baseline.js";
-import { rateHeaders, rateWords } from "./rate-words.js";
+import { rateHeaders } from "./rate-words.js";
 import type { BaselineOverlay, ReportModel } from "./report-model.js";
 import { markdownTable, type TableColumn, textTable } from "./tables.js";
 import { renderPivot, wrap } from "./text-layout.js";
@@ -9,9 +10,11 @@ import { formatMbps, formatNumber } from "./units.js";
 /**
  * This run beside a published baseline (`compare RUN --baseline NAME`, and a section of the md
  * and html reports): for each figure the study states, our cell of the same target, probe and
- * memory size. Like is compared with like: iperf3 upload against our sender side (sum_sent, as the
- * study kept it), s3-get seconds per object against our whole-download time (set-up, HEAD, transfer).
- * Pure.
+ * memory size. A percentage only where the method is the study's own: the same duration (and
+ * omitted seconds), object size, chunk and concurrency, and the same figure of ours as it kept
+ * (iperf3: the end sum of the side it kept, sum_sent for its upload; s3-get: seconds per object
+ * timed as it timed them, whole for its boto3 download). Otherwise the study's figure stands
+ * beside ours with no percentage, and the row says what differs. Pure.
  */
 export interface BaselineRow {
   target: string;
@@ -21,9 +24,13 @@ export interface BaselineRow {
   memoryMb: number;
   cell: CellStatistics | null;
   figure: BaselineFigure;
-  /** What of ours is set against the study's figure, and the difference in % of the study's. */
+  /** What of ours is set against the study's figure, and the difference in % of the study's; null when not compared. */
   comparedAs: string | null;
   deltaPercent: number | null;
+  /** How our measurement differs from the study's method (each a phrase); empty when it is the same. */
+  differences: string[];
+  /** For a lab target: the per-connection caps the profile emulates (the study's region had its own); null on AWS. */
+  emulation: string | null;
 }
 
 export interface BaselineComparison {
@@ -48,7 +55,13 @@ export function compareWithBaseline(model: ReportModel): BaselineComparison | nu
             c.arch === overlay.arch &&
             c.memoryMb === figure.memoryMb,
         ) ?? null;
-      rows.push({ ...rowIdentity(model, overlay, figure), cell, figure, ...likeForLike(cell, figure) });
+      rows.push({
+        ...rowIdentity(model, overlay, figure),
+        cell,
+        figure,
+        ...likeForLike(cell, figure, overlay),
+        emulation: emulationNote(model, overlay),
+      });
     }
   }
   return {
@@ -74,21 +87,76 @@ function rowIdentity(model: ReportModel, overlay: BaselineOverlay, figure: Basel
   };
 }
 
-function likeForLike(cell: CellStatistics | null, figure: BaselineFigure) {
-  if (!cell) return { comparedAs: null, deltaPercent: null };
+const hasNumber = (figure: BaselineFigure) =>
+  figure.megabitsPerSecond !== null || figure.secondsPerObject !== null;
+
+/** Our figure measured as the study measured its own, or what keeps it from being so. */
+function likeForLike(cell: CellStatistics | null, figure: BaselineFigure, overlay: BaselineOverlay) {
+  const differences = [...overlay.methodDifferences];
+  const none = { comparedAs: null, deltaPercent: null };
+  if (!cell || !hasNumber(figure)) return { ...none, differences };
   const percent = (ours: number, theirs: number) => ((ours - theirs) / theirs) * 100;
-  if (figure.secondsPerObject !== null && cell.wholeSeconds)
-    return {
-      comparedAs: "whole seconds per object",
-      deltaPercent: percent(cell.wholeSeconds.median, figure.secondsPerObject),
-    };
-  if (figure.megabitsPerSecond !== null) {
-    const theirs = figure.megabitsPerSecond * 1e6;
-    if (cell.sent) return { comparedAs: "sent (sum_sent)", deltaPercent: percent(cell.sent.median, theirs) };
-    if (cell.effective)
-      return { comparedAs: rateWords.average, deltaPercent: percent(cell.effective.median, theirs) };
+  const probe = overlay.series.probe;
+  let compared: { comparedAs: string; deltaPercent: number } | null = null;
+  if (probe.kind === "s3-get") {
+    const seconds = probe.timed === "whole" ? cell.wholeSeconds : cell.transferSeconds;
+    if (!seconds)
+      differences.push(
+        `these records have no ${probe.timed}-download seconds per object (the study timed the ${probe.timed} download)`,
+      );
+    else if (figure.secondsPerObject !== null)
+      compared = {
+        comparedAs: `${probe.timed} seconds per object`,
+        deltaPercent: percent(seconds.median, figure.secondsPerObject),
+      };
+    else if (figure.megabitsPerSecond !== null)
+      compared = {
+        comparedAs: `object bytes over ${probe.timed} seconds`,
+        deltaPercent: percent((probe.objectBytes * 8) / seconds.median, figure.megabitsPerSecond * 1e6),
+      };
+  } else {
+    const side = probe.side === "sent" ? cell.sent : cell.received;
+    if (!side)
+      differences.push(`these records have no iperf3 sum_${probe.side} (the study kept sum_${probe.side})`);
+    else if (figure.megabitsPerSecond !== null)
+      compared = {
+        comparedAs: `${probe.side} (sum_${probe.side})`,
+        deltaPercent: percent(side.median, figure.megabitsPerSecond * 1e6),
+      };
   }
-  return { comparedAs: null, deltaPercent: null };
+  if (differences.length > 0 || !compared) return { ...none, differences };
+  return { ...compared, differences };
+}
+
+/** A lab profile's per-connection caps, which decide what several streams reach beside the quota. */
+function emulationNote(model: ReportModel, overlay: BaselineOverlay): string | null {
+  const target = model.targets.find((t) => t.key === overlay.targetKey);
+  if (!target || !isEmulated(target.platform)) return null;
+  const profile = target.details.profile as
+    | { flowMegabitsPerSecond?: unknown; s3ConnectionBytesPerSecond?: unknown }
+    | undefined;
+  if (!profile) return null;
+  const flow =
+    typeof profile.flowMegabitsPerSecond === "number"
+      ? `per-flow cap ${formatNumber(profile.flowMegabitsPerSecond)} Mbit/s`
+      : "no per-flow cap";
+  if (overlay.series.probe.kind !== "s3-get") return `lab: ${flow}`;
+  const s3 =
+    typeof profile.s3ConnectionBytesPerSecond === "number"
+      ? `S3 ${formatNumber(profile.s3ConnectionBytesPerSecond / 1e6)} MB/s per connection`
+      : "no S3 per-connection cap";
+  return `lab: ${flow}, ${s3}`;
+}
+
+/** "+1.2% (sent (sum_sent))", "no %: -t 8 s (the study: 10 s)", or "–" for a figure without a number. */
+function versusText(r: BaselineRow, withBasis: boolean): string {
+  if (r.deltaPercent !== null) {
+    const delta = `${r.deltaPercent > 0 ? "+" : ""}${formatNumber(r.deltaPercent, 1)}%`;
+    return withBasis ? `${delta} (${r.comparedAs})` : delta;
+  }
+  if (r.cell && hasNumber(r.figure) && r.differences.length > 0)
+    return withBasis ? `no %: ${r.differences.join("; ")}` : "no %";
+  return "–";
 }
 
 export const baselineHeaders = [
@@ -120,7 +188,7 @@ export function baselineRowCells(r: BaselineRow): string[] {
       ? "–"
       : `${r.figure.approximate ? "~" : ""}${formatNumber(r.figure.megabitsPerSecond)}`;
   return [
-    r.target,
+    r.emulation ? `${r.target} (${r.emulation})` : r.target,
     r.baselineRegion,
     r.probeLabel,
     formatNumber(r.memoryMb),
@@ -132,15 +200,13 @@ export function baselineRowCells(r: BaselineRow): string[] {
       : "–",
     study,
     r.figure.secondsPerObject === null ? "–" : formatNumber(r.figure.secondsPerObject, 2),
-    r.deltaPercent === null
-      ? "–"
-      : `${r.deltaPercent > 0 ? "+" : ""}${formatNumber(r.deltaPercent, 1)}% (${r.comparedAs})`,
+    versusText(r, true),
     r.figure.statement,
   ];
 }
 
 function headerLine(c: BaselineComparison): string {
-  return `Run ${c.runId} (${c.label ? c.label.toUpperCase() : "measured"}) beside ${c.baseline}: ${c.source}; measured ${c.studyPeriod}. "~": the study says "about". Lab profiles are matched to the study's region with the same quota.`;
+  return `Run ${c.runId} (${c.label ? c.label.toUpperCase() : "measured"}) beside ${c.baseline}: ${c.source}; measured ${c.studyPeriod}. "~": the study says "about". Lab profiles are matched to the study's region with the same quota. A percentage only where this run measured as the study did (duration, object size, chunk, the figure it kept); "no %" says what differs.`;
 }
 
 export function renderBaselineText(c: BaselineComparison): string {
@@ -193,7 +259,7 @@ export function renderBaselineCompact(c: BaselineComparison, width: number): str
         ),
         seconds
           ? line("ours whole (s/object)", (r) => formatNumber(r.cell?.wholeSeconds?.median, 2))
-          : line("ours sent (Mbit/s)", (r) => formatMbps(r.cell?.sent?.median ?? r.cell?.effective?.median)),
+          : line("ours sent (Mbit/s)", (r) => formatMbps(r.cell?.sent?.median)),
         seconds
           ? line("study (s/object)", (r) => formatNumber(r.figure.secondsPerObject, 2))
           : line("study (Mbit/s)", (r) =>
@@ -201,18 +267,24 @@ export function renderBaselineCompact(c: BaselineComparison, width: number): str
                 ? "–"
                 : `${r.figure.approximate ? "~" : ""}${formatNumber(r.figure.megabitsPerSecond)}`,
             ),
-        line("ours vs study", (r) =>
-          r.deltaPercent === null
-            ? "–"
-            : `${r.deltaPercent > 0 ? "+" : ""}${formatNumber(r.deltaPercent, 1)}%`,
-        ),
+        line("ours vs study", (r) => versusText(r, false)),
       ],
     };
-    return renderPivot(
+    const pivot = renderPivot(
       sizes.map((s) => `${formatNumber(s)} MB`),
-      [block],
+      [{ ...block, heading: first.emulation ? `${block.heading} (${first.emulation})` : block.heading }],
       width,
     );
+    const differences = [
+      ...new Set(rows.filter((r) => versusText(r, false) === "no %").flatMap((r) => r.differences)),
+    ];
+    if (differences.length === 0) return pivot;
+    const note = wrap(
+      `  no %: measured differently from the study: ${differences.join("; ")}`,
+      width,
+      "    ",
+    );
+    return [...pivot.slice(0, -1), ...note, ""];
   });
   return [
     ...wrap(headerLine(c), width),

@@ -12,6 +12,7 @@ import {
   baselinePoints,
   loadBaseline,
   matchBaselineSeries,
+  methodDifferences,
 } from "../results/baseline.js";
 import { ceilingOfRecord } from "../results/ceiling.js";
 import { analyzeFleets, type FleetPoint, sustainedRate } from "../results/fleet-analysis.js";
@@ -41,6 +42,8 @@ export interface BaselineOverlay {
   series: BaselineSeries;
   /** Plottable points (stated, approximate or derived from seconds per object). */
   points: BaselinePoint[];
+  /** How this curve's probe ran differently from the study's (empty: the same method, a percentage may be given). */
+  methodDifferences: string[];
 }
 
 export interface CpuPoint {
@@ -158,6 +161,7 @@ function baselineOverlays(
         probeKey: curve.probeKey,
         series,
         points: baselinePoints(series),
+        methodDifferences: methodDifferences(series, cell.probe as unknown as Record<string, unknown>),
       });
   }
   return {

@@ -31,7 +31,11 @@ const probeSchema = z.discriminatedUnion("kind", [
       kind: z.literal("iperf3"),
       direction: z.enum(["upload", "download", "bidir"]),
       timeSeconds: z.number().positive(),
+      /** Seconds iperf3 left out of its sums at the start (-O); 0: none. */
+      omitSeconds: z.number().nonnegative(),
       parallel: z.number().int().positive(),
+      /** Which of iperf3's end sums the study kept: sum_sent (the sender's) or sum_received. */
+      side: z.enum(["sent", "received"]),
     })
     .strict(),
   z
@@ -40,6 +44,8 @@ const probeSchema = z.discriminatedUnion("kind", [
       objectBytes: z.number().int().positive(),
       concurrency: z.number().int().positive(),
       chunkMib: z.number().positive(),
+      /** What the seconds per object span: the whole download (set-up, HEAD, transfer) or the transfer alone. */
+      timed: z.enum(["whole", "transfer"]),
     })
     .strict(),
 ]);
@@ -145,11 +151,13 @@ export interface CurveIdentity {
 }
 
 /**
- * The baseline series that measured the same thing: same probe kind, direction (where it has one)
- * and stream count (the probe's streams parameter: iperf3 parallel, s3-get concurrency), and on AWS the same region; in the lab, the region whose quota
- * equals the profile's (default-625 ~ Tokyo at 625, raised-3000 ~ Oregon at 3,000). Duration and
- * object size may differ: the chart says what the study ran. Streams may not: with a per-flow
- * cap, -P 1 and the study's -P 4 measure different things (the streams preset runs 1-16).
+ * The baseline series that measured the same quantity: same probe kind, direction (where it has
+ * one) and stream count (the probe's streams parameter: iperf3 parallel, s3-get concurrency), and
+ * on AWS the same region; in the lab, the region whose quota equals the profile's (default-625 ~
+ * Tokyo at 625, raised-3000 ~ Oregon at 3,000). Streams must match: with a per-flow cap, -P 1 and
+ * the study's -P 4 measure different things (the streams preset runs 1-16). The rest of the
+ * method (duration, object size, chunk) may differ: `methodDifferences` says how, and a differing
+ * method gets no percentage.
  */
 export function matchBaselineSeries(baseline: Baseline, curve: CurveIdentity): BaselineSeries[] {
   return baseline.series.filter((series) => {
@@ -165,4 +173,45 @@ export function matchBaselineSeries(baseline: Baseline, curve: CurveIdentity): B
       Math.abs(series.quotaMegabitsPerSecond * 1e6 - curve.quotaBitsPerSecond) < 1e3
     );
   });
+}
+
+const GIB = 1_073_741_824;
+const MIB = 1_048_576;
+
+function bytesText(bytes: number): string {
+  if (bytes % GIB === 0) return `${(bytes / GIB).toLocaleString("en-US")} GiB`;
+  return `${(bytes / MIB).toLocaleString("en-US", { maximumFractionDigits: 2 })} MiB`;
+}
+
+/**
+ * How a run's probe (its plan parameters, as the manifest keeps them) was run differently from
+ * the study's series, one phrase each ("-t 8 s (the study: 10 s)"); empty when the method is the
+ * same. The study's figure is a property of its method: a 10 s iperf3 average holds less of the
+ * burst than an 8 s one, and a smaller object's whole seconds are not a 1 GiB object's. A
+ * parameter the manifest does not hold counts as differing (nothing says it was the same).
+ */
+export function methodDifferences(series: BaselineSeries, parameters: Record<string, unknown>): string[] {
+  const differences: string[] = [];
+  const differ = (label: string, ours: unknown, theirs: number | string, unit = "") => {
+    if (ours === theirs) return;
+    const shown = ours === undefined ? `${label} not recorded` : `${label} ${String(ours)}${unit}`;
+    differences.push(`${shown} (the study: ${theirs}${unit})`);
+  };
+  const probe = series.probe;
+  if (probe.kind === "iperf3") {
+    differ("direction", parameters.direction, probe.direction);
+    differ("-P", parameters.parallel, probe.parallel);
+    differ("-t", parameters.timeSeconds, probe.timeSeconds, " s");
+    // a manifest without omitSeconds ran the plan's default: none omitted
+    differ("-O", parameters.omitSeconds ?? 0, probe.omitSeconds, " s");
+  } else {
+    const objectBytes = typeof parameters.objectMib === "number" ? parameters.objectMib * MIB : undefined;
+    if (objectBytes !== probe.objectBytes)
+      differences.push(
+        `${objectBytes === undefined ? "object size not recorded" : `object ${bytesText(objectBytes)}`} (the study: ${bytesText(probe.objectBytes)})`,
+      );
+    differ("concurrency", parameters.concurrency, probe.concurrency);
+    differ("chunk", parameters.chunkMib, probe.chunkMib, " MiB");
+  }
+  return differences;
 }
