@@ -2,7 +2,11 @@ import { requestSizeText } from "../probes/latency/latency-probe.js";
 import type { LatencyMeasurement } from "../probes/latency/measurement.js";
 import type { ConnectionMode } from "../probes/latency/options.js";
 import type { RunAnalysis } from "../results/analysis.js";
-import { publishedLatenciesFor, publishedLatencySource } from "../results/latency-baseline.js";
+import {
+  publishedLatenciesFor,
+  publishedLatencySource,
+  warmKeptAliveTotal,
+} from "../results/latency-baseline.js";
 import type { LatencyCell, LatencyCurve } from "../results/latency-cells.js";
 import { type Percentiles, percentiles } from "../results/latency-percentiles.js";
 import { type LatencyPhase, PHASE_LABELS, summarizeMode } from "../results/latency-phases.js";
@@ -172,7 +176,7 @@ function roundTripLines(cells: readonly LatencyCell[], width: number): string[] 
   return lines;
 }
 
-/** The published figures beside the cells that measured the same thing (kept-alive, same size and memory). */
+/** The published figures beside the cells that measured the same thing (warm kept-alive ranged GETs, same size, memory and VPC). */
 function baselineLines(cells: readonly LatencyCell[], width: number): string[] {
   const rows = baselineRows(cells);
   if (rows.length === 0) return [];
@@ -200,7 +204,7 @@ interface BaselineRow {
 
 function baselineRows(cells: readonly LatencyCell[]): BaselineRow[] {
   return cells.flatMap((cell) => {
-    const ours = cell.modes.find((m) => m.mode === "kept-alive")?.phases.total;
+    const ours = warmKeptAliveTotal(cell);
     if (!ours) return [];
     return publishedLatenciesFor(cell).map((p) => ({
       memoryMb: cell.memoryMb,

@@ -65,13 +65,25 @@ export function publishedLatencies(): PublishedLatency[] {
 }
 
 /**
- * The published series that measured what `cell` measured: kept-alive GETs of the published
- * size at the cell's memory size, outside a VPC (a cell's VPC is not known to the latency
- * cells; the published VPC series are 2,048 MB only and listed apart).
+ * The published series that measured what `cell` measured: ranged GETs of the published size at
+ * the cell's memory size, inside a VPC or not as the cell was. A whole-object GET of the same size
+ * is another request (no Range header), and a VPC function reaches S3 another way.
  */
 export function publishedLatenciesFor(
-  cell: Pick<LatencyCell, "requestBytes" | "memoryMb">,
+  cell: Pick<LatencyCell, "requestBytes" | "memoryMb" | "ranged" | "vpc">,
 ): PublishedLatency[] {
-  if (cell.requestBytes !== publishedLatency.requestBytes) return [];
-  return publishedLatencies().filter((s) => s.memoryMb === cell.memoryMb && !s.vpc);
+  if (cell.requestBytes !== publishedLatency.requestBytes || !cell.ranged) return [];
+  return publishedLatencies().filter((s) => s.memoryMb === cell.memoryMb && s.vpc === cell.vpc);
+}
+
+/**
+ * The cell's time to last byte measured as the source measured its own: kept-alive requests, each
+ * on a connection already open (the source left its first 3 reads out). A kept-alive mode whose
+ * measured requests opened a connection (no warm-up request, or a connection the server closed)
+ * holds connect and TLS times the source's do not: null.
+ */
+export function warmKeptAliveTotal(cell: Pick<LatencyCell, "modes">): Percentiles | null {
+  const mode = cell.modes.find((m) => m.mode === publishedLatency.connectionMode);
+  if (!mode || mode.connectionsOpened > 0) return null;
+  return mode.phases.total;
 }

@@ -26,6 +26,8 @@ export interface LatencyCell {
   requestBytes: number;
   /** true: ranged GETs of a larger object; false: whole objects. */
   ranged: boolean;
+  /** The function was attached to a VPC (AWS; never in the lab). */
+  vpc: boolean;
   /** Successful invocations pooled (repetitions). */
   repetitions: number;
   modes: Array<ModeLatency & { cpuBound: boolean | null }>;
@@ -67,6 +69,7 @@ export function latencyCells(
       probeLabel: first.probeLabel,
       requestBytes: rangeBytes ?? wholeObjectBytes(measurements.flatMap((m) => m.modes)),
       ranged: rangeBytes !== null,
+      vpc: first.vpc,
       repetitions: group.length,
       modes,
       cpuShare,

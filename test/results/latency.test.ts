@@ -520,8 +520,9 @@ test("published baseline: the transcribed times give the source's medians; only 
   assert.equal(node128.n, 20);
   assert.equal(node128.p50Seconds, 0.0997);
   assert.equal(node128.p99Seconds, null);
+  const ranged = { requestBytes: 65_536, memoryMb: 2048, ranged: true, vpc: false };
   assert.deepEqual(
-    publishedLatenciesFor({ requestBytes: 65_536, memoryMb: 2048 }).map((s) => s.region),
+    publishedLatenciesFor(ranged).map((s) => s.region),
     [
       "ap-southeast-2",
       "ap-southeast-2",
@@ -533,8 +534,62 @@ test("published baseline: the transcribed times give the source's medians; only 
       "us-west-2",
     ],
   );
-  assert.deepEqual(publishedLatenciesFor({ requestBytes: 1024, memoryMb: 2048 }), []);
-  assert.equal(publishedLatenciesFor({ requestBytes: 65_536, memoryMb: 3008 }).length, 0);
+  assert.deepEqual(publishedLatenciesFor({ ...ranged, requestBytes: 1024 }), []);
+  assert.equal(publishedLatenciesFor({ ...ranged, memoryMb: 3008 }).length, 0);
+  // a whole 64 KiB object is another request (no Range); a VPC cell has only the VPC series
+  assert.deepEqual(publishedLatenciesFor({ ...ranged, ranged: false }), []);
+  assert.deepEqual(
+    publishedLatenciesFor({ ...ranged, vpc: true }).map((s) => s.id),
+    ["blacha-2024-go-2048-vpc-ap-southeast-2", "blacha-2024-nodejs-2048-vpc-ap-southeast-2"],
+  );
+});
+
+test("published latency beside a run: only warm kept-alive ranged 64 KiB GETs at its memory size, with source, method and n", () => {
+  const { manifest, records } = study();
+  const lines = (list: ResultRecord[]) =>
+    renderLatencyText(buildReportModel(manifest, list, undefined, null).analysis.latency, 200);
+  const beside = (text: string[]) => text.slice(text.findIndex((l) => l.startsWith("Beside published")));
+  const shown = beside(lines(records));
+  assert.match(shown[0] ?? "", /^Beside published figures \(blacha\/s3-response-time/);
+  // 128 MB: ours 4.6 ms (n = 40) beside the Node.js series of 20 (nearest rank 99.7 ms); nothing at 3,008 MB
+  assert.ok(
+    shown.some((l) =>
+      /^ {2}128 MB: ours p50 4\.6 ms, p90 5\.0 ms \(n = 40\); Node\.js \(x86_64\) in ap-southeast-2 p50 100 ms, p90 140 ms \(n = 20\)$/.test(
+        l,
+      ),
+    ),
+    shown.join("\n"),
+  );
+  assert.match(
+    shown.join(" ").replace(/\s+/g, " "),
+    /How they measured: .* each a 64 KiB range at a random 64 KiB boundary/,
+  );
+  assert.ok(!shown.some((l) => l.startsWith("  3,008 MB")), "no published series at 3,008 MB");
+  // measured requests that opened their kept-alive connection (no warm-up): not the source's warm GETs
+  const cold = records.map((r) =>
+    r.latency
+      ? ({
+          ...r,
+          latency: {
+            ...r.latency,
+            warmupRequests: 0,
+            modes: r.latency.modes.map((m) => (m.mode === "kept-alive" ? { ...m, connectionsOpened: 1 } : m)),
+          },
+        } as ResultRecord)
+      : r,
+  );
+  assert.ok(
+    !lines(cold).some((l) => l.startsWith("Beside published")),
+    "cold kept-alive cells: nothing beside them",
+  );
+  // whole-object GETs of 64 KiB: no Range header, not the source's request
+  const whole = records.map((r) =>
+    r.latency ? ({ ...r, latency: { ...r.latency, rangeBytes: null } } as ResultRecord) : r,
+  );
+  assert.ok(
+    !lines(whole).some((l) => l.startsWith("Beside published")),
+    "whole-object GETs: nothing beside them",
+  );
 });
 
 test("plan kind latency: defaults, a list of sizes is one cell each; bad fields are named with what is allowed", () => {
