@@ -13,6 +13,7 @@ import { fleetColumns, fleetNote } from "./fleet-section.js";
 import { cellColumns, escapeHtml, type HtmlColumn, htmlTable, splitSummaryColumns } from "./html-tables.js";
 import { latencyVerdicts, renderLatencyMarkdown } from "./latency-section.js";
 import { methodNotes } from "./method-notes.js";
+import { renderPublishedSeriesHtml } from "./published-series-view.js";
 import type { ReportFormat } from "./report-format.js";
 import type { ReportModel } from "./report-model.js";
 import { curveSentence, measuringCells } from "./summary-rows.js";
@@ -108,6 +109,7 @@ export async function renderHtml(model: ReportModel): Promise<string> {
   parts.push(...targetSections(model, charts, figures));
   parts.push(...summarySections(model, colours));
   parts.push(...baselineSection(model));
+  parts.push(...renderPublishedSeriesHtml(model.publishedSeries, model.label));
   parts.push(...fleetSection(model, charts, figures));
   parts.push(...latencySection(model));
   parts.push('<h2 id="method">How these numbers were measured</h2><ul>');
@@ -142,6 +144,7 @@ function contents(model: ReportModel): string {
     ["targets", "Charts per target"],
     ["summary", "Tables"],
     ...(model.baseline ? [["baseline", "Beside the published study"]] : []),
+    ...(model.publishedSeries.length > 0 ? [["published-series", "Beside a published series"]] : []),
     ...(model.fleets.length > 0 ? [["fleets", "Environments at once"]] : []),
     ...(model.analysis.latency.cells.length > 0 ? [["latency", "S3 GET latency"]] : []),
     ["method", "How it was measured"],

@@ -15,6 +15,7 @@ export function renderJson(model: ReportModel): string {
       baseline: model.baseline,
       baselineComparison: compareWithBaseline(model)?.rows ?? null,
       fleets: model.fleets,
+      publishedSeries: model.publishedSeries,
     },
     null,
     2,

@@ -9,6 +9,7 @@ import { renderBucketMarkdown } from "./bucket-section.js";
 import { fleetMarkdownLines } from "./fleet-section.js";
 import { renderLatencyMarkdown } from "./latency-section.js";
 import { methodNotes } from "./method-notes.js";
+import { renderPublishedSeriesMarkdown } from "./published-series-view.js";
 import type { ReportFormat } from "./report-format.js";
 import type { ReportModel } from "./report-model.js";
 import { renderStreamsPage } from "./streams-section.js";
@@ -53,6 +54,7 @@ export function renderMarkdown(model: ReportModel): string {
     out.push("", `## Beside the published study (${beside.baseline})`, "", baselineHeaderLine(beside), "");
     out.push(...renderBaselineMarkdownTable(beside));
   }
+  out.push(...renderPublishedSeriesMarkdown(model.publishedSeries));
   out.push(...fleetMarkdownLines(model.fleets));
   if (model.analysis.buckets.length > 0) out.push("", renderBucketMarkdown(model.analysis.buckets).trimEnd());
   const latency = renderLatencyMarkdown(model.analysis.latency);

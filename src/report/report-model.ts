@@ -18,6 +18,7 @@ import { ceilingOfRecord } from "../results/ceiling.js";
 import { analyzeFleets, type FleetPoint, sustainedRate } from "../results/fleet-analysis.js";
 import type { RunManifest } from "../results/manifest.js";
 import type { PriceTable } from "../results/price-table.js";
+import { type PublishedSeriesBeside, publishedSeriesBeside } from "../results/published-series.js";
 import { intervalSeries, type RecordRates, recordRates } from "../results/record-rates.js";
 import type { ResultRecord } from "../results/result-record.js";
 import { type ProbeNames, probeNames } from "./probe-names.js";
@@ -85,6 +86,8 @@ export interface ReportModel {
   } | null;
   /** Environments at once: per environment and aggregate against N (empty without fleets). */
   fleets: FleetPoint[];
+  /** Published Lambda iperf3 series beside the cells that measured the same thing (empty when none did). */
+  publishedSeries: PublishedSeriesBeside[];
   /** Short names and family of each probe variant, by probeKey (see probe-names.ts). */
   probeNames: Record<string, ProbeNames>;
   /** What this run's records lack because an earlier release wrote them (empty for current runs). */
@@ -131,6 +134,7 @@ export function buildReportModel(
     ),
     probeNames: Object.fromEntries(manifest.cells.map((cell) => [cell.probeKey, probeNames(cell)])),
     notices: olderSchemaNotices(records),
+    publishedSeries: publishedSeriesBeside(manifest.cells, records),
     baseline: baselineName === null ? null : baselineOverlays(loadBaseline(baselineName), manifest, analysis),
   };
 }

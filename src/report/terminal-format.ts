@@ -2,6 +2,7 @@ import { compareWithBaseline, renderBaselineCompact, renderBaselineText } from "
 import { summaryNotes, summaryPivotLines, verdictLines } from "./console-summary.js";
 import { fleetCompactLines, fleetTextLines } from "./fleet-section.js";
 import { renderLatencyText } from "./latency-section.js";
+import { renderPublishedSeriesText } from "./published-series-view.js";
 import type { ReportFormat } from "./report-format.js";
 import type { ReportModel } from "./report-model.js";
 import { curveSentence, measuringCells, summaryColumns } from "./summary-rows.js";
@@ -48,6 +49,7 @@ export function renderTerminal(model: ReportModel, options: TerminalOptions = {}
         ? renderBaselineText(beside).trimEnd().split("\n")
         : renderBaselineCompact(beside, width)),
     );
+  lines.push(...renderPublishedSeriesText(model.publishedSeries, width));
   return `${lines.join("\n")}\n`;
 }
 

@@ -8,7 +8,8 @@ import type { IntervalSamples } from "../probes/interval-sampler.js";
 export interface MeasuredSeries {
   /** Where it came from: the file, and which transfer in it when it holds several. */
   label: string;
-  format: "iperf3-json" | "iperf3-json-stream" | "csv" | "published";
+  /** run-record: one of this tool's own records, fitted beside a published series. */
+  format: "iperf3-json" | "iperf3-json-stream" | "csv" | "published" | "run-record";
   /** upload = the measuring side sent (iperf3 default); download = it received (-R); null: not said. */
   direction: "upload" | "download" | null;
   /** Which side counted the bytes: a sender counts what the kernel accepted, a receiver what arrived. */
