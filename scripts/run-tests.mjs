@@ -11,7 +11,8 @@
 // - the shared lane: every other file, tier by tier (unit files several at once under a guard that
 //   fails any test starting a process or opening a socket), at the lowest CPU priority (nice 19),
 //   so it only takes CPU time a measurement leaves idle.
-// Files listed "quiet" run last, one at a time, once both lanes are done: nothing runs beside them.
+// Files listed "emulated" (the stock-kernel VM) run in a third lane from the start, beside both.
+// Files listed "quiet" run last, one at a time, once the lanes are done: nothing runs beside them.
 // A run with timing-sensitive files holds the machine-wide bench lock, so a benchmark elsewhere
 // cannot overlap it and those files find the lock already theirs; a run without any takes no lock. No single test may run past 15 minutes:
 // a hang fails loudly instead of stalling CI.
@@ -125,6 +126,7 @@ function laneBatches(plan, manifest) {
   const measuring = [];
   const shared = [];
   const quiet = [];
+  const emulated = [];
   for (const { tier, files } of plan) {
     const of = (timing) => files.filter((file) => timingOf(file, manifest) === timing);
     const rest = of(null);
@@ -143,8 +145,10 @@ function laneBatches(plan, manifest) {
       measuring.push({ lane: "measuring", tier, files: [file], concurrency: 1, nice: false });
     for (const file of of("quiet"))
       quiet.push({ lane: "quiet", tier, files: [file], concurrency: 1, nice: false });
+    for (const file of of("emulated"))
+      emulated.push({ lane: "emulated", tier, files: [file], concurrency: 1, nice: false });
   }
-  return { measuring, shared, quiet };
+  return { measuring, shared, quiet, emulated };
 }
 
 async function runLane(batches, scratch, prefixed) {
@@ -279,27 +283,33 @@ if (plan.length === 0) {
   process.exit(1);
 }
 
-const { measuring, shared, quiet } = laneBatches(plan, manifest);
-// with both lanes busy, each line says which lane and tier it comes from
-const prefixed = [measuring, shared, quiet].filter((lane) => lane.length > 0).length > 1;
+const { measuring, shared, quiet, emulated } = laneBatches(plan, manifest);
+// with several lanes busy, each line says which lane and tier it comes from
+const prefixed = [measuring, shared, quiet, emulated].filter((lane) => lane.length > 0).length > 1;
 for (const { tier, files } of plan) {
   const count = (timing) => files.filter((file) => timingOf(file, manifest) === timing).length;
   console.log(
-    `=== ${tier}: ${files.length} files (${count(null)} shared, ${SHARED_CONCURRENCY[tier]} at a time; measuring: ${count("paired")} paired, ${count("alone")} alone, ${count("quiet")} quiet)`,
+    `=== ${tier}: ${files.length} files (${count(null)} shared, ${SHARED_CONCURRENCY[tier]} at a time; measuring: ${count("paired")} paired, ${count("alone")} alone, ${count("quiet")} quiet, ${count("emulated")} emulated)`,
   );
 }
 const scratch = mkdtempSync(join(tmpdir(), "lnb-test-tiers-"));
 const startedMs = Date.now();
 let lanes;
 try {
-  const [measured, sharedResults] = await Promise.all([
+  const [measured, sharedResults, emulatedResults] = await Promise.all([
     runLane(measuring, scratch, prefixed),
     runLane(shared, scratch, prefixed),
+    runLane(emulated, scratch, prefixed),
   ]);
-  lanes = { measuring: measured, shared: sharedResults, quiet: await runLane(quiet, scratch, prefixed) };
+  lanes = {
+    measuring: measured,
+    shared: sharedResults,
+    emulated: emulatedResults,
+    quiet: await runLane(quiet, scratch, prefixed),
+  };
 } finally {
   rmSync(scratch, { recursive: true, force: true });
 }
-const summaries = tierSummaries(plan, [...lanes.measuring, ...lanes.shared, ...lanes.quiet]);
+const summaries = tierSummaries(plan, Object.values(lanes).flat());
 printSummary(summaries, lanes, (Date.now() - startedMs) / 1000);
 process.exit(summaries.every((r) => r.ok) ? 0 : 1);

@@ -20,13 +20,17 @@ test("the tier manifest names only test files and tiers, and no file twice", () 
   assert.deepEqual(manifestProblems(manifest, files), []);
 });
 
-test("a file that takes the bench lock is listed timing-sensitive (alone, paired or quiet)", () => {
+test("a file that takes the bench lock is listed timing-sensitive (alone, paired, quiet or emulated)", () => {
   const locking = files.filter(
     (file) =>
       timingOf(file, manifest) === null &&
       /import [^;]*(bench-lock|withBenchLock|measured-run)/.test(readFileSync(file, "utf8")),
   );
-  assert.deepEqual(locking, [], 'list these under "alone", "paired" or "quiet" in test/tiers.json');
+  assert.deepEqual(
+    locking,
+    [],
+    'list these under "alone", "paired", "quiet" or "emulated" in test/tiers.json',
+  );
 });
 
 test("the manifest's rules: a folder entry takes its files, an unlisted file is unit", () => {
