@@ -1,11 +1,12 @@
 import { movesData } from "../probes/registry.js";
+import { burstSecondsText } from "../report/burst-text.js";
 import { latencyProgressText } from "../report/latency-section.js";
 import { rateWords } from "../report/rate-words.js";
 import type { ReportModel } from "../report/report-model.js";
 import { renderSummaryJson } from "../report/summary-json.js";
 import { renderTerminal } from "../report/terminal-format.js";
 import { outputWidth } from "../report/text-layout.js";
-import { formatMbps, formatNumber } from "../report/units.js";
+import { formatMbps } from "../report/units.js";
 import { type RecordRates, recordRates } from "../results/record-rates.js";
 import type { ResultRecord } from "../results/result-record.js";
 
@@ -107,7 +108,7 @@ export function progressRateText(rates: RecordRates | null): string {
   const unconfirmed = rates.ceilingCheck === "unknown" ? ", unconfirmed: no quota known" : "";
   const sustained = `${formatMbps(rates.sustainedBitsPerSecond)} Mbit/s ${rateWords.sustained}${unconfirmed}`;
   if (rates.burst)
-    return `${sustained} (${average} avg incl. ${formatNumber(rates.burst.seconds, 1)} s ${rateWords.burst})`;
+    return `${sustained} (${average} avg incl. ${burstSecondsText(rates.burst.seconds, rates.burst.secondsBound, rates.burst.intervalSeconds, 1)} ${rateWords.burst})`;
   return rates.burstFound === "none"
     ? `${sustained} (${average} avg, no ${rateWords.burst})`
     : `${sustained} (${average} avg)`;

@@ -1,5 +1,6 @@
 import type { CellStatistics } from "../results/analysis.js";
 import type { Spread } from "../results/statistics.js";
+import { burstRateText } from "./burst-text.js";
 import { rateWords } from "./rate-words.js";
 import type { ReportModel } from "./report-model.js";
 import { spreadMinimumRepetitions } from "./statistics-display.js";
@@ -81,7 +82,7 @@ export function sustainedCellText(cell: CellStatistics): string {
 export function burstAverageCellText(cell: CellStatistics): string {
   if (!cell.effective) return "";
   const burst = cell.burst
-    ? formatMbps(cell.burst.median)
+    ? burstRateText(cell.burst.median, cell.burstBounds?.peak ?? "measured")
     : cell.burstFound.detected === 0 && cell.burstFound.none > 0
       ? "none"
       : "?";

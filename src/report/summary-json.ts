@@ -49,8 +49,13 @@ export interface SummaryJsonCell {
   sustainedBitsPerSecond: SummaryJsonRate | null;
   /** Why there is no sustained rate (distinct reasons); empty when there is one. */
   sustainedMissing: string[];
+  /** The burst's peak; with `burstBounds.peak` at-least, a lower bound (results/burst-figures.ts). */
   burstBitsPerSecond: SummaryJsonRate | null;
+  /** Seconds at the peak; with `burstBounds.seconds` at-most, an upper bound. */
   burstSeconds: number | null;
+  /** Bytes above the sustained rate (median). */
+  burstBytes: number | null;
+  burstBounds: CellStatistics["burstBounds"];
   /** The whole transfer's rate, burst included ("avg incl. burst"). */
   averageBitsPerSecond: SummaryJsonRate | null;
   quotaPercent: number | null;
@@ -88,6 +93,8 @@ function cellOf(cell: CellStatistics): SummaryJsonCell {
     sustainedMissing: cell.sustainedNullReasons,
     burstBitsPerSecond: rateOf(cell.burst),
     burstSeconds: cell.burstSeconds?.median ?? null,
+    burstBytes: cell.burstBytes?.median ?? null,
+    burstBounds: cell.burstBounds,
     averageBitsPerSecond: rateOf(cell.effective),
     quotaPercent: cell.quotaPercent,
     ceilingBitsPerSecond: cell.ceiling?.bitsPerSecond ?? null,

@@ -3,6 +3,7 @@ import type { CellStatistics, CurveAnalysis } from "../results/analysis.js";
 import { quotaShare } from "../results/bottleneck.js";
 import type { Spread } from "../results/statistics.js";
 import { bottleneckMarks } from "./bottleneck-lines.js";
+import { burstRateText, burstSecondsText } from "./burst-text.js";
 import { rateHeaders } from "./rate-words.js";
 import type { ReportModel } from "./report-model.js";
 import { spreadMinimumRepetitions } from "./statistics-display.js";
@@ -58,15 +59,20 @@ export function sustainedMissingText(cell: CellStatistics): string {
 }
 
 function burstText(cell: CellStatistics): string {
-  if (cell.burst) return spreadText(cell.burst, mbps);
+  if (cell.burst) {
+    const bound = cell.burstBounds?.peak ?? "measured";
+    return spreadText(cell.burst, (v) => burstRateText(v, bound));
+  }
   const found = cell.burstFound;
   if (found.none > 0 && found.detected === 0) return "none";
   return found.undetermined > 0 ? "? (too short)" : "–";
 }
 
+/** "1.10 s, 150 MB": the length at the peak and the bytes above the sustained rate ("< 0.25 s" inside one sample). */
 function burstLengthText(cell: CellStatistics): string {
-  if (!cell.burstSeconds || !cell.burstBytes) return "–";
-  return `${formatNumber(cell.burstSeconds.median, 2)} s, ${formatNumber(cell.burstBytes.median / 1e6)} MB`;
+  if (!cell.burstSeconds || !cell.burstBytes || !cell.burstBounds) return "–";
+  const { seconds, intervalSeconds } = cell.burstBounds;
+  return `${burstSecondsText(cell.burstSeconds.median, seconds, intervalSeconds)}, ${formatNumber(cell.burstBytes.median / 1e6)} MB`;
 }
 
 function pairText(a: number | null | undefined, b: number | null | undefined, format: (v: number) => string) {
@@ -95,7 +101,7 @@ export const summaryColumns: Column[] = [
         ? `${spreadText(c.sustained, mbps)}${c.ceiling === null ? " unconfirmed" : ""}`
         : sustainedMissingText(c),
   },
-  rateColumn(`${rateHeaders.burst} [min-max]`, (c) => c.burst, burstText),
+  { ...rateColumn(`${rateHeaders.burst} [min-max]`, (c) => c.burst), text: burstText },
   {
     header: "Burst length (s, MB)",
     text: burstLengthText,
@@ -203,8 +209,10 @@ export const csvColumns: CsvColumn[] = [
   { header: "Sustained confirmed by the ceiling", raw: (c) => (c.sustained ? c.ceiling !== null : null) },
   { header: "Repetitions ended inside the burst", raw: (c) => c.insideBurst.repetitions },
   ...spreadCsvColumns("Burst", "Mbit/s", 1e6, (c) => c.burst),
+  { header: "Burst peak bound (measured / at-least)", raw: (c) => c.burstBounds?.peak ?? null },
   { header: "Burst seconds median (s)", raw: (c) => c.burstSeconds?.median ?? null },
-  { header: "Burst bytes median (bytes)", raw: (c) => c.burstBytes?.median ?? null },
+  { header: "Burst seconds bound (measured / at-most)", raw: (c) => c.burstBounds?.seconds ?? null },
+  { header: "Burst bytes above sustained median (bytes)", raw: (c) => c.burstBytes?.median ?? null },
   {
     header: "Burst detected / none / undetermined",
     raw: (c) => `${c.burstFound.detected}/${c.burstFound.none}/${c.burstFound.undetermined}`,

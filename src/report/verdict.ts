@@ -7,6 +7,7 @@ import {
 import { quotaShare } from "../results/bottleneck.js";
 import { intervalMinimumRepetitions } from "../results/median-interval.js";
 import { median } from "../results/statistics.js";
+import { burstRateText, burstSecondsText } from "./burst-text.js";
 import type { ReportModel } from "./report-model.js";
 import { spreadMinimumRepetitions } from "./statistics-display.js";
 import { formatMbps, formatNumber, formatPercentNear } from "./units.js";
@@ -36,7 +37,7 @@ export interface VerdictPoint {
 }
 
 export interface VerdictBurst {
-  /** Range of the per-size median burst rates, bit/s. */
+  /** Range of the per-size median burst peaks, bit/s (lower bounds when `peakBound` is at-least). */
   minBitsPerSecond: number;
   maxBitsPerSecond: number;
   medianBitsPerSecond: number;
@@ -44,6 +45,13 @@ export interface VerdictBurst {
   minSeconds: number;
   maxSeconds: number;
   medianSeconds: number;
+  /** Median bytes above the sustained rate over the sizes. */
+  medianBytes: number;
+  /** at-least: no size's samples resolved the peak; at-most: nor its length (results/burst-figures.ts). */
+  peakBound: "measured" | "at-least";
+  secondsBound: "measured" | "at-most";
+  /** The longest sampling interval among the sizes, seconds. */
+  intervalSeconds: number;
   /** Sizes where a burst was detected. */
   memoryMb: number[];
   /** Every size with a measurement had a burst. */
@@ -187,10 +195,16 @@ function shapeOf(points: VerdictPoint[], withRate: VerdictPoint[], lead: CurveAn
 
 function burstOf(cells: CellStatistics[]): VerdictBurst | null {
   const measured = cells.filter((c) => c.effective !== null);
-  const bursting = measured.filter((c) => c.burst !== null && c.burstSeconds !== null);
-  if (bursting.length === 0) return null;
-  const rates = bursting.map((c) => c.burst?.median as number);
-  const seconds = bursting.map((c) => c.burstSeconds?.median as number);
+  const all = measured.filter((c) => c.burst !== null && c.burstSeconds !== null && c.burstBounds !== null);
+  if (all.length === 0) return null;
+  // sizes whose samples resolved the figure speak for it; bounds only where none did
+  const resolvedPeaks = all.filter((c) => c.burstBounds?.peak === "measured");
+  const resolvedLengths = all.filter((c) => c.burstBounds?.seconds === "measured");
+  const rates = (resolvedPeaks.length > 0 ? resolvedPeaks : all).map((c) => c.burst?.median as number);
+  const seconds = (resolvedLengths.length > 0 ? resolvedLengths : all).map(
+    (c) => c.burstSeconds?.median as number,
+  );
+  const bursting = all;
   return {
     minBitsPerSecond: Math.min(...rates),
     maxBitsPerSecond: Math.max(...rates),
@@ -198,6 +212,10 @@ function burstOf(cells: CellStatistics[]): VerdictBurst | null {
     minSeconds: Math.min(...seconds),
     maxSeconds: Math.max(...seconds),
     medianSeconds: median(seconds),
+    medianBytes: median(all.map((c) => c.burstBytes?.median ?? 0)),
+    peakBound: resolvedPeaks.length > 0 ? "measured" : "at-least",
+    secondsBound: resolvedLengths.length > 0 ? "measured" : "at-most",
+    intervalSeconds: Math.max(...all.map((c) => c.burstBounds?.intervalSeconds ?? 0)),
     memoryMb: bursting.map((c) => c.memoryMb),
     atEverySize: bursting.length === measured.length,
   };
@@ -292,6 +310,16 @@ function burstClause(v: Omit<Verdict, "text">): string | null {
   if (v.burstSeen === "none") return "no burst";
   const b = v.burst;
   if (!b) return null;
+  const where = b.atEverySize
+    ? b.memoryMb.length > 1
+      ? " at every size"
+      : ""
+    : ` at ${b.memoryMb.map(mb).join(", ")}`;
+  // a burst the samples did not resolve: its bytes, and bounds, never a rate the samples do not hold
+  if (b.peakBound === "at-least" || b.secondsBound === "at-most") {
+    const length = burstSecondsText(b.maxSeconds, b.secondsBound, b.intervalSeconds, 1);
+    return `burst of ${formatNumber(b.medianBytes / 1e6)} MB above the sustained rate in ${length}${where} (peak ${burstRateText(b.minBitsPerSecond, b.peakBound)}: shorter than the ${formatNumber(b.intervalSeconds, 2)} s samples resolve)`;
+  }
   // one or two intervals above the rest is a start-up wobble as much as a bucket: no rate for it
   if (b.medianSeconds < briefBurstSeconds) return `a brief burst (under ${briefBurstSeconds} s)`;
   const rates =
@@ -302,11 +330,6 @@ function burstClause(v: Omit<Verdict, "text">): string | null {
     b.maxSeconds - b.minSeconds <= burstSameSeconds
       ? `${formatNumber(b.medianSeconds, 1)} s`
       : `${formatNumber(b.minSeconds, 1)}-${formatNumber(b.maxSeconds, 1)} s`;
-  const where = b.atEverySize
-    ? b.memoryMb.length > 1
-      ? " at every size"
-      : ""
-    : ` at ${b.memoryMb.map(mb).join(", ")}`;
   return `burst ${rates} for ${length}${where}`;
 }
 

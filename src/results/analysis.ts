@@ -4,6 +4,7 @@ import { targetKey, targetName } from "../plan/plan-schema.js";
 import { movesData } from "../probes/registry.js";
 import { type Bottleneck, bottleneckInput, nameBottleneck } from "./bottleneck.js";
 import { type BucketCell, bucketCells } from "./bucket-cells.js";
+import { type CellBurst, cellBurst } from "./burst-figures.js";
 import { type Ceiling, ceilingInForce, ceilingOfRecord } from "./ceiling.js";
 import { cpuBoundShare, environmentCpuShare } from "./cpu-share.js";
 import { type LatencyCell, type LatencyCurve, latencyCells, latencyCurves } from "./latency-cells.js";
@@ -43,10 +44,14 @@ export interface CellStatistics {
    * effective: whole transfer (bytes / measured seconds; iperf3 upload = sum_sent, as in the seed).
    */
   effective: Spread | null;
-  /** Rate, length and bytes of the burst, over the repetitions where one was detected. */
+  /**
+   * Peak, length at the peak and bytes above the sustained rate of the burst, over the
+   * repetitions where one was detected; `burstBounds` says which are bounds (burst-figures.ts).
+   */
   burst: Spread | null;
   burstSeconds: Spread | null;
   burstBytes: Spread | null;
+  burstBounds: CellBurst["burstBounds"];
   /** Repetitions with a burst detected, with none, and undetermined (too short or no samples). */
   burstFound: { detected: number; none: number; undetermined: number };
   /** Bytes over measured time after the burst, per repetition: what every headline uses. */
@@ -269,9 +274,7 @@ export function cellStatistics(
     recorded: records.length,
     failures,
     effective,
-    burst: pick((r) => r.burst?.bitsPerSecond ?? null),
-    burstSeconds: pick((r) => r.burst?.seconds ?? null),
-    burstBytes: pick((r) => r.burst?.bytes ?? null),
+    ...cellBurst(rates.flatMap((r) => (r.burst ? [r.burst] : []))),
     burstFound: { detected: count("detected"), none: count("none"), undetermined: count("undetermined") },
     sustained,
     sustainedIntervalMedian: pick((r) => r.sustainedMedianBitsPerSecond),

@@ -1,3 +1,4 @@
+import { type BurstWindow, burstFigures } from "./burst-figures.js";
 import { ceilingNoiseShare } from "./ceiling.js";
 import { type IntervalRate, type IntervalSamples, intervalRates } from "./samples.js";
 import { median } from "./statistics.js";
@@ -28,7 +29,12 @@ import { median } from "./statistics.js";
  *    bytes over time; with no such interval the transfer ended inside the burst and has no
  *    sustained rate, with the bytes it moved above the ceiling and for how long.
  *
- * Burst rate = burst bytes / burst seconds over the window (measured interval durations).
+ * The burst's figures come from the cumulative bytes against the sustained rate (burst-figures.ts):
+ * its bytes above the sustained rate, its peak from the samples wholly inside it (at least
+ * `resolvingSamples`), its length at the peak; a burst too short for that gets bounds (the peak at
+ * least the fastest sample, the length at most the bytes over what that leaves above the sustained
+ * rate: "< 0.25 s" for one that ended inside the first sample), never a figure finer than the sampling.
+ * Without a sustained rate there is nothing to take the bytes above, and no burst figure.
  *
  * Before all of this, the intervals before the first byte and after the last one are dropped:
  * they measure waiting on a request (an S3 time to first byte), not the link. A short S3 test in
@@ -42,11 +48,24 @@ export const minimumSustainedSeconds = 1;
 export const burstMargin = 0.15;
 const robustSdPerMad = 1.4826;
 
-export interface BurstWindow {
+export type { BurstWindow };
+
+/**
+ * Samples wholly inside a burst that measure its peak here: two, where 10 ms samples want three.
+ * Two whole 250 ms samples of one burst agree within a few %, and Lambda's ~1 s burst holds just
+ * two beside its first (TCP start) and its last (where it ends).
+ */
+export const resolvingSamples = 2;
+
+/** The leading samples' rate, length and bytes (measured time): where the burst ran. */
+interface Window {
   bitsPerSecond: number;
   seconds: number;
   bytes: number;
 }
+
+/** The analysis before the burst's figures are read from the cumulative bytes. */
+type WindowAnalysis = Omit<BurstAnalysis, "burst"> & { burst: Window | null };
 
 export interface BurstAnalysis {
   /** The burst at the start of the transfer; null when none was detected (see `burstFound`). */
@@ -70,7 +89,7 @@ export interface BurstAnalysis {
   insideBurst: { excessBytes: number; seconds: number; ceilingBitsPerSecond: number } | null;
 }
 
-const undetermined = (reason: string): BurstAnalysis => ({
+const undetermined = (reason: string): WindowAnalysis => ({
   burst: null,
   burstFound: "undetermined",
   sustainedBitsPerSecond: null,
@@ -92,11 +111,40 @@ export function detectBurst(
   ceilingBitsPerSecond: number | null = null,
 ): BurstAnalysis {
   const edge = detectEdge(recorded);
-  if (ceilingBitsPerSecond === null || !(ceilingBitsPerSecond > 0) || !recorded) return edge;
-  return heldToCeiling(edge, withoutIdleEdges(recorded), ceilingBitsPerSecond);
+  if (!recorded) return { ...edge, burst: null };
+  const samples = withoutIdleEdges(recorded);
+  const held =
+    ceilingBitsPerSecond === null || !(ceilingBitsPerSecond > 0)
+      ? edge
+      : heldToCeiling(edge, samples, ceilingBitsPerSecond);
+  return withFigures(held, samples);
 }
 
-function detectEdge(recorded: IntervalSamples | null): BurstAnalysis {
+/** The burst's figures from the cumulative bytes past its window (burst-figures.ts). */
+function withFigures(analysis: WindowAnalysis, samples: IntervalSamples): BurstAnalysis {
+  const { burst: window, ...rest } = analysis;
+  const sustained = analysis.sustainedBitsPerSecond;
+  if (!window || sustained === null) return { ...rest, burst: null };
+  // the window is the leading samples that make up its measured seconds
+  let count = 0;
+  for (let seconds = 0; count < samples.bytes.length && seconds < window.seconds - 1e-9; count += 1)
+    seconds += samples.durationSeconds[count] as number;
+  const figures = burstFigures(samples, sustained / 8, count, resolvingSamples);
+  if (!figures) return { ...rest, burst: null, burstFound: "none" };
+  return {
+    ...rest,
+    burst: {
+      bitsPerSecond: figures.peakBitsPerSecond,
+      peakBound: figures.peakBound,
+      seconds: figures.seconds,
+      secondsBound: figures.secondsBound,
+      bytes: figures.excessBytes,
+      intervalSeconds: figures.intervalSeconds,
+    },
+  };
+}
+
+function detectEdge(recorded: IntervalSamples | null): WindowAnalysis {
   if (!recorded || recorded.bytes.length === 0) return undetermined("no interval samples in the record");
   const measuredSeconds = sumSeconds(recorded);
   const samples = withoutIdleEdges(recorded);
@@ -161,9 +209,9 @@ function withoutIdleEdges(samples: IntervalSamples): IntervalSamples {
 function sustainedAfter(
   rates: IntervalRate[],
   from: number,
-  burst: BurstWindow | null,
+  burst: Window | null,
   burstFound: "detected" | "none",
-): BurstAnalysis {
+): WindowAnalysis {
   const after = rates.slice(from);
   const seconds = after.reduce((sum, r) => sum + r.durationSeconds, 0);
   const none = { ceilingCheck: "unknown" as const, insideBurst: null, sustainedMedianBitsPerSecond: null };
@@ -203,7 +251,7 @@ function sustainedAfter(
  * ceiling's noise stands; above it, the sustained part starts where the rate falls to the ceiling,
  * or the transfer ended inside its burst.
  */
-function heldToCeiling(edge: BurstAnalysis, samples: IntervalSamples, ceiling: number): BurstAnalysis {
+function heldToCeiling(edge: WindowAnalysis, samples: IntervalSamples, ceiling: number): WindowAnalysis {
   const band = ceiling * (1 + ceilingNoiseShare);
   if (edge.sustainedBitsPerSecond !== null && edge.sustainedBitsPerSecond <= band)
     return { ...edge, ceilingCheck: "known" };
@@ -239,7 +287,7 @@ function heldToCeiling(edge: BurstAnalysis, samples: IntervalSamples, ceiling: n
 const formatMegabytes = (bytes: number) => Math.round(bytes / 1e6).toLocaleString("en-US");
 
 /** Rate, seconds and bytes of the samples that start before `endSeconds` (measured time). */
-function windowBefore(samples: IntervalSamples, endSeconds: number): BurstWindow {
+function windowBefore(samples: IntervalSamples, endSeconds: number): Window {
   let bytes = 0;
   let seconds = 0;
   samples.startSeconds.forEach((start, i) => {

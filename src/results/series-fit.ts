@@ -1,5 +1,6 @@
 import type { IntervalSamples } from "../probes/interval-sampler.js";
 import { type BucketFit, fitBucket } from "./bucket-fit.js";
+import { burstFigures } from "./burst-figures.js";
 import type { MeasuredSeries } from "./measured-series.js";
 import { describe, median, type Spread } from "./statistics.js";
 
@@ -18,7 +19,8 @@ import { describe, median, type Spread } from "./statistics.js";
  * break lies on a sample's end, which at 250 ms read a 35 MB bucket as 31.5 and a 600 Mbit/s
  * peak as 524. With fewer, the burst ended inside the first few samples, which average it with
  * what followed: the peak is at least the fastest of their rates, and the burst lasted at most
- * bucket / (that rate - sustained): bounds, never a figure the samples do not hold.
+ * bucket / (that rate - sustained): bounds, never a figure the samples do not hold. The bucket,
+ * peak and length are read by burst-figures.ts, as for every record's burst.
  */
 
 export type Bounded<B extends string> = { value: number; bound: "measured" | B };
@@ -50,8 +52,6 @@ export interface SeriesFit {
   probeFit: BucketFit;
 }
 
-/** Samples wholly inside the burst needed to measure its peak (the probe's fit uses the same rule). */
-export const RESOLVING_SAMPLES = 3;
 /** A sample this far above the sustained rate still holds some of the burst. */
 const ABOVE_SHARE = 0.1;
 
@@ -88,14 +88,8 @@ export function fitSeries(series: MeasuredSeries): SeriesFit | null {
   let burstSamples = 0;
   while (burstSamples < n - 1 && rateOf(samples, burstSamples) > sustained * (1 + ABOVE_SHARE))
     burstSamples += 1;
-  let total = 0;
-  const excess: number[] = [];
-  samples.bytes.forEach((bytes, i) => {
-    total += bytes;
-    if (i >= burstSamples) excess.push(total - sustained * endOf(samples, i));
-  });
-  const bucketBytes = burstSamples === 0 ? 0 : Math.max(0, median(excess));
-  if (bucketBytes === 0)
+  const figures = burstFigures(samples, sustained, burstSamples);
+  if (!figures)
     return {
       ...common,
       burst: false,
@@ -104,27 +98,12 @@ export function fitSeries(series: MeasuredSeries): SeriesFit | null {
       burstSeconds: null,
       burstSamples: 0,
     };
-  const rates = samples.bytes.slice(0, burstSamples).map((_, i) => rateOf(samples, i));
-  // the first burst sample also holds the connect and TCP start, the last one the burst's end
-  const inside = rates.slice(1, -1);
-  if (inside.length >= RESOLVING_SAMPLES) {
-    const peak = median(inside);
-    return {
-      ...common,
-      burst: true,
-      bucketBytes,
-      peakBitsPerSecond: { value: peak * 8, bound: "measured" },
-      burstSeconds: { value: bucketBytes / (peak - sustained), bound: "measured" },
-      burstSamples,
-    };
-  }
-  const fastest = Math.max(...rates);
   return {
     ...common,
     burst: true,
-    bucketBytes,
-    peakBitsPerSecond: { value: fastest * 8, bound: "at-least" },
-    burstSeconds: { value: bucketBytes / (fastest - sustained), bound: "at-most" },
+    bucketBytes: figures.excessBytes,
+    peakBitsPerSecond: { value: figures.peakBitsPerSecond, bound: figures.peakBound },
+    burstSeconds: { value: figures.seconds, bound: figures.secondsBound },
     burstSamples,
   };
 }

@@ -69,7 +69,7 @@ test("terminal (--wide) and Markdown: labelled emulated, the medians of the reco
   // sustained [min-max] n, burst, burst length, effective: default-625 1,024 MB
   assert.match(
     text,
-    /default-625 +iperf3 upload -P 4 -t 4s +arm64 +1,024 +3\/3 +619 \[588-650\] n=3 +2,800 \[2,800-2,800\] n=3 +1.00 s, 350 MB +1,164 \[1,141-1,187\] n=3 +1,164 \/ 1,152 /,
+    /default-625 +iperf3 upload -P 4 -t 4s +arm64 +1,024 +3\/3 +619 \[588-650\] n=3 +2,800 \[2,800-2,800\] n=3 +1.00 s, 273 MB +1,164 \[1,141-1,187\] n=3 +1,164 \/ 1,152 /,
   );
   // raised-3000 at 10,240 MB: 3,000 x 0.99 = 2,970 sustained, above the 2,800 peak: no burst
   assert.match(text, /raised-3000 +iperf3 upload -P 4 -t 4s +arm64 +10,240 +3\/3 +2,970 .* none /);

@@ -18,8 +18,16 @@ const sustained12 = [600, 610, 590, 600, 605, 595, 600, 600, 610, 590, 600, 600]
 test("burst then sustained: 1 s at 2,800 then 600 (median of the 12 intervals after it)", () => {
   const result = detectBurst(samplesAt([2800, 2800, 2800, 2800, ...sustained12]));
   assert.equal(result.burstFound, "detected");
-  // 4 x 87.5e6 bytes in 4 x 0.25 s
-  assert.deepEqual(result.burst, { bitsPerSecond: 2800e6, seconds: 1, bytes: 350e6 });
+  // two samples wholly inside it at 2,800; (350 - 75) MB/s x 1 s above the sustained rate, whose
+  // own share of the window (75 MB) is not the burst's
+  assert.deepEqual(result.burst, {
+    bitsPerSecond: 2800e6,
+    peakBound: "measured",
+    seconds: 1,
+    secondsBound: "measured",
+    bytes: 275e6,
+    intervalSeconds: 0.25,
+  });
   // sorted: 590 590 595 600 600 600 600 600 600 605 610 610 -> 600
   assert.equal(result.sustainedBitsPerSecond, 600e6);
   assert.equal(result.sustainedIntervals, 12);
@@ -30,8 +38,17 @@ test("a transition interval above the band belongs to the burst: 3 x 2,800 + 1,7
   // tail (start >= 2 s): 605 595 600 600 610 590 600 600 -> L = 600, MAD 2.5 -> ceiling 600 x 1.15 = 690
   const result = detectBurst(samplesAt([2800, 2800, 2800, 1700, ...sustained12]));
   assert.equal(result.burstFound, "detected");
-  // bytes 3 x 87.5e6 + 53.125e6 = 315.625e6 over 1 s = 2,525 Mbit/s
-  assert.deepEqual(result.burst, { bitsPerSecond: 2525e6, seconds: 1, bytes: 315.625e6 });
+  // the peak is the samples wholly inside (2,800), not the window's average with its transition
+  // (2,525); above the sustained rate: 3 x 87.5e6 + 53.125e6 - 75e6 x 1 s = 240.625e6, which
+  // lasted 240.625e6 / (350e6 - 75e6) = 0.875 s at the peak (the 1,700 interval held 0.125 s of it)
+  assert.deepEqual(result.burst, {
+    bitsPerSecond: 2800e6,
+    peakBound: "measured",
+    seconds: 0.875,
+    secondsBound: "measured",
+    bytes: 240.625e6,
+    intervalSeconds: 0.25,
+  });
   assert.equal(result.sustainedBitsPerSecond, 600e6);
 });
 
@@ -55,9 +72,11 @@ test("one noisy interval neither starts nor ends a burst", () => {
   assert.equal(flat.sustainedMedianBitsPerSecond, 600e6);
   // a single dip inside the burst does not cut it short
   const dip = detectBurst(samplesAt([2800, 600, 2800, 2800, ...sustained12]));
-  assert.equal(dip.burst?.seconds, 1);
-  // (3 x 87.5e6 + 18.75e6) bytes in 1 s = 2,250 Mbit/s
-  assert.equal(dip.burst?.bitsPerSecond, 2250e6);
+  // the window still runs to the fourth interval; the peak is the upper of the two inside (600,
+  // 2,800), and the burst's 3 x 68.75e6 bytes above 600 lasted 0.75 s at it
+  assert.equal(dip.burst?.bitsPerSecond, 2800e6);
+  assert.equal(dip.burst?.bytes, 206.25e6);
+  assert.equal(dip.burst?.seconds, 0.75);
 });
 
 test("too short: 1.5 s measured has no sustained part, with the reason, never the average", () => {

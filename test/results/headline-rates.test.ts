@@ -65,7 +65,8 @@ test("plateau, knee, slope, recommendation, cost per GB, time to move N GB and q
   assert.equal(small.effective?.median, 1150e6);
   assert.equal(small.burst?.median, 2800e6);
   assert.equal(small.burstSeconds?.median, 1);
-  assert.equal(small.burstBytes?.median, 350e6);
+  // bytes above the sustained rate: (2,800 - 600) Mbit/s x 1 s / 8, not the burst window's 350e6
+  assert.equal(small.burstBytes?.median, 275e6);
   assert.equal(curve.recommendedRepetitions, 3);
 
   // the same two sizes at n=2: no interval, so no knee, no recommendation, no time to move N GB

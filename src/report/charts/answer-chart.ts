@@ -1,8 +1,9 @@
 import type { TopLevelSpec } from "vega-lite";
 import { movesData } from "../../probes/registry.js";
 import type { CellStatistics } from "../../results/analysis.js";
+import { burstSecondsText } from "../burst-text.js";
 import type { ReportModel } from "../report-model.js";
-import { formatMbps, formatNumber } from "../units.js";
+import { formatMbps } from "../units.js";
 import { chartSubtitle, memoryAxis, memorySizes, minMaxRule, rateAxis, schema } from "./chart-parts.js";
 import type { ChartLayout, ChartSpec } from "./chart-spec.js";
 import { type ProbeSeriesName, probeColours } from "./probe-colours.js";
@@ -184,7 +185,15 @@ function cellRows(cell: CellStatistics, target: string, name: ProbeSeriesName) {
       kind: "burst",
       mark: burstMark,
       rateMbps: cell.burst.median / 1e6,
-      seconds: formatNumber(cell.burstSeconds?.median, 1),
+      seconds:
+        cell.burstSeconds && cell.burstBounds
+          ? burstSecondsText(
+              cell.burstSeconds.median,
+              cell.burstBounds.seconds,
+              cell.burstBounds.intervalSeconds,
+              1,
+            )
+          : "–",
     });
   return rows;
 }
