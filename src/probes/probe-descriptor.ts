@@ -78,7 +78,17 @@ export interface PlannedProbe<Spec, Entry, EventInput> {
   streams: StreamsAxis<Spec> | null;
   /** Size of the test object the probe reads, bytes; null when it needs none. */
   testObjectBytes(spec: Spec): number | null;
+  /**
+   * The one transfer an invocation makes, for the check that it outlasts the burst: its bytes (a
+   * sized transfer) or its seconds (a timed one), and its TCP connections (both directions of a
+   * bidirectional test); null for probes that make no single transfer (info, latency, bucket).
+   */
+  transfer(spec: Spec): TransferShape | null;
 }
+
+export type TransferShape =
+  | { bytes: number; seconds?: undefined; connections: number }
+  | { seconds: number; bytes?: undefined; connections: number };
 
 export interface ProbeDescriptor<EventSchema extends z.ZodType = z.ZodType, Planned = null> {
   name: z.output<EventSchema> extends { probe: infer Name } ? Name : never;

@@ -4,6 +4,7 @@ import { targetKey, targetsOn } from "../plan/platforms.js";
 import { plannedProbe } from "../probes/registry.js";
 import { type CostEstimate, estimateCost } from "../results/cost-estimate.js";
 import type { SourcedPrice } from "../results/price-table.js";
+import { planBurstWarnings } from "./burst-reach.js";
 import { defaultParallelism } from "./parallelism.js";
 
 /**
@@ -12,7 +13,9 @@ import { defaultParallelism } from "./parallelism.js";
  * parallelism, and the server's hours, public IPv4 and iperf3 traffic over that time. Rough upper
  * estimates: transfers are timed at the default 625 Mbit/s quota (the slowest a run goes), and
  * iperf3 traffic is sized at the quota in force (the most a timed test moves). What the account
- * holds (the server deployed, the quota) comes in as `regionFacts`, read at the edge. Pure.
+ * holds (the server deployed, the quota) comes in as `regionFacts`, read at the edge. With
+ * them, on every target (the lab's too), the cells whose transfer is too short to pass the burst
+ * (burst-reach.ts). Pure.
  */
 export interface RegionEstimate {
   region: string;
@@ -51,6 +54,8 @@ export interface PlanEstimate {
   knownUsd: number;
   missing: string[];
   regions: RegionEstimate[];
+  /** Cells whose transfer cannot pass its burst at the rate it can reach (burst-reach.ts), one line each. */
+  burstWarnings: string[];
 }
 
 /** The default bandwidth quota, Mbit/s: transfers take at least as long as at this rate. */
@@ -156,7 +161,16 @@ export function estimatePlan(plan: Plan, options: PlanEstimateOptions = {}): Pla
     knownUsd: regions.reduce((sum, r) => sum + r.cost.knownUsd, 0),
     missing: [...new Set(regions.flatMap((r) => r.cost.missing))],
     regions,
+    burstWarnings: planBurstWarnings(plan, quotasRead(options.regionFacts)),
   };
+}
+
+/** The quotas the preflight read, bit/s per region (a region without one gets the default). */
+function quotasRead(facts: PlanEstimateOptions["regionFacts"]): Map<string, number> {
+  const quotas = new Map<string, number>();
+  for (const [region, fact] of facts ?? [])
+    if (fact.quotaMbps !== null) quotas.set(region, fact.quotaMbps * 1e6);
+  return quotas;
 }
 
 /** The plan's parallelism as one number (the largest, when a plan lists several). */

@@ -143,6 +143,7 @@ export function describePlan(plan: Plan, estimate: PlanEstimate, width = 100): s
     lines.push(
       `  on AWS: ${estimate.invocations} invocations in all, about ${formatMinutes(estimate.durationSeconds)} at parallelism ${planParallelism(plan) ?? 1}`,
     );
+  lines.push(...burstWarningLines(estimate.burstWarnings));
   return wrapEach(lines, width).join("\n");
 }
 
@@ -156,6 +157,11 @@ function describeBasis(region: PlanEstimate["regions"][number]): string {
     ? `iperf3 traffic at the ${basis.trafficMbps} Mbit/s quota in force`
     : `iperf3 traffic at the default ${basis.trafficMbps} Mbit/s quota (the quota in force was not read)`;
   return `${server}; ${traffic}`;
+}
+
+/** The cells that cannot reach their sustained rate, said before anything runs (the same lines for a lab run). */
+export function burstWarningLines(warnings: readonly string[]): string[] {
+  return warnings.map((warning) => `warning: no sustained rate to expect: ${warning}`);
 }
 
 function formatMinutes(seconds: number): string {

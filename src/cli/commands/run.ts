@@ -8,11 +8,12 @@ import { targetName, targetsOn } from "../../plan/platforms.js";
 import { presetNames } from "../../plan/presets.js";
 import { renderBucketText } from "../../report/bucket-section.js";
 import { renderStreamsText } from "../../report/streams-section.js";
-import { outputWidth } from "../../report/text-layout.js";
+import { outputWidth, wrapEach } from "../../report/text-layout.js";
 import { loadReportModel, writeReport } from "../../report/write-report.js";
 import { ceilingOfRecord } from "../../results/ceiling.js";
 import type { RunManifest } from "../../results/manifest.js";
 import { readManifest } from "../../results/run-directory.js";
+import { planBurstWarnings } from "../../runner/burst-reach.js";
 import { RunPausedError } from "../../runner/platform.js";
 import { estimateAwsCost } from "../../runner/run-estimate.js";
 import { type OpenPlatform, runPlan } from "../../runner/run-plan.js";
@@ -21,7 +22,7 @@ import { openPlatform as defaultOpenPlatform, type PlatformAccess } from "../ope
 import { Progress, printRunSummary } from "../progress.js";
 import { withProfile } from "./aws-options.js";
 import type { AwsCommandDeps } from "./aws-session.js";
-import { checkBeforeRun } from "./run-preflight.js";
+import { burstWarningLines, checkBeforeRun } from "./run-preflight.js";
 
 export interface RunCommandOptions {
   config?: string;
@@ -176,6 +177,10 @@ export async function runCommand(options: RunCommandOptions, deps: RunCommandDep
     console.error(`lambda-netbench run: ${refusal}`);
     return 2;
   }
+  // an AWS plan's preflight says it with the plan; a lab run says it before it starts (unshaped: no burst)
+  if (request.kind === "new" && targetsOn(plan.targets, "aws").length === 0 && options.unshaped !== true)
+    for (const line of wrapEach(burstWarningLines(planBurstWarnings(plan)), outputWidth()))
+      console.error(line);
   if (targetsOn(plan.targets, "aws").length > 0) {
     // a resumed AWS run gets the same preflight (credentials may have been renewed, the server extended)
     if (!(await check(false)).ok) {

@@ -27,6 +27,7 @@ export const infoProbe = definePlannedProbe({
     movesData: false,
     streams: null,
     testObjectBytes: () => null,
+    transfer: () => null,
   },
 });
 

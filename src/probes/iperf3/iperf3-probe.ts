@@ -78,5 +78,9 @@ export const iperf3Probe = definePlannedProbe({
       sweepLabel: (spec) => `iperf3 ${spec.direction} -t ${spec.timeSeconds}s`,
     },
     testObjectBytes: () => null,
+    transfer: (spec) => ({
+      seconds: transferSeconds(spec),
+      connections: spec.parallel * directionCount(spec),
+    }),
   },
 });

@@ -111,6 +111,8 @@ export const latencyProbe = definePlannedProbe({
     movesData: false,
     streams: null,
     testObjectBytes: (spec) => (spec.wholeObject ? spec.bytes : Math.ceil(spec.bytes / mebibyte) * mebibyte),
+    // many small requests, timed, not one transfer with a sustained rate
+    transfer: () => null,
   },
 });
 

@@ -69,5 +69,10 @@ export const s3GetProbe = definePlannedProbe({
       sweepLabel: (spec) => `s3-get ${spec.objectMib} MiB chunk ${spec.chunkMib} MiB`,
     },
     testObjectBytes: (spec) => spec.objectMib * mebibyte,
+    // "auto" ramps connections while each raises the rate: it starts with one
+    transfer: (spec) => ({
+      bytes: spec.objectMib * mebibyte,
+      connections: spec.concurrency === "auto" ? 1 : spec.concurrency,
+    }),
   },
 });

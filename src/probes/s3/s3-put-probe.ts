@@ -45,5 +45,6 @@ export const s3PutProbe = definePlannedProbe({
     movesData: true,
     streams: null,
     testObjectBytes: () => null,
+    transfer: (spec) => ({ bytes: spec.sizeMib * mebibyte, connections: spec.concurrency }),
   },
 });
