@@ -8,7 +8,7 @@ import {
 import type { ReportModel } from "./report-model.js";
 import { markdownTable, type TableColumn, textTable } from "./tables.js";
 import { renderPivot, wrap } from "./text-layout.js";
-import { formatMbps, formatNumber } from "./units.js";
+import { formatMbps, formatNumber, formatPercentNear } from "./units.js";
 
 export interface ComparisonRow {
   /** The target in each run (they differ when comparing region against region). */
@@ -214,7 +214,8 @@ export function renderComparisonCompact(c: Comparison, width: number): string {
           if (r.deltaPercent === null)
             return `${formatMbps(r.a?.sustained?.median)}→${formatMbps(r.b?.sustained?.median)}`;
           const sign = r.deltaPercent > 0 ? "+" : "";
-          return `${formatMbps(r.b?.sustained?.median)} ${sign}${formatNumber(r.deltaPercent, 0)}%${marks[r.confidence ?? ""] ?? ""}`;
+          // one decimal near the minimum effect: a 4.6% delta within noise never reads "+5%"
+          return `${formatMbps(r.b?.sustained?.median)} ${sign}${formatPercentNear(r.deltaPercent, Math.sign(r.deltaPercent) * minimumEffectShare * 100)}${marks[r.confidence ?? ""] ?? ""}`;
         }),
       })),
     };

@@ -1,6 +1,7 @@
 import { movesData } from "../probes/registry.js";
 import type { CellStatistics, CurveAnalysis } from "../results/analysis.js";
 import { quotaShare } from "../results/bottleneck.js";
+import { cpuBoundShare } from "../results/cpu-share.js";
 import type { Spread } from "../results/statistics.js";
 import { bottleneckMarks } from "./bottleneck-lines.js";
 import { burstRateText, burstSecondsText } from "./burst-text.js";
@@ -75,6 +76,20 @@ function burstLengthText(cell: CellStatistics): string {
   return `${burstSecondsText(cell.burstSeconds.median, seconds, intervalSeconds)}, ${formatNumber(cell.burstBytes.median / 1e6)} MB`;
 }
 
+/**
+ * Cores that round to the CPU-bound line (90% of the share) say their share, so the figures agree
+ * with the mark: 0.52 of 0.58 cores is 89.9%, not CPU-bound, though 0.52/0.58 reads 0.897 and
+ * 0.53/0.58 would read bound.
+ */
+function cpuShareNearBound(cell: CellStatistics): string {
+  const used = cell.cpuCores?.median;
+  if (used === undefined || !(cell.cpuShareCores > 0)) return "";
+  const percent = (used / cell.cpuShareCores) * 100;
+  return Math.abs(percent - cpuBoundShare * 100) < 2
+    ? ` (${formatPercentNear(percent, cpuBoundShare * 100)})`
+    : "";
+}
+
 function pairText(a: number | null | undefined, b: number | null | undefined, format: (v: number) => string) {
   if ((a === null || a === undefined) && (b === null || b === undefined)) return "–";
   const one = (v: number | null | undefined) => (v === null || v === undefined ? "–" : format(v));
@@ -138,7 +153,7 @@ export const summaryColumns: Column[] = [
   {
     header: "CPU used/share (cores)",
     text: (c) =>
-      `${formatNumber(c.cpuCores?.median, 2)}/${formatNumber(c.cpuShareCores, 2)}${c.cpuBound ? " CPU-BOUND" : ""}`,
+      `${formatNumber(c.cpuCores?.median, 2)}/${formatNumber(c.cpuShareCores, 2)}${cpuShareNearBound(c)}${c.cpuBound ? " CPU-BOUND" : ""}`,
     raw: (c) => c.cpuCores?.median ?? null,
     align: "right",
   },

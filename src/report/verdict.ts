@@ -297,7 +297,7 @@ function largerNote(lead: VerdictPoint, withRate: VerdictPoint[]): string {
   if (larger.length === 0) return "";
   const best = Math.max(...larger.map((p) => p.sustainedBitsPerSecond as number));
   const morePercent = (best / (lead.sustainedBitsPerSecond as number) - 1) * 100;
-  return morePercent > 0
+  return morePercent >= 0.05
     ? ` (larger sizes: up to ${formatNumber(morePercent, 1)}% more, not shown to be over ${formatNumber(minimumEffectShare * 100)}% more)`
     : " (larger sizes: no more)";
 }

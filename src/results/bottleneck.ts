@@ -55,9 +55,12 @@ export const saturatedShare = 0.9;
 
 const mbps = (bitsPerSecond: number) => `${Math.round(bitsPerSecond / 1e6).toLocaleString("en-US")} Mbit/s`;
 const cores = (value: number) => value.toFixed(value < 0.1 ? 3 : 2);
-/** Whole percent, but one decimal within a point of the quota threshold: 94.6% never reads "95%". */
-const percent = (ratio: number) =>
-  Math.abs(ratio * 100 - quotaShare * 100) < 1
+/**
+ * Whole percent, but one decimal within a point of the threshold the figure is judged by (the
+ * quota's 95%, the CPU's 90%): 94.6% never reads "95%", 89.6% of the CPU never "90%".
+ */
+const percent = (ratio: number, threshold = quotaShare) =>
+  Math.abs(ratio * 100 - threshold * 100) < 1
     ? `${(ratio * 100).toFixed(1)}%`
     : `${Math.round(ratio * 100)}%`;
 
@@ -84,14 +87,14 @@ export function nameBottleneck(input: BottleneckInput): Bottleneck {
   if (cpu && cpu.shareCores > 0 && cpu.usedCores >= saturatedShare * cpu.shareCores) {
     return {
       kind: "cpu",
-      evidence: `the client used ${cores(cpu.usedCores)} of its ${cores(cpu.shareCores)} cores of CPU share (${percent(cpu.usedCores / cpu.shareCores)}) for a sustained ${mbps(rate)}${ofQuota}`,
+      evidence: `the client used ${cores(cpu.usedCores)} of its ${cores(cpu.shareCores)} cores of CPU share (${percent(cpu.usedCores / cpu.shareCores, saturatedShare)}) for a sustained ${mbps(rate)}${ofQuota}`,
     };
   }
   const server = input.server;
   if (server && server.usedCores >= saturatedShare * server.capacityCores) {
     return {
       kind: "server",
-      evidence: `the ${server.name} used ${cores(server.usedCores)} of the ${cores(server.capacityCores)} cores it can use (${percent(server.usedCores / server.capacityCores)}) for a sustained ${mbps(rate)}${ofQuota}`,
+      evidence: `the ${server.name} used ${cores(server.usedCores)} of the ${cores(server.capacityCores)} cores it can use (${percent(server.usedCores / server.capacityCores, saturatedShare)}) for a sustained ${mbps(rate)}${ofQuota}`,
     };
   }
   return { kind: "undetermined", evidence: undeterminedEvidence(input, rate, ofQuota) };
@@ -111,7 +114,7 @@ function undeterminedEvidence(input: BottleneckInput, rate: number, ofQuota: str
   const parts = [`sustained ${mbps(rate)}${quota(input, ofQuota)}`];
   parts.push(
     input.cpu
-      ? `client CPU ${cores(input.cpu.usedCores)} of ${cores(input.cpu.shareCores)} cores`
+      ? `client CPU ${cores(input.cpu.usedCores)} of ${cores(input.cpu.shareCores)} cores${shareOf(input.cpu.usedCores, input.cpu.shareCores)}`
       : "client CPU not measured",
   );
   parts.push(
@@ -121,10 +124,17 @@ function undeterminedEvidence(input: BottleneckInput, rate: number, ofQuota: str
   );
   parts.push(
     input.server
-      ? `${input.server.name} CPU ${cores(input.server.usedCores)} of ${cores(input.server.capacityCores)} cores`
+      ? `${input.server.name} CPU ${cores(input.server.usedCores)} of ${cores(input.server.capacityCores)} cores${shareOf(input.server.usedCores, input.server.capacityCores)}`
       : platformNamed(input.platform).unrecordedServerCpu,
   );
   return parts.join("; ");
+}
+
+/** The CPU share beside cores that round to the 90% line (0.896 of 1.00 prints "0.90 of 1.00"): " (89.6%)". */
+function shareOf(used: number, available: number): string {
+  if (!(available > 0)) return "";
+  const ratio = used / available;
+  return Math.abs(ratio - saturatedShare) < 0.02 ? ` (${percent(ratio, saturatedShare)})` : "";
 }
 
 function quota(input: BottleneckInput, ofQuota: string): string {
