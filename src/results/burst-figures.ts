@@ -78,23 +78,18 @@ export function burstFigures(
   const resolved = peak !== null && peak > sustainedBytesPerSecond ? peak : null;
   const excessBytes = excessAfter(samples, sustainedBytesPerSecond, burstSamples, resolved);
   if (!(excessBytes > 0)) return null;
-  const common = { excessBytes, burstSamples, intervalSeconds: samples.intervalSeconds };
-  if (resolved !== null)
-    return {
-      ...common,
-      peakBitsPerSecond: resolved * 8,
-      peakBound: "measured",
-      seconds: excessBytes / (resolved - sustainedBytesPerSecond),
-      secondsBound: "measured",
-    };
+  // unresolved: the fastest burst sample is a lower bound on the peak, so the length an upper one
   const fastest = Math.max(...rates, 0);
-  if (!(fastest > sustainedBytesPerSecond)) return null;
+  const peakRate = resolved ?? fastest;
+  if (!(peakRate > sustainedBytesPerSecond)) return null;
   return {
-    ...common,
-    peakBitsPerSecond: fastest * 8,
-    peakBound: "at-least",
-    seconds: excessBytes / (fastest - sustainedBytesPerSecond),
-    secondsBound: "at-most",
+    excessBytes,
+    burstSamples,
+    intervalSeconds: samples.intervalSeconds,
+    peakBitsPerSecond: peakRate * 8,
+    peakBound: resolved === null ? "at-least" : "measured",
+    seconds: excessBytes / (peakRate - sustainedBytesPerSecond),
+    secondsBound: resolved === null ? "at-most" : "measured",
   };
 }
 

@@ -40,6 +40,20 @@ export function fixtureManifest(
   };
 }
 
+/** One iperf3 upload cell on default-625 at a 625 Mbit/s quota: the smallest run a report reads. */
+export function defaultLabManifest(name: string, repetitions = 3): RunManifest {
+  return fixtureManifest(
+    {
+      name,
+      targets: [{ platform: "local", profile: "default-625" }],
+      memoryMb: [1024],
+      repetitions,
+      probes: [{ kind: "iperf3", timeSeconds: 4, parallel: 4 }],
+    },
+    { "local:default-625": 625e6 },
+  );
+}
+
 /** A successful record of a cell with the given whole-test rate; samples default to a flat series. */
 export function fixtureRecord(
   cell: Cell,

@@ -5,49 +5,36 @@ import { buildReportModel } from "../../src/report/report-model.js";
 import { summaryColumns } from "../../src/report/summary-rows.js";
 import { analyzeRun } from "../../src/results/analysis.js";
 import { nameBottleneck } from "../../src/results/bottleneck.js";
-import { fixtureManifest, fixtureRecord } from "../helpers/fixture-run.js";
+import { defaultLabManifest, fixtureRecord } from "../helpers/fixture-run.js";
 
 /**
  * Rounding at thresholds: a figure printed beside a decision taken at a threshold agrees with the
  * decision. Whole numbers that round onto the line ("0.90 of 1.00 cores", "+5%") say one decimal.
  */
 
-test("client CPU at 89.6% of its share: not CPU-bound, and the evidence says 89.6%, not only '0.90 of 1.00 cores'", () => {
-  const verdict = nameBottleneck({
+/** The bottleneck of a cell below its quota whose client used `usedCores` of one core. */
+const cpuVerdict = (usedCores: number) =>
+  nameBottleneck({
     platform: "local",
     sustainedBitsPerSecond: 400e6,
     quota: { bitsPerSecond: 598e6, basis: "lab profile" },
     streams: null,
     flowCap: null,
-    cpu: { usedCores: 0.896, shareCores: 1 },
+    cpu: { usedCores, shareCores: 1 },
     server: null,
   });
+
+test("client CPU at 89.6% of its share: not CPU-bound, and the evidence says 89.6%, not only '0.90 of 1.00 cores'", () => {
+  const verdict = cpuVerdict(0.896);
   assert.equal(verdict.kind, "undetermined");
   assert.match(verdict.evidence, /client CPU 0\.90 of 1\.00 cores \(89\.6%\)/);
   // at 90.4% it is CPU-bound, and says so to one decimal (the quota's 95% is not its line)
-  const bound = nameBottleneck({
-    platform: "local",
-    sustainedBitsPerSecond: 400e6,
-    quota: { bitsPerSecond: 598e6, basis: "lab profile" },
-    streams: null,
-    flowCap: null,
-    cpu: { usedCores: 0.904, shareCores: 1 },
-    server: null,
-  });
+  const bound = cpuVerdict(0.904);
   assert.equal(bound.kind, "cpu");
   assert.match(bound.evidence, /\(90\.4%\) for a sustained/);
 });
 
-const manifest = fixtureManifest(
-  {
-    name: "cpu-line",
-    targets: [{ platform: "local", profile: "default-625" }],
-    memoryMb: [1024],
-    repetitions: 3,
-    probes: [{ kind: "iperf3", timeSeconds: 4, parallel: 4 }],
-  },
-  { "local:default-625": 625e6 },
-);
+const manifest = defaultLabManifest("cpu-line");
 
 test("the summary's CPU column says the share near the CPU-bound line: '0.52/0.58 (89.6%)', never a bare 0.52/0.58 that reads either way", () => {
   // 1,024 MB / 1,769 MB per vCPU = 0.5789 cores; 89.6% of it is 0.5187 cores over 4 s

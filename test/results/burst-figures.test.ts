@@ -6,7 +6,7 @@ import { buildVerdicts } from "../../src/report/verdict.js";
 import { analyzeRun } from "../../src/results/analysis.js";
 import { detectBurst } from "../../src/results/burst-detection.js";
 import type { IntervalSamples } from "../../src/results/samples.js";
-import { fixtureManifest, fixtureRecord } from "../helpers/fixture-run.js";
+import { defaultLabManifest, fixtureRecord } from "../helpers/fixture-run.js";
 
 /**
  * Burst figures at the sampling's resolution (issue: "2,504 ... 0.25 s, 79 MB" for a 60 MB burst
@@ -57,16 +57,7 @@ test("a 0.14 s burst inside one 250 ms sample: its 60 MB above the sustained rat
 });
 
 test("the summary and the verdict print '< 0.25 s, 60 MB' and a peak of at least the fastest sample, never '0.25 s, 79 MB'", () => {
-  const manifest = fixtureManifest(
-    {
-      name: "oregon-burst",
-      targets: [{ platform: "local", profile: "default-625" }],
-      memoryMb: [1024],
-      repetitions: 3,
-      probes: [{ kind: "iperf3", timeSeconds: 4, parallel: 4 }],
-    },
-    { "local:default-625": 625e6 },
-  );
+  const manifest = defaultLabManifest("oregon-burst");
   const samples = oregon();
   const bytes = samples.bytes.reduce((a, b) => a + b, 0);
   const records = manifest.cells.flatMap((cell) =>
