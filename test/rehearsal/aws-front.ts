@@ -43,10 +43,17 @@ export interface Front {
   forwarded: string[];
   /** The fault layer: rules to answer calls with AWS's errors, and every call seen. */
   faults: AwsFaults;
+  /**
+   * Publishes the server at another address in the stack's outputs from now on (a test makes the
+   * server unreachable from this machine, as corporate egress does, while the lab still reaches it).
+   */
+  publishServerAt(address: string): void;
   close(): Promise<void>;
 }
 
-export async function startFront(options: FrontOptions): Promise<Front> {
+export async function startFront(frontOptions: FrontOptions): Promise<Front> {
+  // a copy: publishServerAt changes the address this front publishes, not the caller's options
+  const options = { ...frontOptions };
   const answered: string[] = [];
   const motoFailures: string[] = [];
   const forwarded: string[] = [];
@@ -77,6 +84,9 @@ export async function startFront(options: FrontOptions): Promise<Front> {
     motoFailures,
     forwarded,
     faults,
+    publishServerAt: (address) => {
+      options.publicAddress = address;
+    },
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();

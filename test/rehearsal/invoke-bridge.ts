@@ -61,6 +61,11 @@ export interface BridgedInvocation {
 export class InvokeBridge {
   /** Every invocation bridged so far (tests assert memory, architecture and code against it). */
   readonly invocations: BridgedInvocation[] = [];
+  /**
+   * Other addresses the server is published at that the lab's environments reach it by (as
+   * AWS's network reaches an instance this machine's egress cannot).
+   */
+  readonly serverAliases = new Set<string>();
 
   constructor(
     private readonly lab: LocalPlatform,
@@ -148,7 +153,9 @@ export class InvokeBridge {
 
   /** The stack's server address and AWS's S3, as the lab's environments reach them. */
   private translate(event: AgentEventInput): AgentEventInput {
-    if (event.probe === "iperf3" && event.host === this.addresses.instancePublic)
+    const serverHost = (host: string) =>
+      host === this.addresses.instancePublic || this.serverAliases.has(host);
+    if ((event.probe === "iperf3" || event.probe === "tcp-connect") && serverHost(event.host))
       return { ...event, host: this.addresses.instanceInLab };
     if ((event.probe === "s3-get" || event.probe === "s3-put") && !event.endpoint)
       return { ...event, endpoint: this.addresses.s3EndpointInLab };

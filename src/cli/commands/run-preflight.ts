@@ -40,7 +40,8 @@ export async function checkBeforeRun(
     options.serverUsdPerHour !== undefined ? { serverUsdPerHour: options.serverUsdPerHour } : {};
   // the durations need nothing from the account; the prices need what the preflight reads
   const timed = estimatePlan(plan, estimateOptions);
-  const preflight = timed.regions.length > 0 ? await preflightAccount(plan, timed, options.aws, write) : null;
+  const preflight =
+    timed.regions.length > 0 ? await preflightAccount(plan, timed, { ...options, write }) : null;
   const regionFacts = new Map((preflight?.facts ?? []).map((facts) => [facts.region, facts]));
   const estimate = await estimateWithServerPrices(plan, { ...estimateOptions, regionFacts }, options.aws);
   write(describePlan(plan, estimate, width));
@@ -63,8 +64,7 @@ export async function checkBeforeRun(
 async function preflightAccount(
   plan: Plan,
   estimate: PlanEstimate,
-  aws: AwsCommandDeps,
-  write: (text: string) => void,
+  { aws, dryRun, write }: { aws: AwsCommandDeps; dryRun: boolean; write: (text: string) => void },
 ): Promise<import("../../platforms/aws/preflight-items.js").PreflightResult> {
   // loaded only for AWS plans: the SDK costs start-up time
   const [{ runPreflight }, { buildAgentZip }] = await Promise.all([
@@ -96,6 +96,8 @@ async function preflightAccount(
     }),
     parallelism: planParallelism(plan) ?? defaultParallelism(plan.targets[0] as Plan["targets"][number]),
     expectedAgentCodeKey,
+    // a real run's preflight may ask the agent function whether it reaches the server
+    dryRun,
     credentials: aws.credentials,
     requestHandler: aws.requestHandler,
     ...(aws.profile ? { profile: aws.profile } : {}),

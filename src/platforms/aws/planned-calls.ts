@@ -43,7 +43,14 @@ const declared = declaredCalls();
  */
 export class PlannedCallRecorder {
   readonly calls: PlannedCall[] = [];
-  constructor(readonly dryRun: boolean) {}
+  /**
+   * `sentAnyway`: `Service.Operation`s a dry run still sends although they are not reads (the
+   * preflight of a real run asks the agent function with an Invoke that changes nothing).
+   */
+  constructor(
+    readonly dryRun: boolean,
+    private readonly sentAnyway: ReadonlySet<string> = new Set(),
+  ) {}
 
   // biome-ignore lint/suspicious/noExplicitAny: one middleware for every client's input and output types
   attach(client: { middlewareStack: MiddlewareStack<any, any> }, region: string): void {
@@ -58,7 +65,11 @@ export class PlannedCallRecorder {
             throw new UndeclaredAwsCallError(`${service}.${operation}`);
           // EC2's DryRun and IAM's simulator ask without changing anything
           const asks = args.input?.DryRun === true || operation === "SimulatePrincipalPolicy";
-          const send = !this.dryRun || isReadOnlyOperation(operation) || asks;
+          const send =
+            !this.dryRun ||
+            isReadOnlyOperation(operation) ||
+            asks ||
+            this.sentAnyway.has(`${service}.${operation}`);
           this.calls.push({ service, operation, region, input: redactInput(args.input), sent: send });
           if (!send) return { output: { $metadata: {} } };
           return next(args);

@@ -186,7 +186,7 @@ async function checkServer(
   clients: AwsClients,
   target: PreflightRegion,
   outputs: Record<string, string>,
-  options: Pick<PreflightOptions, "handshake">,
+  options: Pick<PreflightOptions, "handshake" | "dryRun">,
   now: Date,
 ): Promise<PreflightItem> {
   const region = target.region;
@@ -223,7 +223,15 @@ async function checkServer(
   // reach it (corporate egress seldom lets TCP 5201 out), while Lambda connects from AWS's network:
   // the function itself is asked, and only its own failure to connect stops the run
   if (answer !== "ready" && answer !== "busy")
-    return checkServerFromFunction(clients, region, outputs, host, port, answer);
+    return checkServerFromFunction(
+      clients,
+      region,
+      outputs,
+      { host, port, localAnswer: answer },
+      {
+        invokes: options.dryRun === false,
+      },
+    );
   return {
     check: "server",
     region,
@@ -241,9 +249,8 @@ async function checkServerFromFunction(
   clients: AwsClients,
   region: string,
   outputs: Record<string, string>,
-  host: string,
-  port: number,
-  localAnswer: string,
+  { host, port, localAnswer }: { host: string; port: number; localAnswer: string },
+  { invokes }: { invokes: boolean },
 ): Promise<PreflightItem> {
   const here = `from this machine ${host}:${port} does not answer an iperf3 handshake (${localAnswer})`;
   const securityGroup = `check the server's security group (\`lambda-netbench deploy --region ${region} --with-server\` restores it)`;
@@ -253,7 +260,7 @@ async function checkServerFromFunction(
     status: "unchecked",
     detail: `the server reported every port answering iperf3 on itself, but ${here}: a network that lets no outgoing TCP ${port} out (corporate egress, a VPN) gives that while Lambda reaches the server, and ${why}; the run goes on, and if its iperf3 invocations cannot connect either, ${securityGroup}`,
   });
-  if (clients.recorder.dryRun) return unchecked("a dry run does not invoke the function to ask it");
+  if (!invokes) return unchecked("a dry run does not invoke the function to ask it");
   const outcome = await invokeAgent(
     clients.lambda,
     "$LATEST",

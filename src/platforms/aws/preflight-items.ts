@@ -54,6 +54,12 @@ export interface PreflightOptions {
   recorder?: PlannedCallRecorder;
   // biome-ignore lint/suspicious/noExplicitAny: the SDK clients accept any smithy request handler
   requestHandler?: import("@smithy/types").RequestHandler<any, any>;
+  /**
+   * The command's dry run (the default): nothing is invoked. A real run's preflight may ask the
+   * agent function (one Invoke of the tcp-connect event, which changes nothing) and still sends
+   * no call that changes something.
+   */
+  dryRun?: boolean;
   /** Reaches the server's port (tests: a local stand-in). */
   handshake?: (host: string, port: number) => Promise<"ready" | "busy" | string>;
   now?: () => Date;

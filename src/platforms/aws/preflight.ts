@@ -58,8 +58,11 @@ export async function runPreflight(options: PreflightOptions): Promise<Preflight
     import("./call-retries.js"),
     import("./planned-calls.js"),
   ]);
-  // the preflight only reads: a call that would change something is held back, in every mode
-  const recorder = options.recorder ?? new PlannedCallRecorder(true);
+  // the preflight only reads: a call that would change something is held back, in every mode;
+  // a real run's preflight may also ask the agent function (an Invoke that changes nothing)
+  const recorder =
+    options.recorder ??
+    new PlannedCallRecorder(true, options.dryRun === false ? new Set(["Lambda.Invoke"]) : new Set());
   const clientsFor = (region: string): AwsClients =>
     createAwsClients({
       region,

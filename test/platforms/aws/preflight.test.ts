@@ -371,6 +371,7 @@ describe("the server check from inside the agent function (this machine cannot r
       credentials: testCredentials,
       requestHandler: stub.handler,
       recorder: new PlannedCallRecorder(false),
+      dryRun: false,
       handshake: async () => "ETIMEDOUT",
       now: () => now,
     });

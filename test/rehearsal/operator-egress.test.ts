@@ -1,0 +1,186 @@
+// The preflight from behind corporate egress (issue 29 item 3), rehearsed: the real CLI against
+// moto, with the server published at an address this machine cannot reach (nothing listens on
+// it here) while the lab's environments, standing in for Lambda, reach the server by it. The
+// preflight's own handshake to TCP 5201 fails; a real run then asks the agent function (the
+// tcp-connect event on $LATEST), a dry run does not. Neither writes anything.
+import assert from "node:assert/strict";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, before, test } from "node:test";
+import { DescribeSubnetsCommand } from "@aws-sdk/client-ec2";
+import { ListVersionsByFunctionCommand } from "@aws-sdk/client-lambda";
+import type { SeenCall } from "./aws-faults.js";
+import { motoMissing } from "./moto-process.js";
+import {
+  INSTANCE_PUBLIC_ADDRESS,
+  REHEARSAL_REGION,
+  type Rehearsal,
+  runCli,
+  startRehearsal,
+} from "./rehearsal.js";
+
+const missing = motoMissing();
+if (missing) console.error(`\n*** SKIPPED: the AWS rehearsal needs moto's server mode: ${missing} ***\n`);
+const skip = missing ? `SKIPPED: ${missing}` : false;
+const region = REHEARSAL_REGION;
+/** Where the stack publishes the server in these tests: on this machine's loopback, nothing listens there. */
+const blockedAddress = "127.42.0.9";
+
+let rehearsal: Rehearsal;
+let work: string;
+let planFile: string;
+
+before(
+  async () => {
+    if (skip) return;
+    work = await mkdtemp(join(tmpdir(), "lnb-egress-test-"));
+    planFile = join(work, "egress-plan.yaml");
+    await writeFile(
+      planFile,
+      [
+        "name: egress",
+        "targets: [{ platform: local, profile: default-625 }]",
+        "memoryMb: [1024]",
+        "architectures: [x86_64]",
+        "repetitions: 1",
+        "warmup: false",
+        "probes:",
+        "  - { kind: iperf3, timeSeconds: 5, parallel: 1, direction: upload }",
+        "",
+      ].join("\n"),
+    );
+    rehearsal = await startRehearsal();
+  },
+  { timeout: 180_000 },
+);
+
+after(
+  async () => {
+    if (skip) return;
+    await rehearsal?.stop();
+    await rm(work, { recursive: true, force: true });
+  },
+  { timeout: 120_000 },
+);
+
+async function cli(args: string[]) {
+  const mark = rehearsal.front.faults.calls.length;
+  const invoked = rehearsal.bridge.invocations.length;
+  const result = await runCli(rehearsal, args, { timeoutMs: 200_000 });
+  return {
+    ...result,
+    calls: rehearsal.front.faults.calls.slice(mark),
+    invocations: rehearsal.bridge.invocations.slice(invoked),
+    all: `${result.stdout}\n${result.stderr}`,
+    /** The text as read, whatever the wrapping. */
+    flat: `${result.stdout}\n${result.stderr}`.replace(/\s+/g, " "),
+  };
+}
+
+function assertExit(result: { code: number | null; all: string }, code: number): void {
+  assert.equal(result.code, code, `exit ${result.code}, expected ${code}:\n${result.all}`);
+}
+
+const writes = (calls: SeenCall[]) =>
+  calls.filter((call) => call.write).map((call) => `${call.service} ${call.operation}`);
+
+async function publishedVersions(): Promise<string[]> {
+  const versions = await rehearsal.moto.lambda.send(
+    new ListVersionsByFunctionCommand({ FunctionName: "lambda-netbench-agent" }),
+  );
+  return (versions.Versions ?? []).map((v) => v.Version as string).filter((v) => v !== "$LATEST");
+}
+
+test("deploy --with-server: the server answers at its public address", {
+  skip,
+  timeout: 240_000,
+}, async () => {
+  const described = await rehearsal.moto.ec2.send(new DescribeSubnetsCommand({}));
+  const subnet = (described.Subnets ?? []).find((s) => s.DefaultForAz)?.SubnetId as string;
+  // the function first, then the server, as the walkthrough does (docs/aws.md)
+  assertExit(await cli(["deploy", "--region", region, "--arch", "x86_64", "--test-object-mib", "0"]), 0);
+  const deploy = await cli([
+    "deploy",
+    "--region",
+    region,
+    "--arch",
+    "x86_64",
+    "--test-object-mib",
+    "0",
+    "--with-server",
+    "--ttl-hours",
+    "1",
+    "--subnet-id",
+    subnet,
+  ]);
+  assert.deepEqual(rehearsal.ticker.problems, [], "the emulated instance booted");
+  assertExit(deploy, 0);
+  assert.match(deploy.stdout, /iperf3\s+127\.42\.0\.1 ports 5201-5201/);
+  // from here on, the stack publishes the server where this machine cannot reach it
+  rehearsal.front.publishServerAt(blockedAddress);
+  rehearsal.bridge.serverAliases.add(blockedAddress);
+});
+
+test("run --dry-run behind egress that blocks TCP 5201: the server unchecked, nothing invoked, nothing written", {
+  skip,
+  timeout: 120_000,
+}, async () => {
+  const dry = await cli(["run", "--config", planFile, "--regions", region, "--dry-run"]);
+  assertExit(dry, 0);
+  assert.match(
+    dry.flat,
+    /-- server us-west-2 the server reported every port answering iperf3 on itself, but from this machine 127\.42\.0\.9:5201 does not answer an iperf3 handshake \([^)]+\): .*a dry run does not invoke the function to ask it; the run goes on/,
+  );
+  assert.match(dry.all, /all checks passed/);
+  assert.deepEqual(dry.invocations, []);
+  assert.deepEqual(writes(dry.calls), [], dry.all);
+});
+
+test("run behind that egress: the preflight asks the agent function, which reaches the server; one Invoke, nothing written", {
+  skip,
+  timeout: 120_000,
+}, async () => {
+  // without --yes and without a terminal the run stops at its confirmation, after the preflight
+  const run = await cli(["run", "--config", planFile, "--regions", region]);
+  assertExit(run, 1);
+  assert.match(
+    run.flat,
+    /ok server us-west-2 127\.42\.0\.9:5201 reached from the agent function \(TCP connect in \d+ ms; from this machine 127\.42\.0\.9:5201 does not answer an iperf3 handshake \([^)]+\), as corporate egress often does\); ports 5201-5201/,
+  );
+  assert.match(run.all, /all checks passed/);
+  assert.match(run.all, /pass --yes to run on AWS without a terminal to confirm in/);
+  assert.deepEqual(
+    run.invocations.map((i) => `${i.functionName}:${i.qualifier} ${i.probe}`),
+    ["lambda-netbench-agent:$LATEST tcp-connect"],
+  );
+  assert.equal(run.invocations[0]?.outcome.response?.ok, true);
+  // the Invoke is the only call that is not a read: no version, alias or configuration change
+  assert.deepEqual(writes(run.calls), ["lambda Invoke"], run.all);
+  assert.deepEqual(await publishedVersions(), []);
+});
+
+test("run where the function cannot reach the server either: the preflight fails naming both, nothing else invoked or written", {
+  skip,
+  timeout: 120_000,
+}, async () => {
+  // the lab's environments now connect to the blocked address as published: nothing listens there either
+  rehearsal.bridge.serverAliases.delete(blockedAddress);
+  try {
+    const run = await cli(["run", "--config", planFile, "--regions", region, "--yes"]);
+    assertExit(run, 1);
+    assert.match(
+      run.flat,
+      /FAIL server us-west-2 the server reported every port answering iperf3 on itself, but neither this machine \([^)]+\) nor the agent function \([^)]*ECONNREFUSED[^)]*\) connects to 127\.42\.0\.9:5201/,
+    );
+    assert.match(run.all, /the preflight failed \(above\)/);
+    assert.deepEqual(
+      run.invocations.map((i) => i.probe),
+      ["tcp-connect"],
+    );
+    assert.deepEqual(writes(run.calls), ["lambda Invoke"], run.all);
+    assert.deepEqual(await publishedVersions(), []);
+  } finally {
+    rehearsal.front.publishServerAt(INSTANCE_PUBLIC_ADDRESS);
+  }
+});
