@@ -252,6 +252,21 @@ export const stackResourceActions: Record<string, { actions: string[]; scope: Sc
       scope: "ec2",
     },
   ],
+  // the server's launch template: only what RunInstances cannot say itself (its network
+  // interface's tags), created with our tag (TagSpecifications), changed only while it carries it
+  "AWS::EC2::LaunchTemplate": [
+    {
+      actions: [
+        "ec2:CreateLaunchTemplate",
+        "ec2:CreateLaunchTemplateVersion",
+        "ec2:DeleteLaunchTemplate",
+        "ec2:DescribeLaunchTemplates",
+        "ec2:CreateTags",
+        "ec2:DeleteTags",
+      ],
+      scope: "ec2",
+    },
+  ],
   "AWS::EC2::Instance": [
     {
       actions: [
@@ -396,6 +411,7 @@ export function operatorPolicy(): { Version: "2012-10-17"; Statement: Statement[
         Effect: "Allow",
         Action: [
           "ec2:CreateSecurityGroup",
+          "ec2:CreateLaunchTemplate",
           "ec2:RunInstances",
           "ec2:CreateNetworkInterface",
           "ec2:CreateTags",
@@ -413,13 +429,21 @@ export function operatorPolicy(): { Version: "2012-10-17"; Statement: Statement[
           "arn:aws:ec2:*:*:security-group/*",
           "arn:aws:ec2:*:*:network-interface/*",
           "arn:aws:ec2:*:*:volume/*",
+          // the stack's own launch template (RunInstances authorizes it as a part of the launch)
+          "arn:aws:ec2:*:*:launch-template/*",
         ],
       });
       statements.push({
         Sid: "Ec2ChangeOwnResources",
         Effect: "Allow",
         Action: mutate.filter(
-          (a) => !["ec2:CreateSecurityGroup", "ec2:RunInstances", "ec2:CreateNetworkInterface"].includes(a),
+          (a) =>
+            ![
+              "ec2:CreateSecurityGroup",
+              "ec2:CreateLaunchTemplate",
+              "ec2:RunInstances",
+              "ec2:CreateNetworkInterface",
+            ].includes(a),
         ),
         Resource: "*",
         Condition: { StringEquals: { [`aws:ResourceTag/${tagKey}`]: tagValue } },

@@ -212,6 +212,27 @@ export const resourceSchemas: Record<string, ResourceSchema> = {
     },
     tagging: ["ec2:CreateTags", "ec2:DeleteTags"],
   },
+  "AWS::EC2::LaunchTemplate": {
+    schemaChanged: "2024-11-21",
+    properties: [
+      "LaunchTemplateName",
+      "LaunchTemplateData",
+      "VersionDescription",
+      "TagSpecifications",
+      "LatestVersionNumber",
+      "LaunchTemplateId",
+      "DefaultVersionNumber",
+    ],
+    handlers: {
+      create: ["ec2:CreateLaunchTemplate", "ec2:CreateTags"],
+      read: ["ec2:DescribeLaunchTemplates"],
+      update: ["ec2:CreateLaunchTemplateVersion"],
+      delete: ["ec2:DeleteLaunchTemplate", "ec2:DeleteTags", "ec2:DescribeLaunchTemplates"],
+      list: ["ec2:DescribeLaunchTemplates"],
+    },
+    // not taggable through Tags (the stack's tags do not reach it): its TagSpecifications tag it
+    tagging: [],
+  },
   "AWS::EC2::SecurityGroup": {
     schemaChanged: "2025-06-05",
     properties: [

@@ -59,6 +59,11 @@ export function serverLogicalId(generation: number): string {
   return `Iperf3Server${generation}`;
 }
 
+/** One launch template per generation: a new instance launches from a template of its own deploy. */
+export function serverLaunchTemplateLogicalId(generation: number): string {
+  return `Iperf3ServerLaunchTemplate${generation}`;
+}
+
 const parameterArn = (name: string) => ({
   "Fn::Sub": `arn:\${AWS::Partition}:ssm:\${AWS::Region}:\${AWS::AccountId}:parameter${name}`,
 });
@@ -120,6 +125,16 @@ export function serverResources(server: ServerTemplateOptions): {
   const tags = [{ Key: tagKey, Value: tagValue }];
   const lastPort = iperf3FirstPort + server.ports - 1;
   const instanceId = serverLogicalId(server.generation);
+  const launchTemplateId = serverLaunchTemplateLogicalId(server.generation);
+  // ours and the organization's: on the instance (and so its root volume), its network
+  // interface and its launch template, each at creation
+  const ownedTags = [
+    ...tags,
+    ...(server.organizationTags ?? []).filter(
+      (tag) => tag.Key !== tagKey && tag.Key !== "Name" && !tag.Key.startsWith("aws:"),
+    ),
+  ];
+  const name = { Key: "Name", Value: "lambda-netbench-iperf3" };
   const resources: Resources = {
     ServerSecurityGroup: {
       Type: "AWS::EC2::SecurityGroup",
@@ -158,11 +173,28 @@ export function serverResources(server: ServerTemplateOptions): {
       Type: "AWS::IAM::InstanceProfile",
       Properties: { Roles: [{ Ref: "ServerRole" }] },
     },
+    // CloudFormation's instance tags only the instance (and, below, its root volume): the network
+    // interface EC2 creates with it gets tags only from a launch template's TagSpecifications.
+    // Everything else stays on the instance, so this template holds nothing but those tags
+    [launchTemplateId]: {
+      Type: "AWS::EC2::LaunchTemplate",
+      Properties: {
+        LaunchTemplateData: {
+          TagSpecifications: [{ ResourceType: "network-interface", Tags: [...ownedTags, name] }],
+        },
+        // not taggable by the stack's tags: tagged as it is created, as the operator policy requires
+        TagSpecifications: [{ ResourceType: "launch-template", Tags: ownedTags }],
+      },
+    },
     [instanceId]: {
       Type: "AWS::EC2::Instance",
       Properties: {
         ImageId: server.imageId,
         InstanceType: server.instanceType,
+        // version 1, the one its generation created: a later change of the template (the
+        // organization's tags) makes a version 2 and leaves the running instance alone, as
+        // tags are applied at creation anyway; a new generation gets a new template
+        LaunchTemplate: { LaunchTemplateId: { Ref: launchTemplateId }, Version: "1" },
         IamInstanceProfile: { Ref: "ServerInstanceProfile" },
         // a public address in the chosen subnet, whether or not the subnet assigns one itself
         NetworkInterfaces: [
@@ -184,11 +216,8 @@ export function serverResources(server: ServerTemplateOptions): {
         PropagateTagsToVolumeOnCreation: true,
         UserData: { "Fn::Base64": { "Fn::Sub": serverUserData() } },
         Tags: [
-          ...tags,
-          ...(server.organizationTags ?? []).filter(
-            (tag) => tag.Key !== tagKey && tag.Key !== "Name" && !tag.Key.startsWith("aws:"),
-          ),
-          { Key: "Name", Value: "lambda-netbench-iperf3" },
+          ...ownedTags,
+          name,
           { Key: serverTagNames.expiresAt, Value: server.expiresAt },
           { Key: serverTagNames.ports, Value: portRange(server.ports) },
           { Key: serverTagNames.idleTimeoutSeconds, Value: String(server.idleTimeoutSeconds) },

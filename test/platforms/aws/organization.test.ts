@@ -119,6 +119,20 @@ describe("organization accounts: deploy --permissions-boundary, --role-arn, --ta
       "Owner",
     ]);
     assert.equal(instance.PropagateTagsToVolumeOnCreation, true);
+    // its network interface through its launch template (which the stack's tags do not reach either)
+    const launchTemplate = template.Resources.Iperf3ServerLaunchTemplate1.Properties;
+    for (const [specifications, type] of [
+      [launchTemplate.LaunchTemplateData.TagSpecifications, "network-interface"],
+      [launchTemplate.TagSpecifications, "launch-template"],
+    ])
+      assert.deepEqual(
+        specifications
+          .find((spec: { ResourceType: string }) => spec.ResourceType === type)
+          .Tags.map((tag: { Key: string }) => tag.Key)
+          .slice(0, 3),
+        ["lambda-netbench", "CostCenter", "Owner"],
+        type,
+      );
     const found = roles(template);
     assert.deepEqual(found.map(([id]) => id).sort(), ["AgentRole", "ServerRole"]);
     for (const [id, role] of found) assert.equal(role.Properties.PermissionsBoundary, boundary, id);

@@ -153,13 +153,27 @@ describe("stack template against AWS's CloudFormation resource schemas (@aws-cdk
     assert.equal(readSecrets.Action, "ssm:GetParameter");
     assert.equal(JSON.stringify(readSecrets.Resource).includes("parameter/lambda-netbench/iperf3/"), true);
     assert.ok(!JSON.stringify(readSecrets.Resource).includes("*"));
-    // every taggable resource carries the tag
+    // every taggable resource carries the tag; the launch template (which the stack's tags do not
+    // reach) through its TagSpecifications, as it is created
+    const tagSpecification = (specifications: any[], type: string) =>
+      specifications.find((spec: { ResourceType: string }) => spec.ResourceType === type)?.Tags ?? [];
+    const hasOurTag = (tags: { Key: string }[] | undefined) => tags?.some((t) => t.Key === tagKey) === true;
     for (const [id, resource] of Object.entries(r))
-      if (!["AWS::S3::BucketPolicy", "AWS::IAM::InstanceProfile"].includes(resource.Type))
-        assert.ok(
-          resource.Properties.Tags?.some((t: { Key: string }) => t.Key === tagKey),
-          `${id} is tagged`,
-        );
+      if (resource.Type === "AWS::EC2::LaunchTemplate")
+        assert.ok(hasOurTag(tagSpecification(resource.Properties.TagSpecifications, "launch-template")), id);
+      else if (!["AWS::S3::BucketPolicy", "AWS::IAM::InstanceProfile"].includes(resource.Type))
+        assert.ok(hasOurTag(resource.Properties.Tags), `${id} is tagged`);
+    // the network interface EC2 creates with the instance: tagged at creation by its launch template,
+    // the one of its generation, at the version that generation created
+    const launchTemplate = r.Iperf3ServerLaunchTemplate2!.Properties;
+    assert.ok(
+      hasOurTag(tagSpecification(launchTemplate.LaunchTemplateData.TagSpecifications, "network-interface")),
+    );
+    assert.deepEqual(Object.keys(launchTemplate.LaunchTemplateData), ["TagSpecifications"], "nothing else");
+    assert.deepEqual(instance.LaunchTemplate, {
+      LaunchTemplateId: { Ref: "Iperf3ServerLaunchTemplate2" },
+      Version: "1",
+    });
   });
 
   test("user data is valid bash once CloudFormation substitutes it", () => {
