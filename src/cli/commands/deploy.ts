@@ -1,5 +1,6 @@
 import type { Command } from "commander";
-import { buildAgentZip } from "../../platforms/aws/agent-zip.js";
+import type { Architecture } from "../../plan/architecture.js";
+import { buildAgentZip, type CodePackage } from "../../platforms/aws/agent-zip.js";
 import type { AwsClients } from "../../platforms/aws/aws-clients.js";
 import {
   AwsInputError,
@@ -9,7 +10,10 @@ import {
   validateNumberInRange,
   validateResourceId,
 } from "../../platforms/aws/aws-input.js";
+import type { DeployResult, ServerRequest } from "../../platforms/aws/deploy.js";
+import type { OrganizationOptions } from "../../platforms/aws/organization.js";
 import { buildStackTemplate } from "../../platforms/aws/stack-template.js";
+import type { VpcRequest } from "../../platforms/aws/vpc-variant.js";
 import { MAX_TEST_OBJECT_MIB } from "../../probes/s3/test-object-size.js";
 import { formatCostEstimate } from "../../report/cost-text.js";
 import { outputWidth } from "../../report/text-layout.js";
@@ -49,10 +53,21 @@ interface DeployCliOptions {
 
 /** `lambda-netbench deploy --region R`: creates or updates the region's stack. */
 export function registerDeployCommand(program: Command, deps: AwsCommandDeps = {}): void {
-  withAwsRegion(
-    program.command("deploy"),
-    "AWS region, e.g. us-west-2 (not needed with --print-operator-policy)",
-  )
+  declareDeployOptions(
+    withAwsRegion(
+      program.command("deploy"),
+      "AWS region, e.g. us-west-2 (not needed with --print-operator-policy)",
+    ),
+  ).action(async (options: DeployCliOptions) => {
+    if (options.printOperatorPolicy) return printOperatorPolicy();
+    const request = await deployRequest(options);
+    if (options.printTemplate) return printTemplate(request);
+    await deploy(request, options, deps);
+  });
+}
+
+function declareDeployOptions(command: Command): Command {
+  return command
     .description("create or update the region's stack: bucket, agent function, optional iperf3 server")
     .option("--arch <arch>", "function architecture: arm64 or x86_64", "arm64")
     .option("--memory-mb <mb>", "memory of $LATEST (each measured size gets its own version)", "2048")
@@ -102,135 +117,182 @@ export function registerDeployCommand(program: Command, deps: AwsCommandDeps = {
     .option(
       "--print-operator-policy",
       "print the least-privilege IAM policies (each within IAM's 6,144 characters) the person running quota/deploy/run/teardown needs, with how to attach them, and exit",
-    )
-    .action(async (options: DeployCliOptions) => {
-      if (options.printOperatorPolicy) {
-        const { operatorPolicies, attachPoliciesHelp } = await import(
-          "../../platforms/aws/operator-policy.js"
-        );
-        const policies = operatorPolicies();
-        console.log(
-          JSON.stringify(
-            policies.map((policy) => ({ PolicyName: policy.name, PolicyDocument: policy.document })),
-            null,
-            2,
-          ),
-        );
-        console.error(attachPoliciesHelp(policies.map((policy) => policy.name)));
-        return;
-      }
-      const region = await commandRegion(options.region, options.profile);
-      if (options.withServer && options.removeServer)
-        throw new AwsInputError("remove-server", "not with --with-server");
-      const arch = validateArchitecture(options.arch);
-      const memoryMb = validateMemoryMb(Number(options.memoryMb), "memory-mb");
-      const timeoutSeconds = validateNumberInRange(options.timeoutSeconds, "timeout-seconds", 1, 900, true);
-      const server = options.withServer
-        ? {
-            instanceType: validateInstanceType(options.instanceType, "instance-type"),
-            ttlHours: validateNumberInRange(options.ttlHours, "ttl-hours", 0.25, 72),
-            ports: validateNumberInRange(options.serverPorts, "server-ports", 1, 16, true),
-            idleTimeoutSeconds: validateNumberInRange(
-              options.idleTimeoutSeconds,
-              "idle-timeout-seconds",
-              5,
-              3600,
-              true,
-            ),
-            ...(options.subnetId
-              ? { subnetId: validateResourceId(options.subnetId, "subnet-id", "subnet") }
-              : {}),
-            ...(options.vpcId ? { vpcId: validateResourceId(options.vpcId, "vpc-id", "vpc") } : {}),
-            updateAmi: options.updateAmi === true,
-          }
-        : null;
-      const serverUsdPerHour =
-        options.serverUsdPerHour === undefined
-          ? undefined
-          : validateNumberInRange(options.serverUsdPerHour, "server-usd-per-hour", 0, 1000);
-      const testObjectMib = validateNumberInRange(
-        options.testObjectMib,
-        "test-object-mib",
-        0,
-        MAX_TEST_OBJECT_MIB,
-        true,
-      );
-      const vpc = await vpcRequest(options);
-      const organization = await organizationOptions(options, server !== null);
-      const agent = buildAgentZip();
-      if (options.printTemplate) {
-        const { withPermissionsBoundary } = await import("../../platforms/aws/organization.js");
-        const template = buildStackTemplate({
-          agentCodeKey: agent.key,
-          arch,
-          memoryMb,
-          timeoutSeconds,
-          server: server
-            ? {
-                instanceType: server.instanceType,
-                ports: server.ports,
-                idleTimeoutSeconds: server.idleTimeoutSeconds,
-                generation: 1,
-                expiresAt: new Date(Date.now() + server.ttlHours * 3_600_000).toISOString(),
-                // what deploy resolves from the account (shown as placeholders here)
-                imageId: "<latest AL2023 AMI, pinned at deploy>",
-                vpcId: server.vpcId ?? "<default VPC>",
-                subnetId: server.subnetId ?? "<a subnet of the VPC>",
-              }
-            : null,
-          // deploy looks the VPC up from the subnets (shown as a placeholder here)
-          vpc: vpc ? { ...vpc, vpcId: "<the VPC of the subnets>" } : null,
-        });
-        console.log(
-          JSON.stringify(withPermissionsBoundary(template, organization.permissionsBoundaryArn), null, 2),
-        );
-        return;
-      }
-      const { deployStack } = await import("../../platforms/aws/deploy.js");
-      const session = await openAwsSession(options.dryRun === true, withProfile(deps, options.profile));
-      const clients = session.clientsFor(region);
-      try {
-        if (server) console.error(await serverCostEstimate(clients, server, serverUsdPerHour));
-        const result = await deployStack(clients, {
-          arch,
-          memoryMb,
-          timeoutSeconds,
-          server,
-          agent,
-          testObjectBytes: testObjectMib > 0 ? testObjectMib * 1_048_576 : null,
-          ...(vpc !== undefined ? { vpc } : {}),
-          ...(options.removeServer ? { removeServer: true } : {}),
-          organization,
-          ...(deps.pacing ? { stackPoll: deps.pacing.stackPoll, serverReady: deps.pacing.serverReady } : {}),
-          log: (line) => console.error(line),
-        });
-        session.printPlan();
-        if (result.dryRun) {
-          const denied = result.dryRunFindings.filter((finding) => finding.allowed === false);
-          console.log(
-            denied.length === 0
-              ? "Dry run: the account's checks found nothing that would be refused"
-              : `Dry run: ${denied.length} check(s) would be refused (above): nothing was created`,
-          );
-          if (denied.length > 0) process.exitCode = 1;
-          return;
+    );
+}
+
+/** `--print-operator-policy`: the policies on stdout (one JSON document), how to attach them on stderr. */
+async function printOperatorPolicy(): Promise<void> {
+  const { operatorPolicies, attachPoliciesHelp } = await import("../../platforms/aws/operator-policy.js");
+  const policies = operatorPolicies();
+  console.log(
+    JSON.stringify(
+      policies.map((policy) => ({ PolicyName: policy.name, PolicyDocument: policy.document })),
+      null,
+      2,
+    ),
+  );
+  console.error(attachPoliciesHelp(policies.map((policy) => policy.name)));
+}
+
+/** Everything deploy takes from its options, checked before any AWS call. */
+interface DeployRequest {
+  region: string;
+  arch: Architecture;
+  memoryMb: number;
+  timeoutSeconds: number;
+  server: ServerRequest | null;
+  serverUsdPerHour: number | undefined;
+  testObjectMib: number;
+  vpc: VpcRequest | null | undefined;
+  organization: OrganizationOptions;
+  agent: CodePackage;
+}
+
+async function deployRequest(options: DeployCliOptions): Promise<DeployRequest> {
+  const region = await commandRegion(options.region, options.profile);
+  if (options.withServer && options.removeServer)
+    throw new AwsInputError("remove-server", "not with --with-server");
+  // checked in this order: the first bad option is the one named
+  const arch = validateArchitecture(options.arch);
+  const memoryMb = validateMemoryMb(Number(options.memoryMb), "memory-mb");
+  const timeoutSeconds = validateNumberInRange(options.timeoutSeconds, "timeout-seconds", 1, 900, true);
+  const server = serverRequest(options);
+  const serverUsdPerHour =
+    options.serverUsdPerHour === undefined
+      ? undefined
+      : validateNumberInRange(options.serverUsdPerHour, "server-usd-per-hour", 0, 1000);
+  const testObjectMib = validateNumberInRange(
+    options.testObjectMib,
+    "test-object-mib",
+    0,
+    MAX_TEST_OBJECT_MIB,
+    true,
+  );
+  const vpc = await vpcRequest(options);
+  const organization = await organizationOptions(options, server !== null);
+  const agent = buildAgentZip();
+  return {
+    region,
+    arch,
+    memoryMb,
+    timeoutSeconds,
+    server,
+    serverUsdPerHour,
+    testObjectMib,
+    vpc,
+    organization,
+    agent,
+  };
+}
+
+/** `--with-server` and the server's options, or null without it. */
+function serverRequest(options: DeployCliOptions): ServerRequest | null {
+  if (!options.withServer) return null;
+  return {
+    instanceType: validateInstanceType(options.instanceType, "instance-type"),
+    ttlHours: validateNumberInRange(options.ttlHours, "ttl-hours", 0.25, 72),
+    ports: validateNumberInRange(options.serverPorts, "server-ports", 1, 16, true),
+    idleTimeoutSeconds: validateNumberInRange(
+      options.idleTimeoutSeconds,
+      "idle-timeout-seconds",
+      5,
+      3600,
+      true,
+    ),
+    ...(options.subnetId ? { subnetId: validateResourceId(options.subnetId, "subnet-id", "subnet") } : {}),
+    ...(options.vpcId ? { vpcId: validateResourceId(options.vpcId, "vpc-id", "vpc") } : {}),
+    updateAmi: options.updateAmi === true,
+  };
+}
+
+/** `--print-template`: the template deploy would apply, with what it reads from the account as placeholders. */
+async function printTemplate(request: DeployRequest): Promise<void> {
+  const { withPermissionsBoundary } = await import("../../platforms/aws/organization.js");
+  const { server, vpc } = request;
+  const template = buildStackTemplate({
+    agentCodeKey: request.agent.key,
+    arch: request.arch,
+    memoryMb: request.memoryMb,
+    timeoutSeconds: request.timeoutSeconds,
+    server: server
+      ? {
+          instanceType: server.instanceType,
+          ports: server.ports,
+          idleTimeoutSeconds: server.idleTimeoutSeconds,
+          generation: 1,
+          expiresAt: new Date(Date.now() + server.ttlHours * 3_600_000).toISOString(),
+          // what deploy resolves from the account (shown as placeholders here)
+          imageId: "<latest AL2023 AMI, pinned at deploy>",
+          vpcId: server.vpcId ?? "<default VPC>",
+          subnetId: server.subnetId ?? "<a subnet of the VPC>",
         }
-        console.log(`stack lambda-netbench in ${region}: ${result.action}`);
-        console.log(`  bucket       ${result.bucket}`);
-        console.log(`  agent code   s3://${result.bucket}/${result.agentCodeKey}`);
-        if (result.testObjectKey) console.log(`  test object  ${result.testObjectKey}`);
-        if (result.vpc)
-          console.log(
-            `  vpc agent    ${result.vpc.functionName} in ${result.vpc.vpcId} (${result.vpc.subnetIds.join(",")}), security group ${result.vpc.securityGroupId ?? "created by the stack, no ingress"}`,
-          );
-        if (result.server)
-          console.log(
-            `  iperf3       ${result.server.host} ports ${result.server.ports}, RSA auth (${result.server.padding ?? "not ready yet"}), terminates itself at ${result.server.expiresAt}`,
-          );
-      } finally {
-        session.release(clients);
-      }
+      : null,
+    // deploy looks the VPC up from the subnets (shown as a placeholder here)
+    vpc: vpc ? { ...vpc, vpcId: "<the VPC of the subnets>" } : null,
+  });
+  console.log(
+    JSON.stringify(withPermissionsBoundary(template, request.organization.permissionsBoundaryArn), null, 2),
+  );
+}
+
+/** The deploy itself (or its dry run): the server's cost first, then the stack, then what was made. */
+async function deploy(
+  request: DeployRequest,
+  options: DeployCliOptions,
+  deps: AwsCommandDeps,
+): Promise<void> {
+  const { deployStack } = await import("../../platforms/aws/deploy.js");
+  const session = await openAwsSession(options.dryRun === true, withProfile(deps, options.profile));
+  const clients = session.clientsFor(request.region);
+  try {
+    if (request.server)
+      console.error(await serverCostEstimate(clients, request.server, request.serverUsdPerHour));
+    const result = await deployStack(clients, {
+      arch: request.arch,
+      memoryMb: request.memoryMb,
+      timeoutSeconds: request.timeoutSeconds,
+      server: request.server,
+      agent: request.agent,
+      testObjectBytes: request.testObjectMib > 0 ? request.testObjectMib * 1_048_576 : null,
+      ...(request.vpc !== undefined ? { vpc: request.vpc } : {}),
+      ...(options.removeServer ? { removeServer: true } : {}),
+      organization: request.organization,
+      ...(deps.pacing ? { stackPoll: deps.pacing.stackPoll, serverReady: deps.pacing.serverReady } : {}),
+      log: (line) => console.error(line),
     });
+    session.printPlan();
+    if (result.dryRun) printDryRunVerdict(result);
+    else printDeployed(result, request.region);
+  } finally {
+    session.release(clients);
+  }
+}
+
+/** A dry run's last line; exit 1 when a check would be refused. */
+function printDryRunVerdict(result: DeployResult): void {
+  const denied = result.dryRunFindings.filter((finding) => finding.allowed === false);
+  console.log(
+    denied.length === 0
+      ? "Dry run: the account's checks found nothing that would be refused"
+      : `Dry run: ${denied.length} check(s) would be refused (above): nothing was created`,
+  );
+  if (denied.length > 0) process.exitCode = 1;
+}
+
+/** What the stack now holds. */
+function printDeployed(result: DeployResult, region: string): void {
+  console.log(`stack lambda-netbench in ${region}: ${result.action}`);
+  console.log(`  bucket       ${result.bucket}`);
+  console.log(`  agent code   s3://${result.bucket}/${result.agentCodeKey}`);
+  if (result.testObjectKey) console.log(`  test object  ${result.testObjectKey}`);
+  if (result.vpc)
+    console.log(
+      `  vpc agent    ${result.vpc.functionName} in ${result.vpc.vpcId} (${result.vpc.subnetIds.join(",")}), security group ${result.vpc.securityGroupId ?? "created by the stack, no ingress"}`,
+    );
+  if (result.server)
+    console.log(
+      `  iperf3       ${result.server.host} ports ${result.server.ports}, RSA auth (${result.server.padding ?? "not ready yet"}), terminates itself at ${result.server.expiresAt}`,
+    );
 }
 
 /**
@@ -270,7 +332,7 @@ async function serverCostEstimate(
  */
 async function vpcRequest(
   options: Pick<DeployCliOptions, "vpcSubnets" | "vpcSecurityGroup" | "removeVpc">,
-): Promise<import("../../platforms/aws/vpc-variant.js").VpcRequest | null | undefined> {
+): Promise<VpcRequest | null | undefined> {
   if (options.removeVpc) {
     if (options.vpcSubnets !== undefined || options.vpcSecurityGroup !== undefined)
       throw new AwsInputError("remove-vpc", "not with --vpc-subnets or --vpc-security-group");
@@ -285,7 +347,7 @@ async function vpcRequest(
 async function organizationOptions(
   options: Pick<DeployCliOptions, "permissionsBoundary" | "roleArn" | "tags">,
   withServer: boolean,
-): Promise<import("../../platforms/aws/organization.js").OrganizationOptions> {
+): Promise<OrganizationOptions> {
   const { checkMetadataTagKeys, parseTags, validatePolicyArn, validateRoleArn } = await import(
     "../../platforms/aws/organization.js"
   );

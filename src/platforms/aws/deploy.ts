@@ -159,23 +159,252 @@ function refuseSilentServerRemoval(
 }
 
 /**
- * One UpdateStack with this template, waited for (not in a dry run, where the recorder holds it
- * back). The schedules' nested stacks stay; "No updates are to be performed" is not a failure.
+ * What a deploy and its dry run do differently, decided once (`deployMode`): the steps below
+ * never ask whether this is a dry run. In a dry run the recorder holds back every call that
+ * changes something, so there is nothing to wait for, no server to see boot and no function to
+ * invoke; instead the account's guardrails are asked first whether they would let it be.
+ */
+interface DeployMode {
+  dryRun: boolean;
+  /** The stack once CloudFormation has reached one of `statuses` (a dry run: `predicted`). */
+  settle(statuses: string[], predicted: StackState | null): Promise<StackState | null>;
+  /** EC2's dry runs and the policy simulation before anything is created (a real deploy: none). */
+  guardrails(server: DryRunServer | null, tags: ReturnType<typeof stackTags>): Promise<DryRunFinding[]>;
+  /** The server once it reports ready (a dry run created none). */
+  serverReady(outputs: Record<string, string>): Promise<DeployResult["server"]>;
+  /** The S3 test object, written by the agent's s3-put (a dry run says what it would invoke). */
+  testObject(bucket: string, bytes: number): Promise<string | null>;
+}
+
+type DryRunServer = NonNullable<Parameters<typeof deployDryRunChecks>[1]>;
+
+function deployMode(clients: AwsClients, options: DeployOptions, log: (line: string) => void): DeployMode {
+  const poll = options.stackPoll ?? { pollIntervalMs: 10_000, timeoutMs: 45 * 60_000 };
+  if (clients.recorder.dryRun)
+    return {
+      dryRun: true,
+      settle: async (_statuses, predicted) => predicted,
+      guardrails: (server, tags) => deployDryRunChecks(clients, server, tags),
+      serverReady: async () => null,
+      testObject: async (_bucket, bytes) => {
+        log(`would invoke the agent's s3-put for a ${bytes}-byte test object`);
+        return null;
+      },
+    };
+  return {
+    dryRun: false,
+    settle: (statuses) => waitForStack(clients.cloudFormation, statuses, poll),
+    guardrails: async () => [],
+    serverReady: (outputs) => waitForServerReady(clients, outputs, options.serverReady, log),
+    testObject: (bucket, bytes) =>
+      ensureTestObject(clients.s3, { bucket, region: clients.region }, bytes, (event) =>
+        invokeAgent(clients.lambda, "$LATEST", event),
+      ),
+  };
+}
+
+/**
+ * The stack as it stands, ready for a deploy: one being changed stops here; a failed creation
+ * (ROLLBACK_COMPLETE, which can only be deleted) is deleted first.
+ */
+async function usableStack(
+  clients: AwsClients,
+  mode: DeployMode,
+  log: (line: string) => void,
+): Promise<StackState | null> {
+  const state = await describeStack(clients.cloudFormation);
+  if (state?.status.endsWith("_IN_PROGRESS")) throw new StackBusyError(state.status);
+  if (state?.status === "ROLLBACK_COMPLETE") {
+    log(`stack ${stackName} is ROLLBACK_COMPLETE (a failed creation): deleting it before creating it again`);
+    await clients.cloudFormation.send(new DeleteStackCommand({ StackName: stackName }));
+    await mode.settle(["DELETE_COMPLETE"], null);
+    return null;
+  }
+  if (state && /FAILED$/.test(state.status)) throw new StackBusyError(`${state.status} (needs attention)`);
+  return state;
+}
+
+/** Where the server runs and from which AMI (reads only: a missing default VPC or a private subnet stops here). */
+async function resolveServerSetup(
+  clients: AwsClients,
+  server: ServerRequest,
+  previous: Record<string, string>,
+  log: (line: string) => void,
+): Promise<ServerSetup> {
+  const network = await resolveServerNetwork(clients.ec2, server, previous, clients.region);
+  const image = await resolveServerImage(
+    clients.ssm,
+    instanceArchitecture(server.instanceType),
+    previous,
+    server.updateAmi === true,
+  );
+  if (image.changed && previous.ServerImageId)
+    log(`--update-ami: ${previous.ServerImageId} -> ${image.imageId} (the server is replaced)`);
+  return { network, imageId: image.imageId };
+}
+
+interface ServerSetup {
+  network: ServerNetwork;
+  imageId: string;
+}
+
+/**
+ * The VPC function this deploy applies: the request looked up (reads only: unknown subnets,
+ * subnets of two VPCs or a group of another VPC stop here), none (`--remove-vpc`), or the
+ * stack's own (a plain deploy keeps it).
+ */
+async function resolveVpc(
+  clients: AwsClients,
+  request: DeployOptions["vpc"],
+  previous: Record<string, string>,
+  log: (line: string) => void,
+): Promise<VpcVariantOptions | null> {
+  if (request) return resolveVpcVariant(clients.ec2, request, clients.region);
+  if (request === null) return null;
+  const kept = vpcVariantFromOutputs(previous);
+  if (kept) log(`keeping the VPC function in ${kept.subnetIds.join(",")} (--remove-vpc drops it)`);
+  return kept;
+}
+
+/**
+ * Before the stack changes: a new instance must fit the vCPU quota (the server it replaces is
+ * removed first, so its vCPUs are not counted); the iperf3 secrets exist; a new instance's
+ * "ready" must come from it, so the old status goes.
+ */
+async function prepareServer(
+  clients: AwsClients,
+  server: ServerRequest,
+  plan: ServerPlan,
+  previous: Record<string, string>,
+  tags: ReturnType<typeof stackTags>,
+  log: (line: string) => void,
+): Promise<void> {
+  if (plan.fresh)
+    log((await checkServerVcpus(clients, server.instanceType, previous.ServerInstanceId)).detail);
+  if (await ensureIperf3Secrets(clients.ssm, tags))
+    log("generated the iperf3 RSA key pair and password (SSM SecureString)");
+  if (!plan.fresh) return;
+  try {
+    await clients.ssm.send(new DeleteParameterCommand({ Name: iperf3StatusParameter }));
+  } catch (error) {
+    if (errorName(error) !== "ParameterNotFound") throw error;
+  }
+}
+
+type ServerPlan = ReturnType<typeof planServer>;
+
+/** The stack's template for an agent code key (null: the bucket only), with or without the server. Pure. */
+function templateFor(
+  options: DeployOptions,
+  parts: {
+    server: { plan: ServerPlan; setup: ServerSetup } | null;
+    vpc: VpcVariantOptions | null;
+    /** The stack's tags, kept when no --tags is given (as CloudFormation does). */
+    stackTagsNow: StackState["tags"];
+    previous: Record<string, string>;
+  },
+): (agentCodeKey: string | null, withServer?: boolean) => CfnTemplate {
+  const organization = options.organization ?? {};
+  // a deploy without --permissions-boundary keeps the one the stack has (like the VPC function)
+  const boundary = organization.permissionsBoundaryArn ?? parts.previous[permissionsBoundaryOutput];
+  const serverOptions = (): StackTemplateOptions["server"] => {
+    if (!options.server || !parts.server) return null;
+    const { plan, setup } = parts.server;
+    return {
+      instanceType: options.server.instanceType,
+      ports: options.server.ports,
+      idleTimeoutSeconds: options.server.idleTimeoutSeconds,
+      generation: plan.generation,
+      expiresAt: plan.expiresAt,
+      imageId: setup.imageId,
+      ...setup.network,
+      organizationTags: organization.tags ?? parts.stackTagsNow ?? [],
+    };
+  };
+  return (agentCodeKey, withServer = true) => {
+    const built = withPermissionsBoundary(
+      buildStackTemplate({
+        agentCodeKey,
+        arch: options.arch,
+        memoryMb: options.memoryMb,
+        timeoutSeconds: options.timeoutSeconds,
+        server: withServer ? serverOptions() : null,
+        vpc: parts.vpc,
+      }),
+      boundary,
+    );
+    if (boundary) built.Outputs[permissionsBoundaryOutput] = { Value: boundary };
+    return built;
+  };
+}
+
+/** The CreateStack/UpdateStack fields every call shares. */
+function stackCallOf(organization: OrganizationOptions) {
+  return {
+    StackName: stackName,
+    Capabilities: ["CAPABILITY_IAM" as const],
+    // without a RoleARN, CloudFormation keeps the stack's service role; without Tags, its tags
+    ...(organization.serviceRoleArn ? { RoleARN: organization.serviceRoleArn } : {}),
+  };
+}
+
+/** A new stack holds the bucket only at first: the function's code must be in it before the function. */
+async function createBucketStack(
+  clients: AwsClients,
+  mode: DeployMode,
+  template: CfnTemplate,
+  organization: OrganizationOptions,
+  log: (line: string) => void,
+): Promise<StackState | null> {
+  log(`creating stack ${stackName} (bucket first)`);
+  await clients.cloudFormation.send(
+    new CreateStackCommand({
+      ...stackCallOf(organization),
+      Tags: stackTags(organization),
+      TemplateBody: JSON.stringify(template),
+    }),
+  );
+  return mode.settle(["CREATE_COMPLETE"], { status: "CREATE_COMPLETE", outputs: {}, stackId: stackName });
+}
+
+/** The agent zip in the bucket, named by its SHA-256 (new code, new key); true when it was uploaded now. */
+async function uploadAgent(
+  clients: AwsClients,
+  bucket: string,
+  agent: CodePackage,
+  bucketExists: boolean,
+  log: (line: string) => void,
+): Promise<boolean> {
+  try {
+    // a dry run of a first deploy has no bucket yet: nothing to look at
+    if (!bucketExists) throw Object.assign(new Error("no bucket yet"), { name: "NoSuchBucket" });
+    await clients.s3.send(new HeadObjectCommand({ Bucket: bucket, Key: agent.key }));
+    return false;
+  } catch (error) {
+    if (!["NotFound", "NoSuchKey", "NoSuchBucket"].includes(errorName(error))) throw error;
+  }
+  log(`uploading the agent (${agent.zip.length} bytes) to s3://${bucket}/${agent.key}`);
+  await clients.s3.send(
+    new PutObjectCommand({ Bucket: bucket, Key: agent.key, Body: agent.zip, ContentType: "application/zip" }),
+  );
+  return true;
+}
+
+/**
+ * One UpdateStack with this template, settled. The schedules' nested stacks stay; "No updates are
+ * to be performed" is not a failure.
  */
 async function updateStack(
-  cfn: AwsClients["cloudFormation"],
+  clients: AwsClients,
+  mode: DeployMode,
   template: CfnTemplate,
   state: StackState | null,
-  update: {
-    stackCall: Omit<UpdateStackCommandInput, "TemplateBody">;
-    dryRun: boolean;
-    poll: { pollIntervalMs: number; timeoutMs: number };
-  },
+  stackCall: Omit<UpdateStackCommandInput, "TemplateBody">,
 ): Promise<{ state: StackState | null; changed: boolean }> {
   try {
-    await cfn.send(
+    await clients.cloudFormation.send(
       new UpdateStackCommand({
-        ...update.stackCall,
+        ...stackCall,
         TemplateBody: JSON.stringify(keepScheduleStacks(template, state?.outputs ?? {})),
       }),
     );
@@ -183,239 +412,149 @@ async function updateStack(
     if (!isNoUpdatesError(error)) throw error;
     return { state, changed: false };
   }
+  return { state: await mode.settle(["UPDATE_COMPLETE"], state), changed: true };
+}
+
+/**
+ * The full template applied. A new server goes in an update of its own after the function's: a
+ * new instance that EC2 refuses (VcpuLimitExceeded, PendingVerification) then rolls back only
+ * the server's update.
+ */
+async function applyTemplate(
+  clients: AwsClients,
+  mode: DeployMode,
+  template: ReturnType<typeof templateFor>,
+  state: StackState | null,
+  update: {
+    agentCodeKey: string;
+    freshServer: boolean;
+    organization: OrganizationOptions;
+    log: (line: string) => void;
+  },
+): Promise<{ state: StackState | null; changed: boolean }> {
+  const { organization } = update;
+  const stackCall = {
+    ...stackCallOf(organization),
+    ...(organization.tags ? { Tags: stackTags(organization) } : {}),
+  };
+  let changed = false;
+  if (update.freshServer) {
+    update.log("updating the function first; the iperf3 server follows in its own stack update");
+    const functionFirst = await updateStack(
+      clients,
+      mode,
+      template(update.agentCodeKey, false),
+      state,
+      stackCall,
+    );
+    state = functionFirst.state;
+    changed = functionFirst.changed;
+  }
+  const full = await updateStack(clients, mode, template(update.agentCodeKey), state, stackCall);
+  return { state: full.state, changed: changed || full.changed };
+}
+
+/** Polls until this instance's watchdog saw every port answer an iperf3 handshake. */
+async function waitForServerReady(
+  clients: AwsClients,
+  outputs: Record<string, string>,
+  pacing: DeployOptions["serverReady"],
+  log: (line: string) => void,
+): Promise<NonNullable<DeployResult["server"]>> {
+  const ready = pacing ?? { pollIntervalMs: 10_000, timeoutMs: 15 * 60_000 };
+  const instanceId = outputs.ServerInstanceId ?? "";
+  const deadline = Date.now() + ready.timeoutMs;
+  const current = async () => {
+    const status = await readServerStatus(clients.ssm);
+    return status && status.instanceId === instanceId && status.ports === outputs.ServerPorts ? status : null;
+  };
+  let status = await current();
+  if (status === null) log(`waiting for the iperf3 server ${instanceId} to answer on ${outputs.ServerPorts}`);
+  while (status === null && Date.now() < deadline) {
+    await sleep(ready.pollIntervalMs);
+    status = await current();
+  }
+  if (status === null) throw new ServerNotReadyError(Math.round(ready.timeoutMs / 60_000), instanceId);
+  const versionAdvice = iperf3VersionAdvice(status.version);
+  if (versionAdvice) log(`warning: ${versionAdvice}`);
   return {
-    state: update.dryRun ? state : await waitForStack(cfn, ["UPDATE_COMPLETE"], update.poll),
-    changed: true,
+    host: outputs.ServerPublicDnsName || outputs.ServerPublicIp || "",
+    ports: outputs.ServerPorts ?? "",
+    expiresAt: outputs.ServerExpiresAt ?? "",
+    padding: status.padding,
   };
 }
 
 /**
- * Creates or updates the region's stack. First pass (new stack): the bucket only, since the
- * function's code must already be in it; then the agent zip is uploaded (named by its
- * SHA-256, so new code means a new key and an update) and the full template applied.
+ * Creates or updates the region's stack, in named steps: the stack as it stands; the server's
+ * network and AMI and the VPC function looked up (reads only); in a dry run the guardrails
+ * asked; the server's generation planned and its secrets prepared; a new stack created with the
+ * bucket only; the agent zip uploaded; the full template applied; the server waited for; the
+ * test object written. How a dry run differs is the mode's (`deployMode`), not the steps'.
  */
 export async function deployStack(clients: AwsClients, options: DeployOptions): Promise<DeployResult> {
   const log = options.log ?? (() => {});
-  const dryRun = clients.recorder.dryRun;
-  const poll = options.stackPoll ?? { pollIntervalMs: 10_000, timeoutMs: 45 * 60_000 };
-  const cfn = clients.cloudFormation;
-  let state: StackState | null = await describeStack(cfn);
-  if (state?.status.endsWith("_IN_PROGRESS")) throw new StackBusyError(state.status);
-  if (state?.status === "ROLLBACK_COMPLETE") {
-    // a failed creation leaves a stack that can only be deleted
-    log(`stack ${stackName} is ROLLBACK_COMPLETE (a failed creation): deleting it before creating it again`);
-    await cfn.send(new DeleteStackCommand({ StackName: stackName }));
-    if (!dryRun) await waitForStack(cfn, ["DELETE_COMPLETE"], poll);
-    state = null;
-  } else if (state && /FAILED$/.test(state.status))
-    throw new StackBusyError(`${state.status} (needs attention)`);
-
-  const previous = state?.outputs ?? {};
-  refuseSilentServerRemoval(previous, options, options.now ?? (() => new Date()));
-  let serverSetup: { network: ServerNetwork; imageId: string } | null = null;
-  if (options.server) {
-    // reads only, before any change: a missing default VPC or a private subnet stops here
-    const network = await resolveServerNetwork(clients.ec2, options.server, previous, clients.region);
-    const image = await resolveServerImage(
-      clients.ssm,
-      instanceArchitecture(options.server.instanceType),
-      previous,
-      options.server.updateAmi === true,
-    );
-    if (image.changed && previous.ServerImageId)
-      log(`--update-ami: ${previous.ServerImageId} -> ${image.imageId} (the server is replaced)`);
-    serverSetup = { network, imageId: image.imageId };
-  }
-  // reads only too: unknown subnets, subnets of two VPCs or a group of another VPC stop here
-  let vpc: VpcVariantOptions | null;
-  if (options.vpc) vpc = await resolveVpcVariant(clients.ec2, options.vpc, clients.region);
-  else if (options.vpc === null) vpc = null;
-  else {
-    vpc = vpcVariantFromOutputs(previous);
-    if (vpc) log(`keeping the VPC function in ${vpc.subnetIds.join(",")} (--remove-vpc drops it)`);
-  }
+  const now = options.now ?? (() => new Date());
+  const mode = deployMode(clients, options, log);
   const organization = options.organization ?? {};
+  let state = await usableStack(clients, mode, log);
+  const previous = state?.outputs ?? {};
+  refuseSilentServerRemoval(previous, options, now);
+  const serverSetup = options.server
+    ? await resolveServerSetup(clients, options.server, previous, log)
+    : null;
+  const vpc = await resolveVpc(clients, options.vpc, previous, log);
   // before anything is created: would the account's guardrails let it be?
-  const dryRunFindings = dryRun
-    ? await deployDryRunChecks(
-        clients,
-        options.server && serverSetup
-          ? {
-              instanceType: options.server.instanceType,
-              imageId: serverSetup.imageId,
-              network: serverSetup.network,
-            }
-          : null,
-        stackTags(organization),
-      )
-    : [];
+  const dryRunFindings = await mode.guardrails(
+    options.server && serverSetup
+      ? {
+          instanceType: options.server.instanceType,
+          imageId: serverSetup.imageId,
+          network: serverSetup.network,
+        }
+      : null,
+    stackTags(organization),
+  );
   for (const finding of dryRunFindings) log(`dry run: ${finding.detail}`);
   const serverPlan =
     options.server && serverSetup
       ? planServer(
           previous,
           { ...options.server, imageId: serverSetup.imageId, subnetId: serverSetup.network.subnetId },
-          (options.now ?? (() => new Date()))(),
+          now(),
         )
       : null;
-  if (options.server && serverPlan?.fresh) {
-    // a new instance: refused here, before any change, when it does not fit the vCPU quota (the
-    // server this one replaces is removed first, so its vCPUs are not counted)
-    const vcpus = await checkServerVcpus(clients, options.server.instanceType, previous.ServerInstanceId);
-    log(vcpus.detail);
-  }
-  if (options.server && serverPlan) {
-    if (await ensureIperf3Secrets(clients.ssm, stackTags(organization)))
-      log("generated the iperf3 RSA key pair and password (SSM SecureString)");
-    if (serverPlan.fresh) {
-      try {
-        await clients.ssm.send(new DeleteParameterCommand({ Name: iperf3StatusParameter }));
-      } catch (error) {
-        if (errorName(error) !== "ParameterNotFound") throw error;
-      }
-    }
-  }
-  const templateOptions = (agentCodeKey: string | null, withServer: boolean): StackTemplateOptions => ({
-    agentCodeKey,
-    arch: options.arch,
-    memoryMb: options.memoryMb,
-    timeoutSeconds: options.timeoutSeconds,
-    server:
-      withServer && options.server && serverPlan && serverSetup
-        ? {
-            instanceType: options.server.instanceType,
-            ports: options.server.ports,
-            idleTimeoutSeconds: options.server.idleTimeoutSeconds,
-            generation: serverPlan.generation,
-            expiresAt: serverPlan.expiresAt,
-            imageId: serverSetup.imageId,
-            ...serverSetup.network,
-            // a deploy without --tags keeps the stack's (as CloudFormation does)
-            organizationTags: organization.tags ?? state?.tags ?? [],
-          }
-        : null,
+  if (options.server && serverPlan)
+    await prepareServer(clients, options.server, serverPlan, previous, stackTags(organization), log);
+  const template = templateFor(options, {
+    server: serverPlan && serverSetup ? { plan: serverPlan, setup: serverSetup } : null,
     vpc,
+    stackTagsNow: state?.tags,
+    previous,
   });
-  // a deploy without --permissions-boundary keeps the one the stack has (like the VPC function)
-  const boundary = organization.permissionsBoundaryArn ?? previous[permissionsBoundaryOutput];
-  const template = (agentCodeKey: string | null, withServer = true): CfnTemplate => {
-    const built = withPermissionsBoundary(
-      buildStackTemplate(templateOptions(agentCodeKey, withServer)),
-      boundary,
-    );
-    if (boundary) built.Outputs[permissionsBoundaryOutput] = { Value: boundary };
-    return built;
-  };
-  const stackCall = {
-    StackName: stackName,
-    Capabilities: ["CAPABILITY_IAM" as const],
-    // without a RoleARN, CloudFormation keeps the stack's service role; without Tags, its tags
-    ...(organization.serviceRoleArn ? { RoleARN: organization.serviceRoleArn } : {}),
-  };
 
-  let action: DeployResult["action"] = "updated";
-  if (!state) {
-    log(`creating stack ${stackName} (bucket first)`);
-    await cfn.send(
-      new CreateStackCommand({
-        ...stackCall,
-        Tags: stackTags(organization),
-        TemplateBody: JSON.stringify(template(null)),
-      }),
-    );
-    action = "created";
-    state = dryRun
-      ? { status: "CREATE_COMPLETE", outputs: {}, stackId: stackName }
-      : await waitForStack(cfn, ["CREATE_COMPLETE"], poll);
-  }
+  const created = !state;
+  if (!state) state = await createBucketStack(clients, mode, template(null), organization, log);
   const bucket = state?.outputs.BucketName ?? "<BucketName output of the new stack>";
-  const agentCodeKey = options.agent.key;
-  let uploaded = false;
-  try {
-    // a dry run of a first deploy has no bucket yet: nothing to look at
-    if (!state?.outputs.BucketName) throw Object.assign(new Error("no bucket yet"), { name: "NoSuchBucket" });
-    await clients.s3.send(new HeadObjectCommand({ Bucket: bucket, Key: agentCodeKey }));
-  } catch (error) {
-    if (!["NotFound", "NoSuchKey", "NoSuchBucket"].includes(errorName(error))) throw error;
-    log(`uploading the agent (${options.agent.zip.length} bytes) to s3://${bucket}/${agentCodeKey}`);
-    await clients.s3.send(
-      new PutObjectCommand({
-        Bucket: bucket,
-        Key: agentCodeKey,
-        Body: options.agent.zip,
-        ContentType: "application/zip",
-      }),
-    );
-    uploaded = true;
-  }
-  const update = {
-    stackCall: { ...stackCall, ...(organization.tags ? { Tags: stackTags(organization) } : {}) },
-    dryRun,
-    poll,
-  };
-  let changed = false;
-  if (serverPlan?.fresh) {
-    // the function first, in an update of its own: a new server that EC2 refuses
-    // (VcpuLimitExceeded, PendingVerification) then rolls back only the server's update
-    log("updating the function first; the iperf3 server follows in its own stack update");
-    const functionFirst = await updateStack(cfn, template(agentCodeKey, false), state, update);
-    state = functionFirst.state;
-    changed = functionFirst.changed;
-  }
-  const full = await updateStack(cfn, template(agentCodeKey), state, update);
-  state = full.state;
-  if (!full.changed && !changed && action !== "created" && !uploaded) action = "unchanged";
-  const outputs = state?.outputs ?? {};
-
-  let server: DeployResult["server"] = null;
-  if (options.server && !dryRun) {
-    const ready = options.serverReady ?? { pollIntervalMs: 10_000, timeoutMs: 15 * 60_000 };
-    const instanceId = outputs.ServerInstanceId ?? "";
-    const deadline = Date.now() + ready.timeoutMs;
-    // ready = this instance's watchdog saw every port answer an iperf3 handshake
-    const current = async () => {
-      const status = await readServerStatus(clients.ssm);
-      return status && status.instanceId === instanceId && status.ports === outputs.ServerPorts
-        ? status
-        : null;
-    };
-    let status = await current();
-    if (status === null)
-      log(`waiting for the iperf3 server ${instanceId} to answer on ${outputs.ServerPorts}`);
-    while (status === null && Date.now() < deadline) {
-      await sleep(ready.pollIntervalMs);
-      status = await current();
-    }
-    if (status === null) throw new ServerNotReadyError(Math.round(ready.timeoutMs / 60_000), instanceId);
-    const versionAdvice = iperf3VersionAdvice(status.version);
-    if (versionAdvice) log(`warning: ${versionAdvice}`);
-    server = {
-      host: outputs.ServerPublicDnsName || outputs.ServerPublicIp || "",
-      ports: outputs.ServerPorts ?? "",
-      expiresAt: outputs.ServerExpiresAt ?? "",
-      padding: status.padding,
-    };
-  }
-
-  let testObjectKey: string | null = null;
-  if (options.testObjectBytes !== null) {
-    if (dryRun) log(`would invoke the agent's s3-put for a ${options.testObjectBytes}-byte test object`);
-    else
-      testObjectKey = await ensureTestObject(
-        clients.s3,
-        { bucket, region: clients.region },
-        options.testObjectBytes,
-        (event) => invokeAgent(clients.lambda, "$LATEST", event),
-      );
-  }
+  const uploaded = await uploadAgent(clients, bucket, options.agent, Boolean(state?.outputs.BucketName), log);
+  const applied = await applyTemplate(clients, mode, template, state, {
+    agentCodeKey: options.agent.key,
+    freshServer: serverPlan?.fresh === true,
+    organization,
+    log,
+  });
+  const outputs = applied.state?.outputs ?? {};
+  const server = options.server ? await mode.serverReady(outputs) : null;
+  const testObjectKey =
+    options.testObjectBytes !== null ? await mode.testObject(bucket, options.testObjectBytes) : null;
   return {
-    action,
+    action: created ? "created" : applied.changed || uploaded ? "updated" : "unchanged",
     bucket,
-    agentCodeKey,
+    agentCodeKey: options.agent.key,
     server,
     testObjectKey,
     vpc: vpc ? { ...vpc, functionName: vpcFunctionName } : null,
-    dryRun,
+    dryRun: mode.dryRun,
     dryRunFindings,
   };
 }
