@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { DescribeSubnetsCommand } from "@aws-sdk/client-ec2";
-import { ListVersionsByFunctionCommand } from "@aws-sdk/client-lambda";
+import { ListFunctionsCommand, ListVersionsByFunctionCommand } from "@aws-sdk/client-lambda";
 import type { SeenCall } from "./aws-faults.js";
 import { motoMissing } from "./moto-process.js";
 import {
@@ -85,6 +85,17 @@ function assertExit(result: { code: number | null; all: string }, code: number):
 const writes = (calls: SeenCall[]) =>
   calls.filter((call) => call.write).map((call) => `${call.service} ${call.operation}`);
 
+/** deploy in the rehearsal's region, x86_64, no test object (the plan runs iperf3 only). */
+const deployArgs = (...extra: string[]) => [
+  ...["deploy", "--region", region, "--arch", "x86_64", "--test-object-mib", "0"],
+  ...extra,
+];
+
+async function defaultSubnet(): Promise<string> {
+  const described = await rehearsal.moto.ec2.send(new DescribeSubnetsCommand({}));
+  return (described.Subnets ?? []).find((s) => s.DefaultForAz)?.SubnetId as string;
+}
+
 async function publishedVersions(): Promise<string[]> {
   const versions = await rehearsal.moto.lambda.send(
     new ListVersionsByFunctionCommand({ FunctionName: "lambda-netbench-agent" }),
@@ -96,24 +107,10 @@ test("deploy --with-server: the server answers at its public address", {
   skip,
   timeout: 240_000,
 }, async () => {
-  const described = await rehearsal.moto.ec2.send(new DescribeSubnetsCommand({}));
-  const subnet = (described.Subnets ?? []).find((s) => s.DefaultForAz)?.SubnetId as string;
+  const subnet = await defaultSubnet();
   // the function first, then the server, as the walkthrough does (docs/aws.md)
-  assertExit(await cli(["deploy", "--region", region, "--arch", "x86_64", "--test-object-mib", "0"]), 0);
-  const deploy = await cli([
-    "deploy",
-    "--region",
-    region,
-    "--arch",
-    "x86_64",
-    "--test-object-mib",
-    "0",
-    "--with-server",
-    "--ttl-hours",
-    "1",
-    "--subnet-id",
-    subnet,
-  ]);
+  assertExit(await cli(deployArgs()), 0);
+  const deploy = await cli(deployArgs("--with-server", "--ttl-hours", "1", "--subnet-id", subnet));
   assert.deepEqual(rehearsal.ticker.problems, [], "the emulated instance booted");
   assertExit(deploy, 0);
   assert.match(deploy.stdout, /iperf3\s+127\.42\.0\.1 ports 5201-5201/);
@@ -183,4 +180,32 @@ test("run where the function cannot reach the server either: the preflight fails
   } finally {
     rehearsal.front.publishServerAt(INSTANCE_PUBLIC_ADDRESS);
   }
+});
+
+test("deploy --vpc-only: the function outside a VPC goes, the VPC one stays; a run of cells outside a VPC is refused before anything changes", {
+  skip,
+  timeout: 240_000,
+}, async () => {
+  const subnet = await defaultSubnet();
+  const base = deployArgs("--remove-server");
+  const refused = await cli([...base, "--vpc-only"]);
+  assertExit(refused, 2);
+  assert.match(refused.all, /vpc-only: needs the VPC function: pass --vpc-subnets/);
+  const deploy = await cli([...base, "--vpc-only", "--vpc-subnets", subnet]);
+  assertExit(deploy, 0);
+  assert.match(deploy.stdout, /vpc only\s+no function outside a VPC/);
+  const functions = await rehearsal.moto.lambda.send(new ListFunctionsCommand({}));
+  assert.deepEqual((functions.Functions ?? []).map((f) => f.FunctionName).sort(), [
+    "lambda-netbench-agent-vpc",
+  ]);
+  const invokedBefore = rehearsal.bridge.invocations.length;
+  // the preflight says so, before anything is invoked or written
+  const run = await cli(["run", "--config", planFile, "--regions", region, "--yes"]);
+  assertExit(run, 1);
+  assert.match(
+    run.flat,
+    /FAIL stack us-west-2 vpc: the lambda-netbench stack in us-west-2 was deployed with --vpc-only \(no function outside a VPC\), but the plan runs cells outside a VPC/,
+  );
+  assert.equal(rehearsal.bridge.invocations.length, invokedBefore, "nothing invoked");
+  assert.deepEqual(writes(run.calls), [], run.all);
 });

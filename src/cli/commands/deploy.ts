@@ -41,6 +41,7 @@ interface DeployCliOptions {
   vpcSubnets?: string;
   vpcSecurityGroup?: string;
   removeVpc?: boolean;
+  vpcOnly?: boolean;
   updateAmi?: boolean;
   serverUsdPerHour?: string;
   permissionsBoundary?: string;
@@ -100,6 +101,11 @@ function declareDeployOptions(command: Command): Command {
       "the VPC function's security group (default: the stack creates one with no ingress)",
     )
     .option("--remove-vpc", "remove the VPC function (a deploy without --vpc-subnets keeps it)")
+    .option(
+      "--vpc-only",
+      "deploy the VPC function alone, none outside a VPC (accounts that require Lambda in a VPC); needs --vpc-subnets, kept by later deploys",
+    )
+    .option("--no-vpc-only", "add the function outside a VPC again to a --vpc-only stack")
     .option("--update-ami", "move the server to the latest Amazon Linux 2023 AMI (replaces it)")
     .option("--server-usd-per-hour <usd>", "the server type's price, when the price table lacks it")
     .option("--test-object-mib <mib>", "size of the S3 test object the agent creates (0: none)", "1024")
@@ -144,6 +150,8 @@ interface DeployRequest {
   serverUsdPerHour: number | undefined;
   testObjectMib: number;
   vpc: VpcRequest | null | undefined;
+  /** `--vpc-only` / `--no-vpc-only`; undefined: what the stack has. */
+  vpcOnly: boolean | undefined;
   organization: OrganizationOptions;
   agent: CodePackage;
 }
@@ -169,6 +177,7 @@ async function deployRequest(options: DeployCliOptions): Promise<DeployRequest> 
     true,
   );
   const vpc = await vpcRequest(options);
+  if (options.vpcOnly === true && vpc === null) throw new AwsInputError("vpc-only", "not with --remove-vpc");
   const organization = await organizationOptions(options, server !== null);
   const agent = buildAgentZip();
   return {
@@ -180,6 +189,7 @@ async function deployRequest(options: DeployCliOptions): Promise<DeployRequest> 
     serverUsdPerHour,
     testObjectMib,
     vpc,
+    vpcOnly: options.vpcOnly,
     organization,
     agent,
   };
@@ -209,6 +219,8 @@ function serverRequest(options: DeployCliOptions): ServerRequest | null {
 async function printTemplate(request: DeployRequest): Promise<void> {
   const { withPermissionsBoundary } = await import("../../platforms/aws/organization.js");
   const { server, vpc } = request;
+  if (request.vpcOnly && !vpc)
+    throw new AwsInputError("vpc-only", "needs --vpc-subnets to print the template");
   const template = buildStackTemplate({
     agentCodeKey: request.agent.key,
     arch: request.arch,
@@ -229,6 +241,7 @@ async function printTemplate(request: DeployRequest): Promise<void> {
       : null,
     // deploy looks the VPC up from the subnets (shown as a placeholder here)
     vpc: vpc ? { ...vpc, vpcId: "<the VPC of the subnets>" } : null,
+    ...(request.vpcOnly ? { vpcOnly: true } : {}),
   });
   console.log(
     JSON.stringify(withPermissionsBoundary(template, request.organization.permissionsBoundaryArn), null, 2),
@@ -255,6 +268,7 @@ async function deploy(
       agent: request.agent,
       testObjectBytes: request.testObjectMib > 0 ? request.testObjectMib * 1_048_576 : null,
       ...(request.vpc !== undefined ? { vpc: request.vpc } : {}),
+      ...(request.vpcOnly !== undefined ? { vpcOnly: request.vpcOnly } : {}),
       ...(options.removeServer ? { removeServer: true } : {}),
       organization: request.organization,
       ...(deps.pacing ? { stackPoll: deps.pacing.stackPoll, serverReady: deps.pacing.serverReady } : {}),
@@ -284,6 +298,7 @@ function printDeployed(result: DeployResult, region: string): void {
   console.log(`stack lambda-netbench in ${region}: ${result.action}`);
   console.log(`  bucket       ${result.bucket}`);
   console.log(`  agent code   s3://${result.bucket}/${result.agentCodeKey}`);
+  if (result.vpcOnly) console.log("  vpc only     no function outside a VPC: plans run with `vpc: [true]`");
   if (result.testObjectKey) console.log(`  test object  ${result.testObjectKey}`);
   if (result.vpc)
     console.log(

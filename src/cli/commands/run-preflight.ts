@@ -1,6 +1,6 @@
 import { expandPlan } from "../../plan/expand-plan.js";
 import type { Plan } from "../../plan/plan-schema.js";
-import { targetName } from "../../plan/platforms.js";
+import { targetKey, targetName } from "../../plan/platforms.js";
 import { formatCostEstimate } from "../../report/cost-text.js";
 import { outputWidth, wrapEach } from "../../report/text-layout.js";
 import { defaultParallelism } from "../../runner/parallelism.js";
@@ -80,6 +80,7 @@ async function preflightAccount(
     }
   };
   let startsInSeconds = 0;
+  const cells = expandPlan(plan);
   return runPreflight({
     regions: estimate.regions.map((region) => {
       const entry = {
@@ -90,6 +91,12 @@ async function preflightAccount(
         // the account may refuse sizes above 3,008 MB: found before the first invocation
         largestMemoryMb: Math.max(...plan.memoryMb),
         ...fleetNeeds(plan, region.region),
+        // a --vpc-only stack has no function for these
+        outsideVpc: cells.some(
+          (cell) =>
+            targetKey(cell.target) === targetKey({ platform: "aws", region: region.region }) &&
+            cell.vpc !== true,
+        ),
       };
       startsInSeconds += region.durationSeconds;
       return entry;

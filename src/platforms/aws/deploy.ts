@@ -9,6 +9,7 @@ import { DeleteParameterCommand } from "@aws-sdk/client-ssm";
 import type { Architecture } from "../../plan/architecture.js";
 import type { CodePackage } from "./agent-zip.js";
 import type { AwsClients } from "./aws-clients.js";
+import { AwsInputError } from "./aws-input-error.js";
 import { errorName } from "./backoff.js";
 import { type DryRunFinding, deployDryRunChecks } from "./deploy-dry-run.js";
 import { checkServerVcpus } from "./ec2-vcpu-quota.js";
@@ -65,6 +66,11 @@ export interface DeployOptions {
    * (`--remove-vpc`), absent keeps what the stack has (a plain `deploy` never drops it).
    */
   vpc?: VpcRequest | null;
+  /**
+   * `--vpc-only`: the VPC function alone, none outside a VPC (accounts whose policies require
+   * Lambda in a VPC); false: both again; absent: what the stack has.
+   */
+  vpcOnly?: boolean;
   /** Boundary, service role and tags an organization requires (none by default). */
   organization?: OrganizationOptions;
   /** With `server: null`, delete a running server (`--remove-server`); otherwise deploy refuses. */
@@ -83,6 +89,8 @@ export interface DeployResult {
   testObjectKey: string | null;
   /** The VPC function in the template this deploy applied, or null. */
   vpc: (VpcVariantOptions & { functionName: string }) | null;
+  /** The VPC function alone (`--vpc-only`). */
+  vpcOnly: boolean;
   dryRun: boolean;
   /** `--dry-run` only: what EC2's dry runs and the policy simulator said. */
   dryRunFindings: DryRunFinding[];
@@ -173,7 +181,7 @@ interface DeployMode {
   /** The server once it reports ready (a dry run created none). */
   serverReady(outputs: Record<string, string>): Promise<DeployResult["server"]>;
   /** The S3 test object, written by the agent's s3-put (a dry run says what it would invoke). */
-  testObject(bucket: string, bytes: number): Promise<string | null>;
+  testObject(bucket: string, bytes: number, agentFunctionName: string | undefined): Promise<string | null>;
 }
 
 type DryRunServer = NonNullable<Parameters<typeof deployDryRunChecks>[1]>;
@@ -196,9 +204,14 @@ function deployMode(clients: AwsClients, options: DeployOptions, log: (line: str
     settle: (statuses) => waitForStack(clients.cloudFormation, statuses, poll),
     guardrails: async () => [],
     serverReady: (outputs) => waitForServerReady(clients, outputs, options.serverReady, log),
-    testObject: (bucket, bytes) =>
+    testObject: (bucket, bytes, agentFunctionName) =>
       ensureTestObject(clients.s3, { bucket, region: clients.region }, bytes, (event) =>
-        invokeAgent(clients.lambda, "$LATEST", event),
+        invokeAgent(
+          clients.lambda,
+          "$LATEST",
+          event,
+          agentFunctionName ? { functionName: agentFunctionName } : {},
+        ),
       ),
   };
 }
@@ -267,6 +280,27 @@ async function resolveVpc(
 }
 
 /**
+ * Whether the stack holds the VPC function alone: as asked, else as the stack has it (a plain
+ * deploy never adds a function outside a VPC to a `--vpc-only` stack). Needs the VPC function.
+ */
+function resolveVpcOnly(
+  request: boolean | undefined,
+  vpc: VpcVariantOptions | null,
+  previous: Record<string, string>,
+  log: (line: string) => void,
+): boolean {
+  const vpcOnly = request ?? previous.VpcOnly === "true";
+  if (vpcOnly && !vpc)
+    throw new AwsInputError(
+      "vpc-only",
+      "needs the VPC function: pass --vpc-subnets S1,S2 (subnets that reach S3 and the iperf3 server), not --remove-vpc",
+    );
+  if (vpcOnly && request === undefined)
+    log("keeping the stack VPC-only (--no-vpc-only adds the function outside a VPC)");
+  return vpcOnly;
+}
+
+/**
  * Before the stack changes: a new instance must fit the vCPU quota (the server it replaces is
  * removed first, so its vCPUs are not counted); the iperf3 secrets exist; a new instance's
  * "ready" must come from it, so the old status goes.
@@ -299,6 +333,7 @@ function templateFor(
   parts: {
     server: { plan: ServerPlan; setup: ServerSetup } | null;
     vpc: VpcVariantOptions | null;
+    vpcOnly: boolean;
     /** The stack's tags, kept when no --tags is given (as CloudFormation does). */
     stackTagsNow: StackState["tags"];
     previous: Record<string, string>;
@@ -330,6 +365,7 @@ function templateFor(
         timeoutSeconds: options.timeoutSeconds,
         server: withServer ? serverOptions() : null,
         vpc: parts.vpc,
+        ...(parts.vpcOnly ? { vpcOnly: true } : {}),
       }),
       boundary,
     );
@@ -504,6 +540,7 @@ export async function deployStack(clients: AwsClients, options: DeployOptions): 
     ? await resolveServerSetup(clients, options.server, previous, log)
     : null;
   const vpc = await resolveVpc(clients, options.vpc, previous, log);
+  const vpcOnly = resolveVpcOnly(options.vpcOnly, vpc, previous, log);
   // before anything is created: would the account's guardrails let it be?
   const dryRunFindings = await mode.guardrails(
     options.server && serverSetup
@@ -529,6 +566,7 @@ export async function deployStack(clients: AwsClients, options: DeployOptions): 
   const template = templateFor(options, {
     server: serverPlan && serverSetup ? { plan: serverPlan, setup: serverSetup } : null,
     vpc,
+    vpcOnly,
     stackTagsNow: state?.tags,
     previous,
   });
@@ -546,7 +584,9 @@ export async function deployStack(clients: AwsClients, options: DeployOptions): 
   const outputs = applied.state?.outputs ?? {};
   const server = options.server ? await mode.serverReady(outputs) : null;
   const testObjectKey =
-    options.testObjectBytes !== null ? await mode.testObject(bucket, options.testObjectBytes) : null;
+    options.testObjectBytes !== null
+      ? await mode.testObject(bucket, options.testObjectBytes, outputs.FunctionName)
+      : null;
   return {
     action: created ? "created" : applied.changed || uploaded ? "updated" : "unchanged",
     bucket,
@@ -554,6 +594,7 @@ export async function deployStack(clients: AwsClients, options: DeployOptions): 
     server,
     testObjectKey,
     vpc: vpc ? { ...vpc, functionName: vpcFunctionName } : null,
+    vpcOnly,
     dryRun: mode.dryRun,
     dryRunFindings,
   };

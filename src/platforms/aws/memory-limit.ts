@@ -35,12 +35,14 @@ export function refusedMemoryLimit(error: unknown): number | null | undefined {
 export async function checkMemoryAccepted(
   lambda: LambdaClient,
   memoryMb: number,
+  /** The stack's FunctionName (the VPC function on a `--vpc-only` stack). */
+  agentFunctionName: string = functionName,
 ): Promise<{ status: "ok" | "unchecked"; detail: string }> {
   if (memoryMb <= memoryWithoutIncreaseMb)
     return { status: "ok", detail: `${memoryMb} MB at most: within what every account allows` };
   for await (const page of paginateListVersionsByFunction(
     { client: lambda },
-    { FunctionName: functionName },
+    { FunctionName: agentFunctionName },
   )) {
     for (const version of page.Versions ?? [])
       if ((version.MemorySize ?? 0) >= memoryMb)

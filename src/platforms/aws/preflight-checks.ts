@@ -21,6 +21,7 @@ import {
 import { getQuotaReport } from "./quota.js";
 import { checkIperf3Handshake } from "./server-handshake.js";
 import { describeStack } from "./stack-state.js";
+import { vpcOnlyStack } from "./vpc-cells.js";
 
 /**
  * The preflight's account checks (preflight.ts runs them once credentials are found): loaded
@@ -106,6 +107,8 @@ export async function checkRegion(
       "failed",
       `stack runs another agent build (${stack.value.outputs.AgentCodeKey ?? "none"}, this tool has ${options.expectedAgentCodeKey}): run \`lambda-netbench deploy --region ${region}\``,
     );
+  else if (stack.value.outputs.VpcOnly === "true" && target.outsideVpc)
+    item("stack", "failed", vpcOnlyStack(region));
   else {
     outputs = stack.value.outputs;
     item("stack", "ok", `${stack.value.status}, agent ${outputs.AgentCodeKey ?? "?"}`);
@@ -138,7 +141,11 @@ export async function checkRegion(
     if (outputs === null) item("memory", "skipped", "needs the stack");
     else
       try {
-        const memory = await checkMemoryAccepted(clients.lambda, target.largestMemoryMb);
+        const memory = await checkMemoryAccepted(
+          clients.lambda,
+          target.largestMemoryMb,
+          outputs.FunctionName,
+        );
         item("memory", memory.status, memory.detail);
       } catch (error) {
         item("memory", "failed", `lambda ListVersionsByFunction: ${describeError(error)}`);
@@ -264,7 +271,7 @@ async function checkServerFromFunction(
   const outcome = await invokeAgent(
     clients.lambda,
     "$LATEST",
-    { probe: "tcp-connect", host, port, timeoutSeconds: 5 },
+    { probe: "tcp-connect", host: hostFromFunction(outputs, host), port, timeoutSeconds: 5 },
     { functionName: outputs.FunctionName ?? functionName },
   );
   const response = outcome.response;
@@ -286,4 +293,14 @@ async function checkServerFromFunction(
     status: "ok",
     detail: `${host}:${port} reached from the agent function (TCP connect in ${Math.round(result.connectSeconds * 1000)} ms; ${here}, as corporate egress often does); ports ${outputs.ServerPorts}; terminates itself at ${outputs.ServerExpiresAt}`,
   };
+}
+
+/**
+ * Where the function asked reaches the server: a `--vpc-only` stack's function in the server's
+ * VPC at its private address, as its runs do (vpc-cells.ts); otherwise the public one.
+ */
+function hostFromFunction(outputs: Record<string, string>, publicHost: string): string {
+  const sameVpc =
+    outputs.VpcOnly === "true" && outputs.VpcId !== undefined && outputs.VpcId === outputs.ServerVpcId;
+  return sameVpc && outputs.ServerPrivateIp ? outputs.ServerPrivateIp : publicHost;
 }

@@ -40,6 +40,8 @@ export interface PreflightRegion {
   largestMemoryMb?: number;
   /** The plan has `vpc: true` cells here; its largest fleet (`environments`). */
   vpc?: boolean;
+  /** The plan has cells outside a VPC here (a `--vpc-only` stack cannot run them). */
+  outsideVpc?: boolean;
   largestFleet?: number;
 }
 

@@ -26,6 +26,11 @@ export interface StackTemplateOptions {
   server: ServerTemplateOptions | null;
   /** The agent's VPC variant beside the non-VPC function (`deploy --vpc-subnets`); absent: none. */
   vpc?: VpcVariantOptions | null;
+  /**
+   * `deploy --vpc-only`: the VPC function alone, for accounts whose policies refuse a function
+   * outside a VPC (an SCP on `lambda:VpcIds`); the stack's FunctionName is then the VPC function.
+   */
+  vpcOnly?: boolean;
 }
 
 export type CfnTemplate = {
@@ -109,8 +114,16 @@ export function buildStackTemplate(options: StackTemplateOptions): CfnTemplate {
   if (options.agentCodeKey !== null) {
     if (!options.agentCodeKey.startsWith(agentCodePrefix))
       throw new Error(`agentCodeKey must start with ${agentCodePrefix}`);
-    Object.assign(template.Resources, functionResources(options, options.agentCodeKey));
-    template.Outputs.FunctionName = { Value: { Ref: "AgentFunction" } };
+    if (options.vpcOnly && !options.vpc) throw new Error("vpcOnly needs the VPC function (vpc)");
+    if (!options.vpcOnly) Object.assign(template.Resources, functionResources(options, options.agentCodeKey));
+    template.Outputs.FunctionName = {
+      Value: { Ref: options.vpcOnly ? "AgentVpcFunction" : "AgentFunction" },
+    };
+    if (options.vpcOnly)
+      template.Outputs.VpcOnly = {
+        Value: "true",
+        Description: "only the VPC function: no function outside a VPC",
+      };
     template.Outputs.AgentCodeKey = { Value: options.agentCodeKey };
     template.Outputs.FunctionArchitecture = { Value: options.arch };
     // $LATEST's own values: a run restores them, even after a killed run left $LATEST changed

@@ -13,8 +13,14 @@ export function vpcVariantProblem(
   outputs: Record<string, string>,
   region: string,
 ): string | null {
+  if (outputs.VpcOnly === "true" && variants.some((variant) => !variant.vpc)) return vpcOnlyStack(region);
   if (!variants.some((variant) => variant.vpc) || outputs.VpcFunctionName) return null;
   return missingVpcFunction(region);
+}
+
+/** The stack holds only the VPC function (`deploy --vpc-only`): cells outside a VPC cannot run. */
+export function vpcOnlyStack(region: string): string {
+  return `vpc: the lambda-netbench stack in ${region} was deployed with --vpc-only (no function outside a VPC), but the plan runs cells outside a VPC: set the plan's \`vpc: [true]\`, or deploy without --vpc-only where the account allows a function outside a VPC`;
 }
 
 /** The stack has no VPC function: which deploy flags add it. */

@@ -393,6 +393,28 @@ describe("the server check from inside the agent function (this machine cannot r
     assert.match(invoke.path ?? "", /lambda-netbench-agent/);
   });
 
+  test("a --vpc-only stack: its VPC function is asked, at the server's private address in the same VPC", async () => {
+    const { reached } = await agentAnswers();
+    const vpcOnly = {
+      ...outputs("2026-11-30T15:00:00.000Z"),
+      FunctionName: "lambda-netbench-agent-vpc",
+      VpcOnly: "true",
+      VpcFunctionName: "lambda-netbench-agent-vpc",
+      VpcId: "vpc-0123456789abcdef0",
+      ServerVpcId: "vpc-0123456789abcdef0",
+      ServerPrivateIp: "10.0.0.5",
+    };
+    const stub = healthy({
+      DescribeStacks: describeStacks("UPDATE_COMPLETE", vpcOnly),
+      Invoke: json(reached),
+    });
+    const result = await realPreflight(stub);
+    assert.equal(result.items.find((item) => item.check === "server")?.status, "ok");
+    const invoke = stub.requests.find((request) => request.operation === "Invoke");
+    assert.match(invoke?.path ?? "", /lambda-netbench-agent-vpc/);
+    assert.equal(invoke?.input.host, "10.0.0.5");
+  });
+
   test("the function cannot connect either: the preflight refuses, naming both", async () => {
     const { refused } = await agentAnswers();
     const result = await realPreflight(healthy({ Invoke: json(refused) }));

@@ -5,6 +5,7 @@ import { describe, test } from "node:test";
 import { AwsInputError } from "../../../src/platforms/aws/aws-input.js";
 import { deployStack } from "../../../src/platforms/aws/deploy.js";
 import { buildStackTemplate, type StackTemplateOptions } from "../../../src/platforms/aws/stack-template.js";
+import { vpcVariantProblem } from "../../../src/platforms/aws/vpc-cells.js";
 import {
   parseVpcOptions,
   resolveVpcVariant,
@@ -383,6 +384,85 @@ describe("deployStack with the VPC variant (real CloudFormation/EC2/S3 clients, 
     const result = await deployStack(stubbedClients(remove), { ...stubDeployOptions, vpc: null });
     assert.equal(templateOf(remove).Resources.AgentVpcFunction, undefined);
     assert.equal(result.vpc, null);
+  });
+});
+
+describe("deploy --vpc-only: the VPC function alone (accounts that require Lambda in a VPC)", () => {
+  const vpc = { vpcId, subnetIds: [subnetA, subnetB], securityGroupId: null };
+
+  test("the template holds no function outside a VPC; FunctionName is the VPC function; valid", () => {
+    for (const options of [
+      { ...base, vpc, vpcOnly: true },
+      { ...withServer, vpc, vpcOnly: true },
+    ] as StackTemplateOptions[]) {
+      const template = buildStackTemplate(options);
+      assert.deepEqual(validateTemplate(template), []);
+      const functions = Object.entries(template.Resources).filter(
+        ([, r]) => r.Type === "AWS::Lambda::Function",
+      );
+      assert.deepEqual(
+        functions.map(([id]) => id),
+        ["AgentVpcFunction"],
+      );
+      assert.equal((functions[0]?.[1].Properties as any)?.VpcConfig?.SecurityGroupIds?.length, 1);
+      assert.equal(template.Resources.AgentRole, undefined);
+      assert.deepEqual(template.Outputs.FunctionName?.Value, { Ref: "AgentVpcFunction" });
+      assert.equal(template.Outputs.VpcOnly?.Value, "true");
+    }
+    assert.throws(() => buildStackTemplate({ ...base, vpcOnly: true }), /vpcOnly needs the VPC function/);
+  });
+
+  test("deployStack: refused before any change without the VPC function; kept by a plain deploy", async () => {
+    const current = {
+      BucketName: "lambda-netbench-bucket-1a2b3c",
+      FunctionName: "lambda-netbench-agent",
+      AgentCodeKey: "agent/abc.zip",
+    };
+    const bare = new AwsStub().on("DescribeStacks", describeStacks("UPDATE_COMPLETE", current));
+    await assert.rejects(
+      deployStack(stubbedClients(bare), { ...stubDeployOptions, vpcOnly: true }),
+      inputError("vpc-only", /needs the VPC function: pass --vpc-subnets/),
+    );
+    assert.deepEqual(bare.operations(), ["DescribeStacks"]);
+    const vpcOnlyStack = {
+      ...current,
+      FunctionName: vpcFunctionName,
+      VpcOnly: "true",
+      VpcFunctionName: vpcFunctionName,
+      VpcId: vpcId,
+      VpcSubnetIds: `${subnetA},${subnetB}`,
+      VpcOwnSecurityGroup: "true",
+    };
+    const keep = new AwsStub()
+      .on("DescribeStacks", describeStacks("UPDATE_COMPLETE", vpcOnlyStack))
+      .on("HeadObject", { statusCode: 200, headers: { "content-length": "12" }, body: "" })
+      .on("UpdateStack", queryXml("UpdateStack", `<StackId>${stackId}</StackId>`));
+    const lines: string[] = [];
+    const result = await deployStack(stubbedClients(keep), {
+      ...stubDeployOptions,
+      log: (line) => lines.push(line),
+    });
+    const template = JSON.parse(
+      String(keep.requests.find((r) => r.operation === "UpdateStack")?.input.TemplateBody),
+    );
+    assert.equal(
+      template.Resources.AgentFunction,
+      undefined,
+      "a plain deploy adds no function outside a VPC",
+    );
+    assert.ok(template.Resources.AgentVpcFunction);
+    assert.equal(result.vpcOnly, true);
+    assert.match(lines.join("\n"), /keeping the stack VPC-only/);
+  });
+
+  test("a run's cells outside a VPC are refused on a VPC-only stack, before any change", () => {
+    const outputs = { VpcOnly: "true", VpcFunctionName: vpcFunctionName, FunctionName: vpcFunctionName };
+    const plain = { memoryMb: 1024, arch: "arm64" as const };
+    assert.match(
+      vpcVariantProblem([plain, { ...plain, vpc: true }], outputs, "eu-west-1") ?? "",
+      /deployed with --vpc-only .* set the plan's `vpc: \[true\]`/,
+    );
+    assert.equal(vpcVariantProblem([{ ...plain, vpc: true }], outputs, "eu-west-1"), null);
   });
 });
 
