@@ -184,7 +184,9 @@ export async function runCommand(options: RunCommandOptions, deps: RunCommandDep
   if (targetsOn(plan.targets, "aws").length > 0) {
     // a resumed AWS run gets the same preflight (credentials may have been renewed, the server extended)
     if (!(await check(false)).ok) {
-      console.error("lambda-netbench run: the preflight failed (above); nothing was invoked");
+      console.error(
+        "lambda-netbench run: the preflight failed (above); no cell was measured and nothing was published",
+      );
       return 1;
     }
     if (request.kind === "new" && !(await confirmAws(plan, options.yes === true))) return 1;
