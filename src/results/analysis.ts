@@ -1,6 +1,7 @@
 import type { Architecture } from "../plan/architecture.js";
 import type { Cell } from "../plan/cell.js";
 import { targetKey, targetName } from "../plan/plan-schema.js";
+import type { PlatformName } from "../plan/platforms.js";
 import { movesData } from "../probes/registry.js";
 import { type Bottleneck, bottleneckInput, nameBottleneck } from "./bottleneck.js";
 import { type BucketCell, bucketCells } from "./bucket-cells.js";
@@ -28,7 +29,7 @@ export interface CellStatistics {
   cellId: string;
   target: string;
   targetKey: string;
-  platform: "local" | "aws";
+  platform: PlatformName;
   memoryMb: number;
   arch: Architecture;
   probe: string;
@@ -119,7 +120,7 @@ export interface CurvePoint {
 export interface CurveAnalysis {
   targetKey: string;
   target: string;
-  platform: "local" | "aws";
+  platform: PlatformName;
   arch: Architecture;
   probeKey: string;
   probeLabel: string;
