@@ -1,7 +1,8 @@
 import { type PublishedBucket, publishedBucketsFor } from "../results/bucket-baseline.js";
 import type { BucketCell, BucketModel } from "../results/bucket-cells.js";
 import type { Spread } from "../results/statistics.js";
-import { markdownTable } from "./tables.js";
+import { markdownTable, type TableColumn, textTable } from "./tables.js";
+import { wrap, wrapEach } from "./text-layout.js";
 
 /**
  * The token-bucket section of a run's output: per bucket cell (one direction), the fitted model
@@ -46,8 +47,13 @@ function unsettledNote(model: BucketModel): string {
     : `; ${unsettled} of ${points.length} short transfers were still above the sustained rate at their end (left out of the refill: lengthen them, refillTransferSeconds or --refill-time)`;
 }
 
-/** One line of the model: sustained, peak, bucket, refill. */
-export function describeModel(model: BucketModel): string {
+/** "LABEL: sustained ...; peak ...; bucket ...; refill ..." wrapped to `width`, continuing four columns in. */
+export function modelLines(label: string, model: BucketModel, width: number): string[] {
+  return wrap(`${label}: ${describeModel(model)}`, width, "    ");
+}
+
+/** The model in one sentence: sustained, peak, bucket, refill. */
+function describeModel(model: BucketModel): string {
   const sustained = `sustained ${spread(model.sustainedBitsPerSecond, mbps)} Mbit/s`;
   if (model.burstFound === 0) return `${sustained}; no burst in ${model.n} repetition(s)`;
   const partial = model.burstFound < model.n ? ` (burst in ${model.burstFound} of ${model.n})` : "";
@@ -59,8 +65,10 @@ export function describeModel(model: BucketModel): string {
   ].join("; ");
 }
 
+/** "us-west-2 arm64 1,024 MB upload", " x3 envs" after it for a fleet's cell. */
 function cellTitle(cell: BucketCell): string {
-  return `${cell.target} ${cell.arch} ${cell.memoryMb.toLocaleString("en-US")} MB ${cell.model.direction}`;
+  const fleet = cell.environments === 1 ? "" : ` x${cell.environments} envs`;
+  return `${cell.target} ${cell.arch} ${cell.memoryMb.toLocaleString("en-US")} MB ${cell.model.direction}${fleet}`;
 }
 
 function rangeText(range: { low: number; high: number }): string {
@@ -75,59 +83,81 @@ function publishedLine(published: PublishedBucket, model: BucketModel): string {
   return `published (${published.source}; ${published.measured}): ${published.statement}${ours}`;
 }
 
-export function renderBucketText(cells: readonly BucketCell[]): string {
-  if (cells.length === 0) return "";
-  const lines = ["Token bucket (each repetition fitted; median [min-max])"];
-  for (const cell of cells) {
-    lines.push(`- ${cellTitle(cell)}: ${describeModel(cell.model)} (n=${cell.model.n})`);
-    for (const published of publishedBucketsFor(cell.model.direction, cell.memoryMb))
-      lines.push(`  ${publishedLine(published, cell.model)}`);
-  }
-  return `${lines.join("\n")}\n`;
+/** The table's columns, one list for report.md and the wide text (summary.txt, `--wide`). */
+const bucketColumns: ReadonlyArray<TableColumn & { text: (cell: BucketCell) => string }> = [
+  { header: "Cell", text: cellTitle },
+  { header: "n", align: "right", text: (cell) => String(cell.model.n) },
+  {
+    header: "Sustained (Mbit/s)",
+    align: "right",
+    text: (cell) => spread(cell.model.sustainedBitsPerSecond, mbps),
+  },
+  { header: "Peak (Mbit/s)", align: "right", text: (cell) => spread(cell.model.peakBitsPerSecond, mbps) },
+  { header: "Bucket (MB)", align: "right", text: (cell) => spread(cell.model.bucketBytes, megabytes) },
+  {
+    header: "Burst (s)",
+    align: "right",
+    text: (cell) => spread(cell.model.burstSeconds, (v) => v.toFixed(2)),
+  },
+  { header: "Refill while idle", text: (cell) => describeRefill(cell.model) },
+];
+
+const bucketTitle = "Token bucket (each repetition fitted; median [min-max])";
+
+/** "- CELL: published (...): ..." for each published figure that measured a cell's direction and size. */
+function publishedLines(cells: readonly BucketCell[]): string[] {
+  return cells.flatMap((cell) =>
+    publishedBucketsFor(cell.model.direction, cell.memoryMb).map(
+      (p) => `- ${cellTitle(cell)}: ${publishedLine(p, cell.model)}`,
+    ),
+  );
 }
 
-export function renderBucketMarkdown(cells: readonly BucketCell[]): string {
-  if (cells.length === 0) return "";
-  const out = [
+const publishedHeading = "Published figures for the same direction and memory size (AWS, not this run):";
+
+/**
+ * The section for a terminal, every line within `width`: per cell its model in one wrapped
+ * paragraph, then each published figure beside it in its own.
+ */
+export function bucketCompactLines(cells: readonly BucketCell[], width: number): string[] {
+  if (cells.length === 0) return [];
+  const lines = ["", ...wrap(bucketTitle, width)];
+  for (const cell of cells) {
+    lines.push(...modelLines(`- ${cellTitle(cell)} (n=${cell.model.n})`, cell.model, width));
+    for (const published of publishedBucketsFor(cell.model.direction, cell.memoryMb))
+      lines.push(...wrap(`  ${publishedLine(published, cell.model)}`, width, "    "));
+  }
+  return lines;
+}
+
+/** The section as plain text for files and `--wide`: the table wide on purpose, the published figures wrapped. */
+export function bucketTextLines(cells: readonly BucketCell[], width: number): string[] {
+  if (cells.length === 0) return [];
+  const published = publishedLines(cells);
+  return [
+    "",
+    bucketTitle,
+    ...textTable(
+      bucketColumns,
+      cells.map((cell) => bucketColumns.map((c) => c.text(cell))),
+    ),
+    ...(published.length > 0 ? ["", ...wrap(publishedHeading, width), ...wrapEach(published, width)] : []),
+  ];
+}
+
+export function bucketMarkdownLines(cells: readonly BucketCell[]): string[] {
+  if (cells.length === 0) return [];
+  const published = publishedLines(cells);
+  return [
+    "",
     "## Token bucket",
     "",
     "Each repetition's transfer is fitted as two straight lines of cumulative bytes (the peak while the bucket lasts, then the sustained rate); idle gaps, each followed by a short transfer, show the refill. Median [min-max] over the repetitions; payload rates.",
     "",
     ...markdownTable(
-      [
-        "Cell",
-        { header: "n", align: "right" },
-        { header: "Sustained (Mbit/s)", align: "right" },
-        { header: "Peak (Mbit/s)", align: "right" },
-        { header: "Bucket (MB)", align: "right" },
-        { header: "Burst (s)", align: "right" },
-        "Refill while idle",
-      ],
-      cells.map((cell) => {
-        const m = cell.model;
-        return [
-          cellTitle(cell),
-          String(m.n),
-          spread(m.sustainedBitsPerSecond, mbps),
-          spread(m.peakBitsPerSecond, mbps),
-          spread(m.bucketBytes, megabytes),
-          spread(m.burstSeconds, (v) => v.toFixed(2)),
-          describeRefill(m),
-        ];
-      }),
+      bucketColumns,
+      cells.map((cell) => bucketColumns.map((c) => c.text(cell))),
     ),
+    ...(published.length > 0 ? ["", publishedHeading, "", ...published] : []),
   ];
-  const published = cells.flatMap((cell) =>
-    publishedBucketsFor(cell.model.direction, cell.memoryMb).map(
-      (p) => `- ${cellTitle(cell)}: ${publishedLine(p, cell.model)}`,
-    ),
-  );
-  if (published.length > 0)
-    out.push(
-      "",
-      "Published figures for the same direction and memory size (AWS, not this run):",
-      "",
-      ...published,
-    );
-  return `${out.join("\n")}\n`;
 }

@@ -44,3 +44,6 @@ export const reportFormats: Record<string, ReportFormat> = Object.fromEntries(
 );
 
 export const reportFormatNames = Object.keys(reportFormats);
+
+/** The files a run's report is: what `run` writes when it completes and `report RUN_DIR` writes again. */
+export const runReportFormats = [htmlFormat, markdownFormat, csvFormat, jsonFormat].map((f) => f.name);

@@ -5,7 +5,7 @@ import {
   renderBaselineMarkdownTable,
 } from "./baseline-comparison.js";
 import { bottleneckSentence } from "./bottleneck-lines.js";
-import { renderBucketMarkdown } from "./bucket-section.js";
+import { bucketMarkdownLines } from "./bucket-section.js";
 import { fleetMarkdownLines } from "./fleet-section.js";
 import { renderLatencyMarkdown } from "./latency-section.js";
 import { methodNotes } from "./method-notes.js";
@@ -56,7 +56,7 @@ export function renderMarkdown(model: ReportModel): string {
   }
   out.push(...renderPublishedSeriesMarkdown(model.publishedSeries));
   out.push(...fleetMarkdownLines(model.fleets));
-  if (model.analysis.buckets.length > 0) out.push("", renderBucketMarkdown(model.analysis.buckets).trimEnd());
+  out.push(...bucketMarkdownLines(model.analysis.buckets));
   const latency = renderLatencyMarkdown(model.analysis.latency);
   if (latency.length > 0) out.push("", ...latency);
   out.push("", "## How these numbers were measured", "");

@@ -30,20 +30,22 @@ function pointsText(sweep: StreamsSweep): string {
     .join(", ");
 }
 
-/** The sweeps for a terminal, wrapped to `width` columns. */
-export function renderStreamsText(sweeps: readonly StreamsSweep[], width = 100): string {
-  if (sweeps.length === 0) return "";
-  const lines = wrap(
-    "Streams sweeps (sustained aggregate Mbit/s by stream count; fit: aggregate = min(quota, streams x per-flow cap))",
-    width,
-  );
-  for (const sweep of sweeps) {
+/** The sweeps for a terminal (and summary.txt), every line within `width` columns. */
+export function streamsTextLines(sweeps: readonly StreamsSweep[], width: number): string[] {
+  if (sweeps.length === 0) return [];
+  const lines = [
+    "",
+    ...wrap(
+      "Streams sweeps (sustained aggregate Mbit/s by stream count; fit: aggregate = min(quota, streams x per-flow cap))",
+      width,
+    ),
+  ];
+  for (const sweep of sweeps)
     lines.push(
       ...wrap(`- ${sweepTitle(sweep)}: ${pointsText(sweep)}`, width, "    "),
       ...wrap(`  ${sweep.fit.summary}`, width, "    "),
     );
-  }
-  return `${lines.join("\n")}\n`;
+  return lines;
 }
 
 export function renderStreamsMarkdown(sweeps: readonly StreamsSweep[]): string {

@@ -1,16 +1,18 @@
 import { compareWithBaseline, renderBaselineCompact, renderBaselineText } from "./baseline-comparison.js";
+import { bucketCompactLines, bucketTextLines } from "./bucket-section.js";
 import { summaryNotes, summaryPivotLines, verdictLines } from "./console-summary.js";
 import { fleetCompactLines, fleetTextLines } from "./fleet-section.js";
 import { renderLatencyText } from "./latency-section.js";
 import { renderPublishedSeriesText } from "./published-series-view.js";
 import type { ReportFormat } from "./report-format.js";
 import type { ReportModel } from "./report-model.js";
+import { streamsTextLines } from "./streams-section.js";
 import { curveSentence, measuringCells, summaryColumns } from "./summary-rows.js";
 import { textTable } from "./tables.js";
-import { wrap } from "./text-layout.js";
+import { terminalWidthOffTty, wrap } from "./text-layout.js";
 
 export interface TerminalOptions {
-  /** Columns to fit (the terminal's, or 100 when not a terminal). */
+  /** Columns to fit (the terminal's, or 80 when not a terminal: outputWidth). */
   width?: number;
   /** The full table, one row per cell and every column (as in report.md and summary.csv). */
   wide?: boolean;
@@ -18,9 +20,12 @@ export interface TerminalOptions {
   baseline?: boolean;
 }
 
-/** What the console shows of a run: the verdict first, then the summary that fits `width`. */
+/**
+ * What the console shows of a run: the verdict first, then the summary, the fleets, the token
+ * buckets and the streams sweeps, every line within `width` (the wide table excepted).
+ */
 export function renderTerminal(model: ReportModel, options: TerminalOptions = {}): string {
-  const width = options.width ?? 100;
+  const width = options.width ?? terminalWidthOffTty;
   const lines: string[] = [];
   if (model.label) lines.push(`[${model.label.toUpperCase()}] local lab results, not measured on AWS`);
   for (const notice of model.notices ?? []) lines.push(...wrap(`Note: ${notice}`, width, "  "));
@@ -29,7 +34,13 @@ export function renderTerminal(model: ReportModel, options: TerminalOptions = {}
   if (latency.length > 0) lines.push(...latency, "");
   if (options.wide) lines.push(...wideTableLines(model));
   else lines.push(...summaryPivotLines(model, width), ...summaryNotes(model, width));
-  lines.push(...(options.wide ? fleetTextLines(model.fleets) : fleetCompactLines(model.fleets, width)));
+  lines.push(
+    ...(options.wide ? fleetTextLines(model.fleets) : fleetCompactLines(model.fleets, width)),
+    ...(options.wide
+      ? bucketTextLines(model.analysis.buckets, width)
+      : bucketCompactLines(model.analysis.buckets, width)),
+    ...streamsTextLines(model.analysis.streams, width),
+  );
   const a = model.analysis;
   lines.push(
     "",

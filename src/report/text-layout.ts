@@ -3,9 +3,12 @@
  * memory sizes) split into as many blocks as the width needs. Pure.
  */
 
-/** The width to lay out for: the terminal's (a TTY), else 100 columns (logs, pipes, files). */
+/** Off a terminal (logs, pipes, files) the width is unknown: lay out for the narrowest common one. */
+export const terminalWidthOffTty = 80;
+
+/** The width to lay out for: the terminal's (a TTY), else 80 columns. */
 export function outputWidth(stream: { isTTY?: boolean; columns?: number } = process.stdout): number {
-  return stream.isTTY && stream.columns ? Math.max(40, stream.columns) : 100;
+  return stream.isTTY && stream.columns ? Math.max(40, stream.columns) : terminalWidthOffTty;
 }
 
 /** Words wrapped to `width`; continuation lines start with `indent` (a word longer than the line stays whole). */

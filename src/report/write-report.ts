@@ -1,7 +1,7 @@
 import { mkdir, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { readManifest, readRecords } from "../results/run-directory.js";
-import { reportFormats } from "./formats.js";
+import { reportFormats, runReportFormats } from "./formats.js";
 import { buildReportModel, defaultBaselineName, type ReportModel } from "./report-model.js";
 
 /** Reads a run directory into a report model (the report reads records, never live objects). */
@@ -32,4 +32,9 @@ export async function writeReport(
     }
   }
   return written;
+}
+
+/** The run's report files (runReportFormats) under `outDir`, as `run` writes them; returns the paths written. */
+export function writeRunReport(model: ReportModel, outDir: string): Promise<string[]> {
+  return writeReport(model, runReportFormats, outDir);
 }

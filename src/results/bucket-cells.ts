@@ -1,7 +1,6 @@
-import type { Architecture } from "../plan/architecture.js";
-import type { PlatformName } from "../plan/platforms.js";
 import type { IntervalSamples } from "../probes/interval-sampler.js";
 import { type BucketFit, fitBucket, type RefillPoint, type TransferFit } from "./bucket-fit.js";
+import { type RecordCell, recordCell } from "./record-cell.js";
 import type { ResultRecord } from "./result-record.js";
 import { describe, median, type Spread } from "./statistics.js";
 
@@ -36,14 +35,7 @@ export interface BucketModel {
   } | null;
 }
 
-export interface BucketCell {
-  cellId: string;
-  target: string;
-  targetKey: string;
-  platform: PlatformName;
-  memoryMb: number;
-  arch: Architecture;
-  probeLabel: string;
+export interface BucketCell extends RecordCell {
   model: BucketModel;
   /** The repetition whose bucket is the median one: its long transfer's samples and fit, for the chart. */
   example: { samples: IntervalSamples; fit: TransferFit; sustainedBitsPerSecond: number } | null;
@@ -105,13 +97,7 @@ export function bucketCells(records: readonly ResultRecord[]): BucketCell[] {
     if (!model) return [];
     return [
       {
-        cellId: first.cellId,
-        target: first.target,
-        targetKey: `${first.platform}:${first.target}`,
-        platform: first.platform,
-        memoryMb: first.memoryMb,
-        arch: first.arch,
-        probeLabel: first.probeLabel,
+        ...recordCell(first),
         model,
         example: medianExample(fitted),
       },

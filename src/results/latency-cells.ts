@@ -1,11 +1,11 @@
 import type { Architecture } from "../plan/architecture.js";
-import type { PlatformName } from "../plan/platforms.js";
 import type { ModeMeasurement } from "../probes/latency/measurement.js";
 import { CONNECTION_MODES, type ConnectionMode } from "../probes/latency/options.js";
 import { type CpuShare, cpuBoundShare, environmentCpuShare } from "./cpu-share.js";
 import { type Percentiles, percentiles } from "./latency-percentiles.js";
 import { type ModeLatency, summarizeMode } from "./latency-phases.js";
 import type { PlatformFacts } from "./platform-facts.js";
+import { type RecordCell, recordCell } from "./record-cell.js";
 import type { ResultRecord } from "./result-record.js";
 
 /**
@@ -13,15 +13,7 @@ import type { ResultRecord } from "./result-record.js";
  * request of its repetitions pooled per connection mode, with the CPU the requests took against
  * the environment's share, and the TCP connect time to the iperf3 server. Pure.
  */
-export interface LatencyCell {
-  cellId: string;
-  target: string;
-  targetKey: string;
-  platform: PlatformName;
-  memoryMb: number;
-  arch: Architecture;
-  probeKey: string;
-  probeLabel: string;
+export interface LatencyCell extends RecordCell {
   /** Bytes each GET read. */
   requestBytes: number;
   /** true: ranged GETs of a larger object; false: whole objects. */
@@ -48,9 +40,8 @@ export function latencyCells(
     byCell.set(record.cellId, [...(byCell.get(record.cellId) ?? []), record]);
   }
   return [...byCell.values()].map((group) => {
-    const first = group[0] as ResultRecord;
-    const targetKey = `${first.platform}:${first.target}`;
-    const cpuShare = environmentCpuShare(first.memoryMb, facts[targetKey]);
+    const cell = recordCell(group[0] as ResultRecord);
+    const cpuShare = environmentCpuShare(cell.memoryMb, facts[cell.targetKey]);
     const measurements = group.flatMap((r) => (r.latency ? [r.latency] : []));
     const modes = CONNECTION_MODES.flatMap((mode) => {
       const summary = summarizeMode(measurements.flatMap((m) => m.modes.filter((x) => x.mode === mode)));
@@ -59,14 +50,7 @@ export function latencyCells(
     const connects = measurements.flatMap((m) => m.iperf3Connect?.connectSeconds ?? []);
     const rangeBytes = measurements[0]?.rangeBytes ?? null;
     return {
-      cellId: first.cellId,
-      target: first.target,
-      targetKey,
-      platform: first.platform,
-      memoryMb: first.memoryMb,
-      arch: first.arch,
-      probeKey: first.probeKey,
-      probeLabel: first.probeLabel,
+      ...cell,
       requestBytes: rangeBytes ?? wholeObjectBytes(measurements.flatMap((m) => m.modes)),
       ranged: rangeBytes !== null,
       vpc: first.vpc,

@@ -188,10 +188,10 @@ test("a run whose records an earlier release wrote (results schema 1) still open
   assert.match(stdout, /^A and B are the same run/);
 });
 
-test("the width: the terminal's columns on a TTY, 100 otherwise", async () => {
+test("the width: the terminal's columns on a TTY, 80 otherwise", async () => {
   const { outputWidth } = await import("../../src/report/text-layout.js");
   assert.equal(outputWidth({ isTTY: true, columns: 80 }), 80);
   assert.equal(outputWidth({ isTTY: true, columns: 132 }), 132);
-  assert.equal(outputWidth({ isTTY: false, columns: 80 }), 100);
-  assert.equal(outputWidth({}), 100);
+  assert.equal(outputWidth({ isTTY: false, columns: 132 }), 80);
+  assert.equal(outputWidth({}), 80);
 });

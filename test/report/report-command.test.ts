@@ -1,13 +1,22 @@
 import assert from "node:assert/strict";
-import { spawnSync } from "node:child_process";
-import { mkdtemp, readFile, rm, stat, writeFile } from "node:fs/promises";
+import { execFile, spawnSync } from "node:child_process";
+import { cp, mkdtemp, readdir, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
+import { promisify } from "node:util";
 import { reportCommand } from "../../src/cli/commands/report.js";
+import type { ResultRecord } from "../../src/results/result-record.js";
 import { writeManifest } from "../../src/results/run-directory.js";
+import { cliArgv } from "../helpers/cli-process.js";
 import { fixtureManifest, fixtureRecord } from "../helpers/fixture-run.js";
 import { fixtureStudy } from "../helpers/fixture-study.js";
+
+const execFileAsync = promisify(execFile);
+
+function linesWiderThan(text: string, width: number): string[] {
+  return text.split("\n").filter((line) => line.length > width);
+}
 
 let runDir: string;
 before(async () => {
@@ -109,5 +118,69 @@ test("compare RUN --baseline seed-2026: the seed's seconds per object beside our
     assert.match(refused.stderr, /--baseline: unknown baseline "seed-1999" \(allowed: seed-2026\)/);
   } finally {
     await rm(dir, { recursive: true, force: true });
+  }
+});
+
+/** A run directory whose iperf3 upload swept 1, 2, 8 and 16 streams (a per-flow cap of 600 Mbit/s under a 3,000 quota). */
+async function streamsRunDir(dir: string): Promise<void> {
+  const manifest = fixtureManifest({
+    name: "streams",
+    targets: [{ platform: "local", profile: "seed-oregon-2026" }],
+    memoryMb: [10_240],
+    repetitions: 1,
+    probes: [{ kind: "iperf3", timeSeconds: 4, parallel: [1, 2, 8, 16], direction: "upload" }],
+  });
+  const records: ResultRecord[] = manifest.cells.map((cell) => {
+    const parallel = (cell.probe as { parallel: number }).parallel;
+    return {
+      ...fixtureRecord(cell, 1, { bitsPerSecond: Math.min(parallel * 600, 3_000) * 1e6 }),
+      // as the runner records them: the cell's probe parameters (the sweep's axis among them)
+      parameters: { ...cell.probe },
+    };
+  });
+  await writeManifest(dir, manifest);
+  await writeFile(join(dir, "results.jsonl"), records.map((r) => `${JSON.stringify(r)}\n`).join(""));
+}
+
+test("report RUN_DIR writes what run writes (streams.md for a streams sweep) and prints within 80 columns", async () => {
+  const dir = await mkdtemp(join(tmpdir(), "lnbr-report-all-"));
+  try {
+    await streamsRunDir(dir);
+    // a child process: its stdout is not a terminal, so the console text is laid out for 80 columns
+    const { stdout } = await execFileAsync(process.execPath, cliArgv(["report", dir]));
+    assert.deepEqual(linesWiderThan(stdout, 80), []);
+    assert.match(stdout, /Streams sweeps \(aggregate Mbit\/s by stream count/);
+    const files = (await readdir(dir)).sort();
+    for (const name of ["report.html", "report.json", "report.md", "streams.md", "summary.csv"])
+      assert.ok(files.includes(name), `${name} written (got ${files.join(", ")})`);
+    assert.match(stdout, /\nReport: report\.html, report\.md, streams\.md, summary\.csv, report\.json\n$/);
+    assert.match(
+      await readFile(join(dir, "streams.md"), "utf8"),
+      /\| seed-oregon-2026 arm64 10,240 MB iperf3 upload -t 4s \| 1: 600, 2: 1,200, 8: 3,000, 16: 3,000 \|/,
+    );
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+});
+
+test("report RUN_DIR on a real bucket run prints the bucket section within 80 columns and writes into --out", async () => {
+  const out = await mkdtemp(join(tmpdir(), "lnbr-report-bucket-"));
+  try {
+    const dir = join(out, "run");
+    await cp("test/fixtures/bucket-run", dir, { recursive: true });
+    const { stdout } = await execFileAsync(
+      process.execPath,
+      cliArgv(["report", dir, "--out", join(out, "files")]),
+    );
+    assert.deepEqual(linesWiderThan(stdout, 80), []);
+    assert.match(stdout, /Token bucket \(each repetition fitted; median \[min-max\]\)/);
+    assert.match(await readFile(join(out, "files", "report.md"), "utf8"), /## Token bucket/);
+    assert.deepEqual(
+      (await readdir(dir)).sort(),
+      ["manifest.json", "results.jsonl"],
+      "the run directory untouched",
+    );
+  } finally {
+    await rm(out, { recursive: true, force: true });
   }
 });

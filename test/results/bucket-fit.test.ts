@@ -4,7 +4,7 @@ import { agentEventSchema } from "../../src/agent/event.js";
 import { validatePlan } from "../../src/plan/load-plan.js";
 import type { BucketMeasurement, BucketTransfer } from "../../src/probes/bucket/measurement.js";
 import type { IntervalSamples } from "../../src/probes/interval-sampler.js";
-import { describeRefill, renderBucketMarkdown, renderBucketText } from "../../src/report/bucket-section.js";
+import { bucketCompactLines, bucketMarkdownLines, describeRefill } from "../../src/report/bucket-section.js";
 import { publishedBucketsFor } from "../../src/results/bucket-baseline.js";
 import { bucketCells, summarizeBucketFits } from "../../src/results/bucket-cells.js";
 import { fitBucket, fitRefill } from "../../src/results/bucket-fit.js";
@@ -261,18 +261,26 @@ test("the section says the model with its spread and the published figures for t
     platform: "aws" as const,
     memoryMb: 1024,
     arch: "arm64" as const,
+    probeKey: "bucket-upload",
     probeLabel: "bucket upload -P 8 10 ms",
+    environments: 1,
     model,
     example: null,
   };
-  const text = renderBucketText([cell]);
+  const lines = bucketCompactLines([cell], 80);
+  assert.deepEqual(
+    lines.filter((line) => line.length > 80),
+    [],
+    "every line fits 80 columns",
+  );
+  const text = lines.join("\n").replaceAll(/\n +/g, " ");
   assert.match(
     text,
     /sustained 62\d Mbit\/s; peak 4,0\d\d Mbit\/s; bucket 6\d\.\d MB above the sustained rate/,
   );
   assert.match(text, /sjakthol\/aws-network-benchmark/);
   assert.match(text, /this run's first second [\d,]+ Mbit\/s \(published 2,043-2,752\)/);
-  assert.match(renderBucketMarkdown([cell]), /\| us-west-2 arm64 1,024 MB upload \| 2 \|/);
+  assert.match(bucketMarkdownLines([cell]).join("\n"), /\| us-west-2 arm64 1,024 MB upload \| 2 \|/);
   assert.equal(publishedBucketsFor("download", 1024).length, 0, "no published download figure at 1,024 MB");
   assert.equal(publishedBucketsFor("download", 7076)[0]?.id, "skyrise-2025-download");
 });

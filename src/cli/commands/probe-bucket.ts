@@ -2,7 +2,8 @@ import type { Command } from "commander";
 import { handleEvent } from "../../agent/handler.js";
 import type { BucketMeasurement } from "../../probes/bucket/measurement.js";
 import { DEFAULT_BUCKET_INTERVAL_MS, DEFAULT_GAPS_SECONDS } from "../../probes/bucket/options.js";
-import { describeModel } from "../../report/bucket-section.js";
+import { modelLines } from "../../report/bucket-section.js";
+import { outputWidth } from "../../report/text-layout.js";
 import type { BucketCell, BucketModel } from "../../results/bucket-cells.js";
 import { summarizeBucketFits } from "../../results/bucket-cells.js";
 import { type BucketFit, fitBucket } from "../../results/bucket-fit.js";
@@ -115,14 +116,20 @@ async function bucketCommand(options: BucketCliOptions): Promise<number> {
       mine.push(fit);
       if (!options.json)
         console.error(
-          `${direction} ${repetition}/${repetitions}: ${describeModel(summarizeBucketFits([fit]) as BucketModel)}`,
+          modelLines(
+            `${direction} ${repetition}/${repetitions}`,
+            summarizeBucketFits([fit]) as BucketModel,
+            outputWidth(process.stderr),
+          ).join("\n"),
         );
     }
     fits.push(...mine);
     models.push(summarizeBucketFits(mine) as BucketModel);
   }
   if (options.json) console.log(JSON.stringify({ models, fits }, null, 2));
-  else for (const model of models) console.log(`${model.direction}: ${describeModel(model)} (n=${model.n})`);
+  else
+    for (const model of models)
+      console.log(modelLines(`${model.direction} (n=${model.n})`, model, outputWidth()).join("\n"));
   if (options.saveProfile === undefined) return 0;
   const memoryMb = Number(options.memoryMb);
   const profile = bucketProfile(

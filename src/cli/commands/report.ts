@@ -1,13 +1,11 @@
-import { resolve } from "node:path";
+import { relative, resolve } from "node:path";
 import type { Command } from "commander";
-import { renderBucketText } from "../../report/bucket-section.js";
 import { reportFormatNames, reportFormats } from "../../report/formats.js";
 import { defaultBaselineName } from "../../report/report-model.js";
-import { renderStreamsText } from "../../report/streams-section.js";
 import { renderSummaryJson } from "../../report/summary-json.js";
 import { renderTerminal } from "../../report/terminal-format.js";
 import { outputWidth } from "../../report/text-layout.js";
-import { loadReportModel, writeReport } from "../../report/write-report.js";
+import { loadReportModel, writeReport, writeRunReport } from "../../report/write-report.js";
 import { baselineNames } from "../../results/baseline.js";
 
 interface ReportOptions {
@@ -27,7 +25,8 @@ interface ReportOptions {
 
 /**
  * `lambda-netbench report RUN_DIR [--format ...]`: the report of a run, built from its
- * manifest and results.jsonl only (an interrupted run reports what it has).
+ * manifest and results.jsonl only (an interrupted run reports what it has). Without --format it
+ * prints what `run` prints and writes the files `run` writes.
  */
 export function registerReportCommand(program: Command): void {
   program
@@ -97,10 +96,11 @@ export async function reportCommand(runDir: string, options: ReportOptions): Pro
     (options.stdout !== true && formats.length === 1 && formats[0] === "text" && options.wide)
   ) {
     process.stdout.write(renderTerminal(model, { width: outputWidth(), wide: options.wide === true }));
-    const buckets = renderBucketText(model.analysis.buckets);
-    if (buckets) process.stdout.write(`\n${buckets}`);
-    const streams = renderStreamsText(model.analysis.streams, outputWidth());
-    if (streams) process.stdout.write(`\n${streams}`);
+    if (formats.length > 0) return 0;
+    // the files `run` wrote, rebuilt from the records (an older release's report, an interrupted run)
+    const outDir = resolve(options.out ?? runDir);
+    const written = await writeRunReport(model, outDir);
+    console.log(`\nReport: ${written.map((file) => relative(outDir, file)).join(", ")}`);
     return 0;
   }
   if (options.stdout) {

@@ -6,10 +6,8 @@ import { loadPlan } from "../../plan/load-plan.js";
 import type { Plan } from "../../plan/plan-schema.js";
 import { targetName, targetsOn } from "../../plan/platforms.js";
 import { presetNames } from "../../plan/presets.js";
-import { renderBucketText } from "../../report/bucket-section.js";
-import { renderStreamsText } from "../../report/streams-section.js";
 import { outputWidth, wrapEach } from "../../report/text-layout.js";
-import { loadReportModel, writeReport } from "../../report/write-report.js";
+import { loadReportModel, writeRunReport } from "../../report/write-report.js";
 import { ceilingOfRecord } from "../../results/ceiling.js";
 import type { RunManifest } from "../../results/manifest.js";
 import { readManifest } from "../../results/run-directory.js";
@@ -55,9 +53,6 @@ export interface RunCommandDeps {
 
 /** What a real `run` opens: the lab or the AWS account, with the lab's refusals checked first. */
 export const defaultRunDeps: RunCommandDeps = { openPlatform: defaultOpenPlatform, labRefusal };
-
-/** The formats `run` writes into the run directory when it completes. */
-export const runReportFormats = ["html", "md", "csv", "json"];
 
 /**
  * `lambda-netbench run`: validate the plan (before anything runs), ask before spending money on
@@ -246,11 +241,7 @@ export async function runCommand(options: RunCommandOptions, deps: RunCommandDep
     }
     const model = await loadReportModel(result.dir);
     printRunSummary(model, options.json === true);
-    const buckets = options.json === true ? "" : renderBucketText(model.analysis.buckets);
-    if (buckets) process.stdout.write(`\n${buckets}`);
-    const streams = renderStreamsText(model.analysis.streams, outputWidth());
-    if (streams) (options.json === true ? process.stderr : process.stdout).write(`\n${streams}`);
-    const written = await writeReport(model, runReportFormats, result.dir);
+    const written = await writeRunReport(model, result.dir);
     (options.json ? console.error : console.log)(
       `\nRun directory: ${result.dir}\nReport: ${written.map((file) => relative(result.dir, file)).join(", ")}`,
     );
