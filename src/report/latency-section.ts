@@ -9,7 +9,7 @@ import {
 } from "../results/latency-baseline.js";
 import type { LatencyCell, LatencyCurve } from "../results/latency-cells.js";
 import { type Percentiles, percentiles } from "../results/latency-percentiles.js";
-import { type LatencyPhase, PHASE_LABELS, summarizeMode } from "../results/latency-phases.js";
+import { LATENCY_PHASES, type LatencyPhase, PHASE_LABELS, summarizeMode } from "../results/latency-phases.js";
 import { markdownTable } from "./tables.js";
 import { renderPivot, wrap } from "./text-layout.js";
 
@@ -302,17 +302,6 @@ export function renderLatencyMarkdown(latency: LatencyAnalysis): string[] {
   return out;
 }
 
-const CSV_PHASES: LatencyPhase[] = [
-  "lookup",
-  "connect",
-  "tls",
-  "send",
-  "wait",
-  "receive",
-  "firstByte",
-  "total",
-];
-
 /** latency.csv: one row per cell and connection mode, every phase's percentiles in seconds; null when the run has none. */
 export function latencyCsvRows(
   latency: LatencyAnalysis,
@@ -327,7 +316,7 @@ export function latencyCsvRows(
     "Connection",
     "Requests",
     "Failed requests",
-    ...CSV_PHASES.flatMap((p) => ["p50", "p90", "p99", "max"].map((q) => `${p} ${q} (s)`)),
+    ...LATENCY_PHASES.flatMap((p) => ["p50", "p90", "p99", "max"].map((q) => `${p} ${q} (s)`)),
     "CPU (cores)",
     "CPU share (cores)",
     "CPU-bound",
@@ -344,7 +333,7 @@ export function latencyCsvRows(
       mode.mode,
       mode.requests,
       mode.failedRequests,
-      ...CSV_PHASES.flatMap((p) => {
+      ...LATENCY_PHASES.flatMap((p) => {
         const q = mode.phases[p];
         return [q?.p50Seconds ?? null, q?.p90Seconds ?? null, q?.p99Seconds ?? null, q?.maxSeconds ?? null];
       }),

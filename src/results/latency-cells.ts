@@ -18,8 +18,6 @@ export interface LatencyCell extends RecordCell {
   requestBytes: number;
   /** true: ranged GETs of a larger object; false: whole objects. */
   ranged: boolean;
-  /** The function was attached to a VPC (AWS; never in the lab). */
-  vpc: boolean;
   /** Successful invocations pooled (repetitions). */
   repetitions: number;
   modes: Array<ModeLatency & { cpuBound: boolean | null }>;
@@ -53,7 +51,6 @@ export function latencyCells(
       ...cell,
       requestBytes: rangeBytes ?? wholeObjectBytes(measurements.flatMap((m) => m.modes)),
       ranged: rangeBytes !== null,
-      vpc: first.vpc,
       repetitions: group.length,
       modes,
       cpuShare,

@@ -120,13 +120,7 @@ export function lambdaPrice(
 /** On-Demand Linux USD per hour of an instance type in a region; usd null when the table lacks it. */
 export function ec2HourPrice(region: string, instanceType: string): SourcedPrice {
   const entry = file.ec2OnDemand.regions[region]?.[instanceType];
-  if (entry)
-    return {
-      usd: entry.usdPerHour,
-      verified: entry.verified,
-      source: entry.source,
-      retrievedOn: entry.retrievedOn,
-    };
+  if (entry) return sourced(entry, entry.usdPerHour);
   const elsewhere = Object.entries(file.ec2OnDemand.regions).find(([, types]) => types[instanceType]);
   return {
     usd: null,
@@ -138,24 +132,17 @@ export function ec2HourPrice(region: string, instanceType: string): SourcedPrice
   };
 }
 
+/** A table entry's price with where it came from. */
+function sourced(entry: Omit<SourcedPrice, "usd">, usd: number | null): SourcedPrice {
+  return { usd, verified: entry.verified, source: entry.source, retrievedOn: entry.retrievedOn };
+}
+
 /** USD per hour of one public IPv4 address (the server's). */
 export function publicIpv4HourPrice(): SourcedPrice {
-  const entry = file.publicIpv4;
-  return {
-    usd: entry.usdPerHour,
-    verified: entry.verified,
-    source: entry.source,
-    retrievedOn: entry.retrievedOn,
-  };
+  return sourced(file.publicIpv4, file.publicIpv4.usdPerHour);
 }
 
 /** USD per GB between Lambda and the server's public address. */
 export function dataTransferGigabytePrice(): SourcedPrice {
-  const entry = file.dataTransfer;
-  return {
-    usd: entry.usdPerGigabyte,
-    verified: entry.verified,
-    source: entry.source,
-    retrievedOn: entry.retrievedOn,
-  };
+  return sourced(file.dataTransfer, file.dataTransfer.usdPerGigabyte);
 }

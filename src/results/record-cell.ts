@@ -1,35 +1,27 @@
-import type { Architecture } from "../plan/architecture.js";
-import type { PlatformName } from "../plan/platforms.js";
 import type { ResultRecord } from "./result-record.js";
 
 /**
  * Which cell a group of records measured, as a per-cell summary built from records names it
- * (the bucket and latency cells): read off any one of the cell's records. Pure.
+ * (the bucket and latency cells): read off any one of the cell's records, with its target key
+ * (`platform:target`, as the manifest's platform facts are keyed). Pure.
  */
-export interface RecordCell {
-  cellId: string;
-  target: string;
-  /** `platform:target`, as the manifest's platform facts are keyed. */
-  targetKey: string;
-  platform: PlatformName;
-  memoryMb: number;
-  arch: Architecture;
-  probeKey: string;
-  probeLabel: string;
-  /** Environments at once (1 unless the cell is a fleet's). */
-  environments: number;
-}
+export type RecordCell = Pick<
+  ResultRecord,
+  "cellId" | "target" | "platform" | "memoryMb" | "arch" | "probeKey" | "probeLabel" | "environments" | "vpc"
+> & { targetKey: string };
 
 export function recordCell(record: ResultRecord): RecordCell {
+  const { cellId, target, platform, memoryMb, arch, probeKey, probeLabel, environments, vpc } = record;
   return {
-    cellId: record.cellId,
-    target: record.target,
-    targetKey: `${record.platform}:${record.target}`,
-    platform: record.platform,
-    memoryMb: record.memoryMb,
-    arch: record.arch,
-    probeKey: record.probeKey,
-    probeLabel: record.probeLabel,
-    environments: record.environments,
+    cellId,
+    target,
+    targetKey: `${platform}:${target}`,
+    platform,
+    memoryMb,
+    arch,
+    probeKey,
+    probeLabel,
+    environments,
+    vpc,
   };
 }

@@ -149,7 +149,7 @@ test("report RUN_DIR writes what run writes (streams.md for a streams sweep) and
     // a child process: its stdout is not a terminal, so the console text is laid out for 80 columns
     const { stdout } = await execFileAsync(process.execPath, cliArgv(["report", dir]));
     assert.deepEqual(linesWiderThan(stdout, 80), []);
-    assert.match(stdout, /Streams sweeps \(aggregate Mbit\/s by stream count/);
+    assert.match(stdout, /Streams sweeps \(sustained aggregate Mbit\/s by stream count/);
     const files = (await readdir(dir)).sort();
     for (const name of ["report.html", "report.json", "report.md", "streams.md", "summary.csv"])
       assert.ok(files.includes(name), `${name} written (got ${files.join(", ")})`);

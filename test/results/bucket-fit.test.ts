@@ -264,6 +264,7 @@ test("the section says the model with its spread and the published figures for t
     probeKey: "bucket-upload",
     probeLabel: "bucket upload -P 8 10 ms",
     environments: 1,
+    vpc: false,
     model,
     example: null,
   };

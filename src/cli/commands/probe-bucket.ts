@@ -8,7 +8,7 @@ import type { BucketCell, BucketModel } from "../../results/bucket-cells.js";
 import { summarizeBucketFits } from "../../results/bucket-cells.js";
 import { type BucketFit, fitBucket } from "../../results/bucket-fit.js";
 import { bucketProfile } from "../../results/bucket-profile.js";
-import { buildIperf3Event } from "./probe-iperf3.js";
+import { buildIperf3Event, withIperf3AuthOptions } from "./probe-iperf3.js";
 import { checkProfileName, writeProfilePlan } from "./save-profile.js";
 
 interface BucketCliOptions {
@@ -36,36 +36,34 @@ const DIRECTIONS = { both: ["download", "upload"], download: ["download"], uploa
 
 /** `lambda-netbench probe bucket`: this environment's token bucket, per direction, fitted over repetitions. */
 export function registerBucketProbeCommand(probe: Command): void {
-  probe
-    .command("bucket")
-    .description(
-      "measure this environment's token bucket (peak, bucket size, sustained rate, refill) against an iperf3 server",
-    )
-    .requiredOption("--host <host>", "iperf3 server host name or address")
-    .option("--port <port>", "server port", "5201")
-    .option("--direction <direction>", "upload, download or both", "both")
-    .option("--parallel <n>", "streams of each transfer", "8")
-    .option("--interval-ms <ms>", "sample interval (10-100 ms)", `${DEFAULT_BUCKET_INTERVAL_MS}`)
-    .option("--time <seconds>", "the long transfer that drains the bucket", "5")
-    .option(
-      "--gaps <seconds,...>",
-      "idle gaps, each followed by a short transfer",
-      DEFAULT_GAPS_SECONDS.join(","),
-    )
-    .option("--refill-time <seconds>", "each short transfer after a gap", "2")
-    .option("--rest <seconds>", "idle time before the long transfer (default: the longest gap)")
-    .option("--repetitions <n>", "fingerprints per direction (the spread is over them)", "3")
-    .option(
-      "--memory-mb <mb>",
-      "memory size the saved profile's rates belong to",
-      process.env.AWS_LAMBDA_FUNCTION_MEMORY_SIZE ?? "1024",
-    )
-    .option("--save-profile <name>", "write the fit as a lab profile, in a runnable plan: NAME.plan.json")
-    .option("--out <dir>", "where --save-profile writes NAME.plan.json", ".")
-    .option("--username <user>", "iperf3 RSA authentication: user name")
-    .option("--password-env <VAR>", "environment variable holding the password (never a flag value)")
-    .option("--rsa-public-key-path <pem>", "server's RSA public key (PEM)")
-    .option("--padding <padding>", "RSA padding: pkcs1 (servers <= 3.16) or oaep (3.17+)", "oaep")
+  withIperf3AuthOptions(
+    probe
+      .command("bucket")
+      .description(
+        "measure this environment's token bucket (peak, bucket size, sustained rate, refill) against an iperf3 server",
+      )
+      .requiredOption("--host <host>", "iperf3 server host name or address")
+      .option("--port <port>", "server port", "5201")
+      .option("--direction <direction>", "upload, download or both", "both")
+      .option("--parallel <n>", "streams of each transfer", "8")
+      .option("--interval-ms <ms>", "sample interval (10-100 ms)", `${DEFAULT_BUCKET_INTERVAL_MS}`)
+      .option("--time <seconds>", "the long transfer that drains the bucket", "5")
+      .option(
+        "--gaps <seconds,...>",
+        "idle gaps, each followed by a short transfer",
+        DEFAULT_GAPS_SECONDS.join(","),
+      )
+      .option("--refill-time <seconds>", "each short transfer after a gap", "2")
+      .option("--rest <seconds>", "idle time before the long transfer (default: the longest gap)")
+      .option("--repetitions <n>", "fingerprints per direction (the spread is over them)", "3")
+      .option(
+        "--memory-mb <mb>",
+        "memory size the saved profile's rates belong to",
+        process.env.AWS_LAMBDA_FUNCTION_MEMORY_SIZE ?? "1024",
+      )
+      .option("--save-profile <name>", "write the fit as a lab profile, in a runnable plan: NAME.plan.json")
+      .option("--out <dir>", "where --save-profile writes NAME.plan.json", "."),
+  )
     .option("--json", "print the fitted models (and every repetition's fit) as JSON")
     .action(async (options: BucketCliOptions) => {
       process.exitCode = await bucketCommand(options);

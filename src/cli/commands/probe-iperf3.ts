@@ -1,4 +1,5 @@
 import { readFile } from "node:fs/promises";
+import type { Command } from "commander";
 import type { AgentResponse } from "../../agent/agent-response.js";
 import type { Iperf3ProbeDetail } from "../../probes/iperf3/run-probe.js";
 
@@ -18,6 +19,15 @@ export interface Iperf3CliOptions {
   passwordEnv?: string;
   rsaPublicKeyPath?: string;
   padding: string;
+}
+
+/** The iperf3 RSA authentication options (read by buildIperf3Event), for every command that talks to an iperf3 server. */
+export function withIperf3AuthOptions(command: Command): Command {
+  return command
+    .option("--username <user>", "iperf3 RSA authentication: user name")
+    .option("--password-env <VAR>", "environment variable holding the password (never a flag value)")
+    .option("--rsa-public-key-path <pem>", "server's RSA public key (PEM)")
+    .option("--padding <padding>", "RSA padding: pkcs1 (servers <= 3.16) or oaep (3.17+)", "oaep");
 }
 
 /**

@@ -18,16 +18,9 @@ import {
   summarizeMode,
 } from "../../results/latency-phases.js";
 import { printResponse } from "./print-response.js";
-import { integer, number, readCaFile } from "./probe-s3.js";
+import { integer, number, readCaFile, type S3ObjectOptions } from "./probe-s3.js";
 
-interface LatencyCliOptions {
-  endpoint?: string;
-  region?: string;
-  bucket: string;
-  key: string;
-  pathStyle?: boolean;
-  signRequest: boolean;
-  caFile?: string;
+interface LatencyCliOptions extends S3ObjectOptions {
   bytes: string;
   requests: number;
   warmup: number;

@@ -50,7 +50,8 @@ export function registerS3ProbeCommands(probe: Command): void {
   });
 }
 
-interface CommonOptions {
+/** Where the object is and how to reach it: the options every command on an S3 object takes. */
+export interface S3ObjectOptions {
   endpoint?: string;
   region?: string;
   bucket: string;
@@ -59,6 +60,9 @@ interface CommonOptions {
   /** false with --no-sign-request (commander's negated option). */
   signRequest: boolean;
   caFile?: string;
+}
+
+interface CommonOptions extends S3ObjectOptions {
   maxRetries?: number;
   deadlineSeconds?: number;
   requestTimeoutMs?: number;

@@ -4,7 +4,15 @@ import type { CellStatistics } from "../../results/analysis.js";
 import { burstSecondsText } from "../burst-text.js";
 import type { ReportModel } from "../report-model.js";
 import { formatMbps } from "../units.js";
-import { chartSubtitle, memoryAxis, memorySizes, minMaxRule, rateAxis, schema } from "./chart-parts.js";
+import {
+  chartSubtitle,
+  memoryAxis,
+  memorySizes,
+  minMaxRule,
+  rateAxis,
+  schema,
+  spreadMbps,
+} from "./chart-parts.js";
 import type { ChartLayout, ChartSpec } from "./chart-spec.js";
 import { type ProbeSeriesName, probeColours } from "./probe-colours.js";
 
@@ -173,9 +181,7 @@ function cellRows(cell: CellStatistics, target: string, name: ProbeSeriesName) {
       ...base,
       kind: "sustained",
       mark: sustainedMark,
-      rateMbps: cell.sustained.median / 1e6,
-      minMbps: cell.sustained.min / 1e6,
-      maxMbps: cell.sustained.max / 1e6,
+      ...spreadMbps(cell.sustained),
       n: cell.sustained.n,
     });
   else rows.push({ ...base, kind: "missing", text: "no sustained rate" });

@@ -1,4 +1,5 @@
 import type { CellStatistics } from "../../results/analysis.js";
+import type { Spread } from "../../results/statistics.js";
 import type { ReportModel } from "../report-model.js";
 
 /** Pieces every chart of the report shares, so they read alike. */
@@ -37,6 +38,11 @@ export function memoryAxis(sizes: number[], labelAngle = 0) {
     scale: { domain: sizes },
     axis: { labelAngle, labelExpr: "format(datum.value, ',')" },
   } as const;
+}
+
+/** A rate's median and its min-max bar in Mbit/s: the fields `minMaxRule` and a rate mark read. */
+export function spreadMbps(spread: Spread): { rateMbps: number; minMbps: number; maxMbps: number } {
+  return { rateMbps: spread.median / 1e6, minMbps: spread.min / 1e6, maxMbps: spread.max / 1e6 };
 }
 
 /** The min-max bar of a median, in its probe's colour and slot. */

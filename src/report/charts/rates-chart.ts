@@ -1,5 +1,5 @@
 import type { BaselineOverlay, ReportModel } from "../report-model.js";
-import { memoryAxis, memorySizes, minMaxRule, rateAxis } from "./chart-parts.js";
+import { memoryAxis, memorySizes, minMaxRule, rateAxis, spreadMbps } from "./chart-parts.js";
 import type { ChartSpec } from "./chart-spec.js";
 import {
   legendConfig,
@@ -47,26 +47,16 @@ export function ratesVsMemory(context: TargetCharts): ChartSpec {
   const { target, cells } = context;
   const values = cells.flatMap((c) => {
     const probe = context.colours.name(c);
-    const rows: object[] = [];
-    if (c.sustained)
-      rows.push({
-        memoryMb: c.memoryMb,
-        probe,
-        slot: `${probe} sustained`,
-        rate: sustainedShape,
-        rateMbps: c.sustained.median / 1e6,
-        minMbps: c.sustained.min / 1e6,
-        maxMbps: c.sustained.max / 1e6,
-      });
-    if (c.effective)
-      rows.push({
-        memoryMb: c.memoryMb,
-        probe,
-        slot: `${probe} average`,
-        rate: averageShape,
-        rateMbps: c.effective.median / 1e6,
-      });
-    return rows;
+    const at = { memoryMb: c.memoryMb, probe };
+    // the sustained rate carries its min-max bar; the average is a mark beside it
+    return [
+      ...(c.sustained
+        ? [{ ...at, slot: `${probe} sustained`, rate: sustainedShape, ...spreadMbps(c.sustained) }]
+        : []),
+      ...(c.effective
+        ? [{ ...at, slot: `${probe} average`, rate: averageShape, rateMbps: c.effective.median / 1e6 }]
+        : []),
+    ];
   });
   const baseline = baselineValues(context);
   const highest = Math.max(
