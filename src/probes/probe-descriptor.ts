@@ -205,4 +205,5 @@ export function expandList<Spec>(
   );
 }
 
+/** Bytes in a MiB: the unit of every object, chunk and part size a plan gives. */
 export const mebibyte = 1_048_576;

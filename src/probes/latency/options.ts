@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { intervalMsOption } from "../interval-option.js";
+import { s3ObjectFields } from "../s3/options.js";
 
 /**
  * The latency probe's options: `requests` small S3 GETs of one size, on one kept-alive
@@ -20,16 +21,7 @@ export const DEFAULT_LATENCY_BYTES = 65_536;
 export const latencyEventSchema = z
   .object({
     probe: z.literal("latency"),
-    /** S3-compatible endpoint URL; omit for AWS S3. */
-    endpoint: z.url().optional(),
-    region: z.string().min(1).default("us-east-1"),
-    bucket: z.string().min(3).max(63),
-    key: z.string().min(1).max(1024),
-    pathStyle: z.boolean().default(false),
-    /** false: anonymous requests, unsigned (the AWS CLI's --no-sign-request), for public objects. */
-    signRequest: z.boolean().default(true),
-    /** PEM CA bundle for TLS to a local server (the content, not a path: Lambda has no such file). */
-    caPem: z.string().optional(),
+    ...s3ObjectFields,
     /**
      * Bytes each GET asks for: a ranged GET of the object's first `bytes` (the object must be at
      * least that large); null: the whole object.

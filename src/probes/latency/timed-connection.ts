@@ -3,7 +3,12 @@ import net from "node:net";
 import tls from "node:tls";
 import { connectError } from "../iperf3/tcp-connect.js";
 import { ProbeError } from "../probe-error.js";
-import { parseHead, type ResponseHead } from "../s3/http1-connection.js";
+import {
+  type HeadSplit,
+  MAX_ERROR_BODY_BYTES,
+  type ResponseHead,
+  splitHead,
+} from "../s3/http1-connection.js";
 import { RequestStalledError } from "../s3/s3-transport.js";
 
 /**
@@ -39,10 +44,6 @@ export interface ResponseMarks {
   bodyBytes: number;
   errorBody: Buffer | null;
 }
-
-const MAX_HEAD_BYTES = 64 * 1024;
-const MAX_ERROR_BODY_BYTES = 64 * 1024;
-const HEAD_END = Buffer.from("\r\n\r\n");
 
 export class TimedConnection {
   private active: ActiveResponse | null = null;
@@ -118,21 +119,20 @@ export class TimedConnection {
     }
     if (response.firstByteMs === 0) response.firstByteMs = nowMs;
     if (response.head === null) {
-      const buffered = response.headBuffer ? Buffer.concat([response.headBuffer, chunk]) : chunk;
-      const end = buffered.indexOf(HEAD_END);
-      if (end < 0) {
-        if (buffered.length > MAX_HEAD_BYTES) this.close(new Error("response head larger than 64 KiB"));
-        else response.headBuffer = buffered;
-        return;
-      }
-      response.headBuffer = null;
+      let split: HeadSplit;
       try {
-        response.start(parseHead(buffered.subarray(0, end).toString("latin1")));
+        split = splitHead(response.headBuffer, chunk);
+        if (split.complete) response.start(split.head);
       } catch (error) {
         this.close(error as Error);
         return;
       }
-      chunk = buffered.subarray(end + HEAD_END.length);
+      if (!split.complete) {
+        response.headBuffer = split.pending;
+        return;
+      }
+      response.headBuffer = null;
+      chunk = split.rest;
     }
     if (chunk.length > response.remaining) {
       this.close(

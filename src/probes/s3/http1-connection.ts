@@ -33,7 +33,8 @@ export interface GetResult {
 
 const MAX_HEAD_BYTES = 64 * 1024;
 const READ_BUFFER_BYTES = 64 * 1024;
-const MAX_ERROR_BODY_BYTES = 64 * 1024;
+/** The most of an error document kept to say what went wrong (both HTTP/1.1 clients). */
+export const MAX_ERROR_BODY_BYTES = 64 * 1024;
 const HEAD_END = Buffer.from("\r\n\r\n");
 
 export class Http1Connection {
@@ -150,21 +151,19 @@ export class Http1Connection {
       this.onBody(request, chunk);
       return;
     }
-    const buffered = request.headBuffer ? Buffer.concat([request.headBuffer, chunk]) : chunk;
-    const end = buffered.indexOf(HEAD_END);
-    if (end < 0) {
-      if (buffered.length > MAX_HEAD_BYTES) this.destroy(new Error("response head larger than 64 KiB"));
-      else request.headBuffer = buffered;
-      return;
-    }
-    request.headBuffer = null;
-    let head: ResponseHead;
+    let split: HeadSplit;
     try {
-      head = parseHead(buffered.subarray(0, end).toString("latin1"));
+      split = splitHead(request.headBuffer, chunk);
     } catch (error) {
       this.destroy(error as Error);
       return;
     }
+    if (!split.complete) {
+      request.headBuffer = split.pending;
+      return;
+    }
+    request.headBuffer = null;
+    const { head, rest } = split;
     request.head = head;
     request.state = "body";
     const chunked = /\bchunked\b/i.test(head.headers["transfer-encoding"] ?? "");
@@ -185,7 +184,6 @@ export class Http1Connection {
         return;
       }
     }
-    const rest = buffered.subarray(end + HEAD_END.length);
     if (rest.length > 0) this.onBody(request, rest);
     else if (!request.readsUntilClose && !request.chunked && request.remaining === 0) this.finish(request);
   }
@@ -272,6 +270,30 @@ export function dechunk(body: Buffer): Buffer {
     offset = lineEnd + 2 + size + 2;
   }
   return Buffer.concat(parts);
+}
+
+/** What has arrived of a response: its parsed head and the body bytes after it, or the bytes to keep for the next read. */
+export type HeadSplit =
+  | { complete: true; head: ResponseHead; rest: Buffer }
+  | { complete: false; pending: Buffer };
+
+/**
+ * The response head out of the bytes kept so far and this read: parsed once its blank line has
+ * arrived. Throws on a head larger than 64 KiB or one that does not parse (the connection is
+ * out of step then, never to be reused).
+ */
+export function splitHead(pending: Buffer | null, chunk: Buffer): HeadSplit {
+  const buffered = pending ? Buffer.concat([pending, chunk]) : chunk;
+  const end = buffered.indexOf(HEAD_END);
+  if (end < 0) {
+    if (buffered.length > MAX_HEAD_BYTES) throw new Error("response head larger than 64 KiB");
+    return { complete: false, pending: buffered };
+  }
+  return {
+    complete: true,
+    head: parseHead(buffered.subarray(0, end).toString("latin1")),
+    rest: buffered.subarray(end + HEAD_END.length),
+  };
 }
 
 /** Status line and headers of an HTTP/1.1 response head (without the final CRLF CRLF). */

@@ -6,7 +6,8 @@ export const S3_MAX_OBJECT_MIB = 5_242_880;
 
 /** The S3 probes' options (strict, like every probe's); the agent's event and the plan compose them. */
 
-const s3Common = {
+/** Which object, where, and how a request reaches it: every probe that reads S3 takes these. */
+export const s3ObjectFields = {
   /** S3-compatible endpoint URL; omit for AWS S3. */
   endpoint: z.url().optional(),
   region: z.string().min(1).default("us-east-1"),
@@ -17,6 +18,10 @@ const s3Common = {
   signRequest: z.boolean().default(true),
   /** PEM CA bundle for TLS to a local server (the content, not a path: Lambda has no such file). */
   caPem: z.string().optional(),
+};
+
+const s3Common = {
+  ...s3ObjectFields,
   intervalMs: intervalMsOption,
   deadlineSeconds: z.number().min(1).max(900).default(300),
   /** Idle limit of one request: no response or no body byte for this long fails (and retries) it. */

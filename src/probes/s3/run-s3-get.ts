@@ -1,5 +1,6 @@
 import { startCpuClock } from "../cpu-clock.js";
-import { IntervalSampler, type IntervalSamples } from "../interval-sampler.js";
+import { IntervalSampler } from "../interval-sampler.js";
+import { mebibyte } from "../probe-descriptor.js";
 import { ProbeError } from "../probe-error.js";
 import type { ProbeOutcome } from "../probe-outcome.js";
 import { startRetransmitCounter } from "../retransmits.js";
@@ -11,37 +12,25 @@ import { RangedDownload } from "./ranged-download.js";
 import { resolveObjectAddress } from "./s3-address.js";
 import { explainAnonymousDenial, type S3CredentialProvider, S3RequestSigner } from "./s3-signer.js";
 import { createKeepAliveAgent, type RequestTarget } from "./s3-transport.js";
+import type { S3TransferDetail } from "./transfer-detail.js";
 import { transferSummary } from "./transfer-summary.js";
 
-const MIB = 1_048_576;
 /** The most connections `concurrency: "auto"` may open. */
 const MAX_AUTO_CONNECTIONS = 64;
 
-export interface S3GetDetail {
+/**
+ * `bytes`: received, always the object's size (an incomplete download is an error, never a
+ * result); `seconds`: from the first ranged GET to the last byte (the HEAD is not counted).
+ */
+export interface S3GetDetail extends S3TransferDetail {
   probe: "s3-get";
-  bucket: string;
-  key: string;
-  endpoint: string;
   objectBytes: number;
   etag: string;
-  /** Bytes received (always the object's size: an incomplete download is an error, never a result). */
-  bytes: number;
-  /** Transfer time: from the first ranged GET to the last byte (the HEAD is not counted). */
-  seconds: number;
-  bitsPerSecond: number;
-  /** Presentation only: bitsPerSecond / 1e6. */
-  mbps: number;
-  /** CPU (user + system) of the process during the transfer. */
-  cpuSeconds: number;
-  cpuSecondsPerGib: number;
   /** The split of cpuSeconds: user space (TLS decryption, JS) and kernel (TCP receive, copies). */
   cpuUserSeconds: number;
   cpuSystemSeconds: number;
-  retries: number;
-  retransmits: number | null;
   /** Per part: time from its request to its response headers. */
   ttfb: LatencySummary;
-  samples: IntervalSamples;
   concurrency: number | "auto";
   /** Connections used: the fixed count, or the count the auto ramp settled on. */
   connections: number;
@@ -69,7 +58,7 @@ export async function runS3GetProbe(
   // the seed study timed boto3's whole download: client and credential set-up, HEAD, transfer
   const wholeStartMs = performance.now();
   const address = resolveObjectAddress(event);
-  const chunkBytes = Math.round(event.chunkMib * MIB);
+  const chunkBytes = Math.round(event.chunkMib * mebibyte);
   const maxSockets = event.concurrency === "auto" ? MAX_AUTO_CONNECTIONS : event.concurrency;
   const target: RequestTarget = {
     address,

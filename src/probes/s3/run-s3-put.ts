@@ -1,5 +1,6 @@
 import { startCpuClock } from "../cpu-clock.js";
-import { IntervalSampler, type IntervalSamples } from "../interval-sampler.js";
+import { IntervalSampler } from "../interval-sampler.js";
+import { mebibyte } from "../probe-descriptor.js";
 import { ProbeError } from "../probe-error.js";
 import type { ProbeOutcome } from "../probe-outcome.js";
 import { startRetransmitCounter } from "../retransmits.js";
@@ -12,34 +13,20 @@ import type { S3ProbeDependencies } from "./run-s3-get.js";
 import { resolveObjectAddress } from "./s3-address.js";
 import { explainAnonymousDenial, S3RequestSigner } from "./s3-signer.js";
 import { createKeepAliveAgent, type RequestTarget } from "./s3-transport.js";
+import type { S3TransferDetail } from "./transfer-detail.js";
 import { transferSummary } from "./transfer-summary.js";
 import { UploadProgress } from "./upload-progress.js";
 
-const MIB = 1_048_576;
 const MAX_PARTS = 10_000;
 
-export interface S3PutDetail {
+/**
+ * `bytes`: the object's size (every byte uploaded and verified by HEAD); `seconds`: the upload,
+ * from the first part request to CompleteMultipartUpload's answer (the object exists only then).
+ */
+export interface S3PutDetail extends S3TransferDetail {
   probe: "s3-put";
-  bucket: string;
-  key: string;
-  endpoint: string;
-  /** Object size (every byte uploaded and verified by HEAD). */
-  bytes: number;
-  /**
-   * The upload: from the first part request to CompleteMultipartUpload's answer (the object
-   * exists only then).
-   */
-  seconds: number;
-  bitsPerSecond: number;
-  mbps: number;
   /** Of `seconds`: from the last part's response to CompleteMultipartUpload's answer. */
   completeSeconds: number;
-  /** CPU (user + system) of the process during the upload (`seconds`). */
-  cpuSeconds: number;
-  cpuSecondsPerGib: number;
-  retries: number;
-  retransmits: number | null;
-  samples: IntervalSamples;
   partBytes: number;
   parts: number;
   concurrency: number;
@@ -60,8 +47,8 @@ export async function runS3PutProbe(
   dependencies: S3ProbeDependencies = {},
 ): Promise<ProbeOutcome<S3PutDetail>> {
   const address = resolveObjectAddress(event);
-  const sizeBytes = Math.round(event.sizeMib * MIB);
-  const partBytes = Math.round(event.partMib * MIB);
+  const sizeBytes = Math.round(event.sizeMib * mebibyte);
+  const partBytes = Math.round(event.partMib * mebibyte);
   const partCount = Math.ceil(sizeBytes / partBytes);
   if (partCount > MAX_PARTS)
     throw new ProbeError(
