@@ -1,7 +1,7 @@
 import { type PublishedBucket, publishedBucketsFor } from "../results/bucket-baseline.js";
 import type { BucketCell, BucketModel } from "../results/bucket-cells.js";
 import type { Spread } from "../results/statistics.js";
-import { markdownTable, type TableColumn, textTable } from "./tables.js";
+import { markdownSection, markdownTable, type TableColumn, textTable } from "./tables.js";
 import { wrap, wrapEach } from "./text-layout.js";
 
 /**
@@ -148,16 +148,13 @@ export function bucketTextLines(cells: readonly BucketCell[], width: number): st
 export function bucketMarkdownLines(cells: readonly BucketCell[]): string[] {
   if (cells.length === 0) return [];
   const published = publishedLines(cells);
-  return [
-    "",
-    "## Token bucket",
-    "",
+  return markdownSection(
+    "Token bucket",
     "Each repetition's transfer is fitted as two straight lines of cumulative bytes (the peak while the bucket lasts, then the sustained rate); idle gaps, each followed by a short transfer, show the refill. Median [min-max] over the repetitions; payload rates.",
-    "",
-    ...markdownTable(
+    markdownTable(
       bucketColumns,
       cells.map((cell) => bucketColumns.map((c) => c.text(cell))),
     ),
-    ...(published.length > 0 ? ["", publishedHeading, "", ...published] : []),
-  ];
+    ...(published.length > 0 ? [publishedHeading, published] : []),
+  );
 }

@@ -1,7 +1,7 @@
 import type { FleetPoint } from "../results/fleet-analysis.js";
 import type { Spread } from "../results/statistics.js";
 import { spreadMinimumRepetitions } from "./statistics-display.js";
-import { markdownTable, textTable } from "./tables.js";
+import { markdownSection, markdownTable, textTable } from "./tables.js";
 import { wrap } from "./text-layout.js";
 import { formatMbps, formatNumber } from "./units.js";
 
@@ -110,15 +110,12 @@ export function fleetCompactLines(points: readonly FleetPoint[], width: number):
 
 export function fleetMarkdownLines(points: readonly FleetPoint[]): string[] {
   if (points.length === 0) return [];
-  return [
-    "",
-    "## Environments at once (fleets)",
-    "",
-    ...markdownTable(
+  return markdownSection(
+    "Environments at once (fleets)",
+    markdownTable(
       fleetColumns,
       points.map((p) => fleetColumns.map((c) => c.text(p))),
     ),
-    "",
     fleetNote,
-  ];
+  );
 }

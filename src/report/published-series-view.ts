@@ -2,7 +2,7 @@ import type { PublishedSeriesBeside } from "../results/published-series.js";
 import type { SeriesModel } from "../results/series-fit.js";
 import type { Spread } from "../results/statistics.js";
 import { escapeHtml, type HtmlColumn, htmlTable } from "./html-tables.js";
-import { markdownTable, type TableColumn } from "./tables.js";
+import { markdownSection, markdownTable, type TableColumn } from "./tables.js";
 import { wrap } from "./text-layout.js";
 import { formatMbps, formatNumber } from "./units.js";
 
@@ -127,14 +127,11 @@ function tableRows(rows: readonly PublishedSeriesBeside[]): string[][] {
 /** report.md's section; none without a match. */
 export function renderPublishedSeriesMarkdown(rows: readonly PublishedSeriesBeside[]): string[] {
   if (rows.length === 0) return [];
-  return [
-    "",
-    "## Beside a published Lambda series",
-    "",
+  return markdownSection(
+    "Beside a published Lambda series",
     `${heading}.`,
-    "",
-    ...markdownTable(columns, tableRows(rows)),
-  ];
+    markdownTable(columns, tableRows(rows)),
+  );
 }
 
 /** The HTML page's section; none without a match. */

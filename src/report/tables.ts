@@ -37,6 +37,21 @@ export function markdownTable(columns: Columns, rows: readonly (readonly string[
   ];
 }
 
+/**
+ * A section of report.md: a blank line, its `## title`, then each block (a paragraph or a
+ * table's lines) after a blank line of its own, so every section is spaced the same way.
+ */
+export function markdownSection(
+  title: string,
+  ...blocks: ReadonlyArray<string | readonly string[]>
+): string[] {
+  return [
+    "",
+    `## ${title}`,
+    ...blocks.flatMap((block) => ["", ...(typeof block === "string" ? [block] : block)]),
+  ];
+}
+
 export interface TextTableOptions {
   /** The header line (default true); a table without one has no rule either. */
   header?: boolean;
