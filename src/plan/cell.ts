@@ -22,6 +22,11 @@ export interface Cell {
   vpc?: boolean;
 }
 
+/** The invocations a cell plans: each repetition invokes every environment of its fleet. */
+export function plannedInvocations(cell: Pick<Cell, "repetitions" | "environments">): number {
+  return cell.repetitions * (cell.environments ?? 1);
+}
+
 /** The axes beside memory and arch that make a cell: fleet size and VPC variant. */
 export interface CellAxes {
   environments?: number;

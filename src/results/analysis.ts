@@ -1,5 +1,5 @@
 import type { Architecture } from "../plan/architecture.js";
-import type { Cell } from "../plan/cell.js";
+import { type Cell, plannedInvocations } from "../plan/cell.js";
 import { targetKey, targetName } from "../plan/plan-schema.js";
 import type { PlatformName } from "../plan/platforms.js";
 import { movesData } from "../probes/registry.js";
@@ -211,7 +211,7 @@ export function analyzeRun(
     emulated: factList.some((f) => f.emulated) || manifest.plan.targets.some((t) => t.platform === "local"),
     unshaped: factList.some((f) => f.unshaped),
     moveGigabytes: manifest.plan.moveGigabytes,
-    plannedInvocations: manifest.cells.reduce((sum, cell) => sum + cell.repetitions, 0),
+    plannedInvocations: manifest.cells.reduce((sum, cell) => sum + plannedInvocations(cell), 0),
     recordedInvocations: measured.length,
     failedInvocations: measured.filter((r) => !r.ok).length,
     cells,

@@ -1,3 +1,4 @@
+import { plannedInvocations } from "../plan/cell.js";
 import { expandPlan } from "../plan/expand-plan.js";
 import { type Plan, type ProbeSpec, usesIperf3Server } from "../plan/plan-schema.js";
 import { targetKey, targetsOn } from "../plan/platforms.js";
@@ -111,10 +112,9 @@ export function estimatePlan(plan: Plan, options: PlanEstimateOptions = {}): Pla
         memoryMb: cell.memoryMb,
         arch: cell.arch,
         billedSeconds: seconds,
-        invocations: cell.repetitions * (cell.environments ?? 1),
+        invocations: plannedInvocations(cell),
       });
-      // a fleet of N makes N invocations per repetition
-      const count = cell.repetitions * (cell.environments ?? 1);
+      const count = plannedInvocations(cell);
       invocations += count;
       invocationSeconds += seconds * count;
       serverTransferBytes += iperf3Bytes(cell.probe, basis.trafficMbps) * count;

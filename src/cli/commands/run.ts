@@ -1,6 +1,7 @@
 import { relative } from "node:path";
 import { createInterface } from "node:readline/promises";
 import type { Command } from "commander";
+import { plannedInvocations } from "../../plan/cell.js";
 import { PlanError } from "../../plan/expand-plan.js";
 import { loadPlan } from "../../plan/load-plan.js";
 import type { Plan } from "../../plan/plan-schema.js";
@@ -275,7 +276,7 @@ function resumeAdvice(runDir: string, error: unknown): string {
  * lab taken away) pauses the run instead, so what is here failed in the function itself.
  */
 function failedAdvice(failed: number, manifest: RunManifest, dir: string): string {
-  const planned = manifest.cells.reduce((sum, cell) => sum + cell.repetitions * (cell.environments ?? 1), 0);
+  const planned = manifest.cells.reduce((sum, cell) => sum + plannedInvocations(cell), 0);
   const { preset, configPath, regions } = manifest.source;
   const again = [
     "lambda-netbench run",
