@@ -215,25 +215,23 @@ function sustainedAfter(
   const after = rates.slice(from);
   const seconds = after.reduce((sum, r) => sum + r.durationSeconds, 0);
   const none = { ceilingCheck: "unknown" as const, insideBurst: null, sustainedMedianBitsPerSecond: null };
+  const noSustained = (sustainedNullReason: string): WindowAnalysis => ({
+    ...none,
+    burst,
+    burstFound,
+    sustainedBitsPerSecond: null,
+    sustainedIntervals: 0,
+    sustainedNullReason,
+  });
   if (after.length === 0 || seconds < minimumSustainedSeconds)
-    return {
-      ...none,
-      burst,
-      burstFound,
-      sustainedBitsPerSecond: null,
-      sustainedIntervals: 0,
-      sustainedNullReason: `too short after the burst: ${fmtSeconds(seconds)} (needs >= ${minimumSustainedSeconds} s)`,
-    };
+    return noSustained(
+      `too short after the burst: ${fmtSeconds(seconds)} (needs >= ${minimumSustainedSeconds} s)`,
+    );
   const middle = median(after.map((r) => r.bitsPerSecond));
   if (!(middle > 0))
-    return {
-      ...none,
-      burst,
-      burstFound,
-      sustainedBitsPerSecond: null,
-      sustainedIntervals: 0,
-      sustainedNullReason: `most intervals after the burst moved nothing (${after.filter((r) => r.bitsPerSecond === 0).length} of ${after.length}): the transfer was waiting, not limited by the link`,
-    };
+    return noSustained(
+      `most intervals after the burst moved nothing (${after.filter((r) => r.bitsPerSecond === 0).length} of ${after.length}): the transfer was waiting, not limited by the link`,
+    );
   const bytes = after.reduce((sum, r) => sum + (r.bitsPerSecond * r.durationSeconds) / 8, 0);
   return {
     ...none,
