@@ -1,6 +1,7 @@
 import { isEmulated } from "../plan/platforms.js";
 import { movesData } from "../probes/registry.js";
 import { minimumEffectShare } from "../results/analysis.js";
+import { ceilingNoiseShare } from "../results/ceiling.js";
 import { intervalMethod } from "../results/median-interval.js";
 import type { ReportModel } from "./report-model.js";
 
@@ -8,8 +9,8 @@ import type { ReportModel } from "./report-model.js";
 export function methodNotes(model: ReportModel): string[] {
   const prices = model.analysis.prices;
   const notes = [
-    "Three rates per invocation, in Mbit/s (1 Mbit = 1,000,000 bits), each shown as the median over the successful repetitions of a cell with n, and [min-max] from n >= 3: BURST, the start of the transfer until the per-interval rate settles (detected from the samples, not assumed: its peak, its length at the peak and its bytes above the sustained rate, each only as fine as the samples hold it: '≥' a lower bound on the peak, '< 0.25 s' a burst that ended inside its first sample); SUSTAINED, the median of the interval rates after the burst; AVG INCL. BURST, the whole transfer (bytes / measured seconds), which a burst inflates on short transfers.",
-    "Burst detection: reference level = median interval rate of the second half of the record; the burst runs from the start until two intervals in a row are at most 15% (or 3 robust SDs) above it. A record under 2 s, or whose rate has not settled by half of it, has no sustained rate (shown as '–' with the reason), never the average.",
+    "Three rates per invocation, in Mbit/s (1 Mbit = 1,000,000 bits), each shown as the median over the successful repetitions of a cell with n, and [min-max] from n >= 3: BURST, the start of the transfer until the per-interval rate settles (detected from the samples, not assumed: its peak, its length at the peak and its bytes above the sustained rate, each only as fine as the samples hold it: '≥' a lower bound on the peak, '< 0.25 s' a burst that ended inside its first sample); SUSTAINED, the bytes after the burst over their measured seconds (the median of their interval rates is kept in report.json as a diagnostic); AVG INCL. BURST, the whole transfer (bytes / measured seconds), which a burst inflates on short transfers.",
+    `Burst detection: reference level = median interval rate of the second half of the record; the burst runs from the start until two intervals in a row are at most 15% (or 3 robust SDs) above it. A record under 2 s, or whose rate has not settled by half of it, has no sustained rate (shown as '–' with the reason), never the average. Where the ceiling in force is known (the lab profile's curve at that memory size, or the quota read for the AWS region; payload), a rate above it by more than ${Math.round(ceilingNoiseShare * 100)}% is burst: the sustained part starts where the rate falls to the ceiling, and a transfer that never does ended inside the burst (its bytes above the quota and seconds are shown instead). Where none is known the sustained rate is marked unconfirmed.`,
     "Every headline (plateau, knee, slope, recommended memory, cost per GB, time to move N GB, quota %) uses the sustained rate.",
     "iperf3 upload: avg incl. burst and sent are the sender side (end.sum_sent), as the published study kept it; received (end.sum_received) beside it. s3-get seconds per object: the transfer alone, and the whole download as the study timed it (client and credential set-up, HEAD, transfer).",
     "Spread: min-max in the tables, only from n >= 3 (below that a cell is listed as too few to tell); the CSV and JSON add the interquartile range (type 7) and coefficient of variation (sample standard deviation / mean; needs n >= 2).",

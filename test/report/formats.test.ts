@@ -9,6 +9,7 @@ import { renderTerminal } from "../../src/report/terminal-format.js";
 import { fixtureStudy } from "../helpers/fixture-study.js";
 
 const { manifest, records } = fixtureStudy();
+const flatText = (text: string) => text.replace(/\s+/g, " ");
 const model = buildReportModel(manifest, records);
 
 /** The median of the records of one cell, computed here by hand from the records. */
@@ -95,6 +96,18 @@ test("terminal (--wide) and Markdown: labelled emulated, the medians of the reco
   assert.match(md, /## Beside the published study \(seed-2026\)/);
   // s3-get seconds per object: transfer 4.00 s, whole 4.50 s
   assert.match(md, /s3-get 64 MiB conc 4 chunk 8 MiB \| arm64 \| 1,024 \|.*\| 4\.00 \/ 4\.50 \|/);
+});
+
+test("the method notes say what the sustained rate is: bytes over time after the burst, held to the ceiling in force (issue 27)", () => {
+  const md = flatText(renderMarkdown(model));
+  assert.match(md, /SUSTAINED, the bytes after the burst over their measured seconds/);
+  assert.doesNotMatch(md, /SUSTAINED, the median of the interval rates/);
+  assert.match(
+    md,
+    /a rate above it by more than 5% is burst: the sustained part starts where the rate falls to the ceiling/,
+  );
+  assert.match(md, /a transfer that never does ended inside the burst/);
+  assert.match(md, /Where none is known the sustained rate is marked unconfirmed/);
 });
 
 test("JSON: the analysis in raw units", () => {
