@@ -18,3 +18,23 @@ export function probeNames(cell: Pick<Cell, "probe" | "vpc" | "environments">): 
   const names = plannedProbe(cell.probe).names(cell.probe);
   return { family: `${names.family}${axes}`, short: `${names.short}${axes}` };
 }
+
+/**
+ * The names of a run's probes by probe key. Two probes whose short names would be the same (two
+ * object sizes at one concurrency) keep their full labels there instead, so no two rows or
+ * verdict lines read alike.
+ */
+export function runProbeNames(
+  cells: ReadonlyArray<Pick<Cell, "probe" | "probeKey" | "probeLabel" | "vpc" | "environments">>,
+): Record<string, ProbeNames> {
+  const byKey = new Map(cells.map((cell) => [cell.probeKey, { cell, names: probeNames(cell) }]));
+  const keysOfShort = new Map<string, Set<string>>();
+  for (const [key, { names }] of byKey)
+    keysOfShort.set(names.short, (keysOfShort.get(names.short) ?? new Set()).add(key));
+  return Object.fromEntries(
+    [...byKey].map(([key, { cell, names }]) => [
+      key,
+      (keysOfShort.get(names.short)?.size ?? 0) > 1 ? { ...names, short: cell.probeLabel } : names,
+    ]),
+  );
+}

@@ -21,7 +21,7 @@ import type { PriceTable } from "../results/price-table.js";
 import { type PublishedSeriesBeside, publishedSeriesBeside } from "../results/published-series.js";
 import { intervalSeries, type RecordRates, recordRates } from "../results/record-rates.js";
 import type { ResultRecord } from "../results/result-record.js";
-import { type ProbeNames, probeNames } from "./probe-names.js";
+import { type ProbeNames, runProbeNames } from "./probe-names.js";
 
 /** A per-interval series of one representative invocation (the one closest to its cell's median). */
 export interface SeriesPick {
@@ -132,7 +132,7 @@ export function buildReportModel(
       records,
       sustainedRate((record) => ceilingOfRecord(manifest, record)),
     ),
-    probeNames: Object.fromEntries(manifest.cells.map((cell) => [cell.probeKey, probeNames(cell)])),
+    probeNames: runProbeNames(manifest.cells),
     notices: olderSchemaNotices(records),
     publishedSeries: publishedSeriesBeside(manifest.cells, records),
     baseline: baselineName === null ? null : baselineOverlays(loadBaseline(baselineName), manifest, analysis),
