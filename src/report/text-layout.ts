@@ -3,12 +3,22 @@
  * memory sizes) split into as many blocks as the width needs. Pure.
  */
 
-/** Off a terminal (logs, pipes, files) the width is unknown: lay out for the narrowest common one. */
-export const terminalWidthOffTty = 80;
+/** Off a terminal (logs, pipes, files) without COLUMNS: wide enough for a log, narrow enough to read. */
+export const terminalWidthOffTty = 100;
 
-/** The width to lay out for: the terminal's (a TTY), else 80 columns. */
-export function outputWidth(stream: { isTTY?: boolean; columns?: number } = process.stdout): number {
-  return stream.isTTY && stream.columns ? Math.max(40, stream.columns) : terminalWidthOffTty;
+/**
+ * The width to lay out for: the terminal's (a TTY), else COLUMNS when it is set (as shells and
+ * CI runners export it), else 100 columns. Never under 40.
+ */
+export function outputWidth(
+  stream: { isTTY?: boolean; columns?: number } = process.stdout,
+  columns: string | undefined = process.env.COLUMNS,
+): number {
+  if (stream.isTTY && stream.columns) return Math.max(40, stream.columns);
+  const fromEnvironment = Number(columns);
+  return Number.isInteger(fromEnvironment) && fromEnvironment > 0
+    ? Math.max(40, fromEnvironment)
+    : terminalWidthOffTty;
 }
 
 /** Words wrapped to `width`; continuation lines start with `indent` (a word longer than the line stays whole). */

@@ -188,10 +188,13 @@ test("a run whose records an earlier release wrote (results schema 1) still open
   assert.match(stdout, /^A and B are the same run/);
 });
 
-test("the width: the terminal's columns on a TTY, 80 otherwise", async () => {
+test("the width: the terminal's columns on a TTY, else COLUMNS, else 100", async () => {
   const { outputWidth } = await import("../../src/report/text-layout.js");
-  assert.equal(outputWidth({ isTTY: true, columns: 80 }), 80);
-  assert.equal(outputWidth({ isTTY: true, columns: 132 }), 132);
-  assert.equal(outputWidth({ isTTY: false, columns: 132 }), 80);
-  assert.equal(outputWidth({}), 80);
+  assert.equal(outputWidth({ isTTY: true, columns: 80 }, "132"), 80);
+  assert.equal(outputWidth({ isTTY: true, columns: 132 }, undefined), 132);
+  assert.equal(outputWidth({ isTTY: false, columns: 132 }, undefined), 100);
+  assert.equal(outputWidth({}, undefined), 100);
+  assert.equal(outputWidth({}, "72"), 72);
+  assert.equal(outputWidth({}, "12"), 40, "never under 40");
+  assert.equal(outputWidth({}, "wide"), 100, "a COLUMNS that is no number is left out");
 });

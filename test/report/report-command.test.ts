@@ -146,8 +146,10 @@ test("report RUN_DIR writes what run writes (streams.md for a streams sweep) and
   const dir = await mkdtemp(join(tmpdir(), "lnbr-report-all-"));
   try {
     await streamsRunDir(dir);
-    // a child process: its stdout is not a terminal, so the console text is laid out for 80 columns
-    const { stdout } = await execFileAsync(process.execPath, cliArgv(["report", dir]));
+    // a child process: its stdout is not a terminal, so the console text is laid out for COLUMNS
+    const { stdout } = await execFileAsync(process.execPath, cliArgv(["report", dir]), {
+      env: { ...process.env, COLUMNS: "80" },
+    });
     assert.deepEqual(linesWiderThan(stdout, 80), []);
     assert.match(stdout, /Streams sweeps \(sustained aggregate Mbit\/s by stream count/);
     const files = (await readdir(dir)).sort();
@@ -171,6 +173,7 @@ test("report RUN_DIR on a real bucket run prints the bucket section within 80 co
     const { stdout } = await execFileAsync(
       process.execPath,
       cliArgv(["report", dir, "--out", join(out, "files")]),
+      { env: { ...process.env, COLUMNS: "80" } },
     );
     assert.deepEqual(linesWiderThan(stdout, 80), []);
     assert.match(stdout, /Token bucket \(each repetition fitted; median \[min-max\]\)/);
