@@ -19,7 +19,8 @@ import { scaledProfile } from "../helpers/scaled-profile.js";
  * (test/helpers/scaled-profile.ts: a bucket of B bytes at peak P over sustained S empties and
  * refills in the time B/8 at P/8 over S/8 does, so the schedules stay the profiles' own): the
  * fit recovers what the shaper was set to (bucket and peak within 10%, an upload's bucket 15%
- * and its peak 25% under to 5% over: SHARE, UPLOAD_PEAK;
+ * and its peak 25% under to 5% over; a burst under 0.5 s, both directions' peaks 30% under to 5%
+ * over: SHARE, UPLOAD_PEAK, SHORT_BURST_PEAK;
  * sustained within 3%; refill within 10%), and a profile saved from a fit shapes that fit and
  * its replay recovers the saved shaping (within the same shares). Each profile runs 3 repetitions at 2,048 MB, once: at most 500
  * Mbit/s crosses a shaper, so the figures hold on a busy 2-core host the first time; the full-rate fingerprints (4,000 Mbit/s
@@ -83,9 +84,20 @@ function within(actual: number | undefined, expected: number, share: number, wha
  */
 const SHARE = { download: 0.1, upload: 0.15 } as const;
 const UPLOAD_PEAK = { under: 0.25, over: 0.05 } as const;
+/**
+ * A burst shorter than SHORT_BURST_SECONDS (seed-oregon's 0.14 s) is a handful of samples whose
+ * slope a descheduled sender lowers in either direction, never raises: download 436.8 on 500 in
+ * a whole run at the suite's own load, upload 368.7 at host load ~9 (CI runs 2026-12-03). Its
+ * peak is held from below in both directions; the peak's accuracy is the large bucket's check
+ * (a 1.05 s burst, 10%: 337.0 on 338).
+ */
+const SHORT_BURST_SECONDS = 0.5;
+const SHORT_BURST_PEAK = { under: 0.3, over: 0.05 } as const;
 
-function withinPeak(model: BucketModel, expected: number, label: string): void {
-  if (model.direction === "download") {
+function withinPeak(model: BucketModel, expected: number, burstSeconds: number, label: string): void {
+  const fromBelow =
+    burstSeconds < SHORT_BURST_SECONDS ? SHORT_BURST_PEAK : model.direction === "upload" ? UPLOAD_PEAK : null;
+  if (fromBelow === null) {
     within(model.peakBitsPerSecond?.median, expected, SHARE.download, `${label} peak`);
     return;
   }
@@ -93,8 +105,8 @@ function withinPeak(model: BucketModel, expected: number, label: string): void {
   assert.ok(actual !== undefined, `${label} peak: no value`);
   const ratio = actual / expected;
   assert.ok(
-    ratio >= 1 - UPLOAD_PEAK.under && ratio <= 1 + UPLOAD_PEAK.over,
-    `${label} peak: ${actual.toFixed(0)} vs ${expected.toFixed(0)} (ratio ${ratio.toFixed(3)}, allowed ${1 - UPLOAD_PEAK.under}-${1 + UPLOAD_PEAK.over})`,
+    ratio >= 1 - fromBelow.under && ratio <= 1 + fromBelow.over,
+    `${label} peak: ${actual.toFixed(0)} vs ${expected.toFixed(0)} (ratio ${ratio.toFixed(3)}, allowed ${1 - fromBelow.under}-${1 + fromBelow.over}, a ${burstSeconds.toFixed(2)} s burst)`,
   );
 }
 
@@ -104,7 +116,9 @@ function assertRecovers(model: BucketModel | undefined, profile: LabProfile, lab
   assert.equal(model.burstFound, model.n, `${label}: a burst in every repetition`);
   within(model.sustainedBitsPerSecond?.median, want.sustainedBitsPerSecond, 0.03, `${label} sustained`);
   const share = SHARE[model.direction];
-  withinPeak(model, want.peakBitsPerSecond ?? Number.NaN, label);
+  const peak = want.peakBitsPerSecond ?? Number.NaN;
+  const burstSeconds = (want.bucketBytes * 8) / (peak - want.sustainedBitsPerSecond);
+  withinPeak(model, peak, burstSeconds, label);
   within(model.bucketBytes?.median, want.bucketBytes, share, `${label} bucket`);
   assert.equal(model.refill?.bound, "measured", `${label}: refill measured, not only bounded`);
   within(model.refill?.bytesPerSecond?.median, want.refillBytesPerSecond, 0.1, `${label} refill`);
