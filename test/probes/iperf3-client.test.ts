@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { after, before, describe, test } from "node:test";
+import { after, before, beforeEach, describe, test } from "node:test";
 import { handleEvent } from "../../src/agent/handler.js";
 import { buildIperf3Event, formatIperf3Summary } from "../../src/cli/commands/probe-iperf3.js";
 import { expandPlan } from "../../src/plan/expand-plan.js";
@@ -18,6 +18,10 @@ before(async () => {
 });
 after(async () => {
   await server?.stop();
+});
+// each test starts once the server has ended the one before (a client never re-runs a measurement)
+beforeEach(async () => {
+  await server?.idle();
 });
 
 function options(overrides: Partial<Iperf3ClientOptions> = {}): Iperf3ClientOptions {

@@ -214,16 +214,23 @@ test("the CPU share comes from cpu.max: 0.58 core at 1,024 MB", { skip }, () => 
   );
 });
 
-test(`the iperf3 probe is within 5% of stock iperf3 in the same environment (at ${COMPARE_MEMORY_MB} MB)`, {
+test(`the iperf3 probe reads no less than stock iperf3 in the same environment (5%), and never above the link (at ${COMPARE_MEMORY_MB} MB)`, {
   skip,
 }, () => {
   const r = guest();
   assert.equal(r.platformChecks.iperf3.length, 2, `iperf3 comparisons ran${errorsText()}`);
+  // The defect is a probe limited by its own CPU (it reads under stock) or one that counts what
+  // never crossed the link (above it). A stock client starved in the emulated guest reads low,
+  // never high: beside a busy loop, stock upload 19.1, 17.9, 17.9 where the probe read 19.1 three
+  // times on the 20 Mbit/s link (2026-12-03)
   for (const entry of r.platformChecks.iperf3) {
-    const ratio = median(entry.probeBitsPerSecond) / median(entry.stockBitsPerSecond);
+    const probe = median(entry.probeBitsPerSecond);
+    const ratio = probe / median(entry.stockBitsPerSecond);
+    const shown = `${entry.direction}: probe ${entry.probeBitsPerSecond} vs stock ${entry.stockBitsPerSecond} bit/s (ratio ${ratio.toFixed(3)})`;
+    assert.ok(ratio >= 0.95, shown);
     assert.ok(
-      Math.abs(ratio - 1) <= 0.05,
-      `${entry.direction}: probe ${entry.probeBitsPerSecond} vs stock ${entry.stockBitsPerSecond} bit/s (ratio ${ratio.toFixed(3)})`,
+      probe <= RATE_MEGABITS_PER_SECOND * 1e6,
+      `${shown}: above the ${RATE_MEGABITS_PER_SECOND} Mbit/s link`,
     );
   }
 });

@@ -18,6 +18,12 @@ export interface StockServer {
   output: () => string;
   /** With `json`: the server's own -J document of each finished test, in order. */
   documents: () => Array<Record<string, unknown>>;
+  /**
+   * Resolves once the server is back at "Server listening" after its last test (text mode): the
+   * stock server ends a test after its client has its results, and answers ACCESS_DENIED ("busy")
+   * to a client that connects before; on a loaded host that gap is seconds long.
+   */
+  idle: (timeoutMs?: number) => Promise<void>;
   stop: () => Promise<void>;
 }
 
@@ -82,6 +88,14 @@ export async function startStockServer(
         .split(/^\}$/m)
         .filter((part) => part.trim().startsWith("{"))
         .map((part) => JSON.parse(`${part}}`) as Record<string, unknown>),
+    idle: async (timeoutMs = 15_000) => {
+      const until = Date.now() + timeoutMs;
+      while (output.lastIndexOf("Server listening") < output.lastIndexOf("Accepted connection")) {
+        if (Date.now() > until)
+          throw new Error(`iperf3 -s not idle after ${timeoutMs} ms: ${output.slice(-500)}`);
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+    },
     stop: async () => {
       if (child.exitCode === null) {
         process.kill(child.pid as number, "SIGKILL");
