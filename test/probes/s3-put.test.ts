@@ -73,7 +73,7 @@ test("s3-put creates the object by multipart upload over HTTPS and verifies it w
   assert.equal(get.detail.bytes, 12 * MIB);
 });
 
-test("the upload's clock runs to CompleteMultipartUpload's answer: the wait is in its seconds, rate and samples", async () => {
+test("the upload's clock runs to CompleteMultipartUpload's answer: the wait is in its seconds and rate, not in the link's samples", async () => {
   // S3 assembles the object before it answers; held here for 800 ms
   proxy.setRules([
     { method: "POST", pathIncludes: "uploadId=", times: 1, fault: { kind: "delay", milliseconds: 800 } },
@@ -101,12 +101,12 @@ test("the upload's clock runs to CompleteMultipartUpload's answer: the wait is i
   assert.equal(detail.bitsPerSecond, (10 * MIB * 8) / detail.seconds);
   assert.equal(summary?.seconds, detail.seconds);
   assert.equal(summary?.sent?.seconds, detail.seconds);
-  // the samples span the same time, the wait inside their last interval, which moved bytes (an
-  // empty interval of its own would be left out of the sustained rate as idle after the last byte)
+  // the samples are the link's: they end at the last part's answer, before the completion's wait
   const sampledSeconds = detail.samples.durationSeconds.reduce((a, b) => a + b, 0);
-  assert.ok(Math.abs(sampledSeconds - detail.seconds) < 1e-9, `${sampledSeconds} s sampled`);
-  assert.ok((detail.samples.durationSeconds.at(-1) ?? 0) >= 0.799);
-  assert.ok((detail.samples.bytes.at(-1) ?? 0) > 0, `bytes ${detail.samples.bytes.join(", ")}`);
+  assert.ok(
+    sampledSeconds <= detail.seconds - 0.799 + 1e-9,
+    `${sampledSeconds} s sampled of ${detail.seconds}`,
+  );
   assert.equal(
     detail.samples.bytes.reduce((a, b) => a + b, 0),
     10 * MIB,
