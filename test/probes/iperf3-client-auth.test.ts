@@ -4,7 +4,7 @@ import { createHash } from "node:crypto";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { after, before, describe, test } from "node:test";
+import { after, before, beforeEach, describe, test } from "node:test";
 import { authPlaintext } from "../../src/probes/iperf3/auth-token.js";
 import { type Iperf3ClientOptions, runIperf3Client } from "../../src/probes/iperf3/client.js";
 import { isProbeError } from "../../src/probes/probe-error.js";
@@ -34,6 +34,10 @@ before(async () => {
       join(directory, "users.csv"),
     ],
   });
+});
+// each test starts once the server has ended the last: before, it answers ACCESS_DENIED (busy)
+beforeEach(async () => {
+  await server?.idle();
 });
 after(async () => {
   await server?.stop();

@@ -1,7 +1,6 @@
 import assert from "node:assert/strict";
-import { type ChildProcess, spawn, spawnSync } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { createConnection, createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, test } from "node:test";
@@ -12,34 +11,7 @@ import {
 } from "../../../src/platforms/aws/iperf3-credentials.js";
 import { iperf3Username } from "../../../src/platforms/aws/naming.js";
 import { serverUserData } from "../../../src/platforms/aws/server-user-data.js";
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address();
-      server.close(() =>
-        typeof address === "object" && address ? resolve(address.port) : reject(new Error("no port")),
-      );
-    });
-  });
-}
-
-async function waitListening(port: number, timeoutMs = 5_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    const ok = await new Promise<boolean>((resolve) => {
-      const socket = createConnection({ host: "127.0.0.1", port }, () => {
-        socket.destroy();
-        resolve(true);
-      });
-      socket.on("error", () => resolve(false));
-    });
-    if (ok) return;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error(`iperf3 server did not listen on ${port}`);
-}
+import { freePort, type StockServer, startStockServer } from "../../probes/iperf3-support/stock-server.js";
 
 /**
  * The server side of deploy's RSA authentication, run with the stock iperf3 (Debian 3.12):
@@ -47,11 +19,26 @@ async function waitListening(port: number, timeoutMs = 5_000): Promise<void> {
  */
 describe("iperf3 RSA auth material works with stock iperf3", () => {
   const dir = mkdtempSync(join(tmpdir(), "lnb-aws-iperf3-"));
-  const children: ChildProcess[] = [];
-  after(() => {
-    for (const child of children) if (child.exitCode === null) child.kill("SIGKILL");
+  const servers: StockServer[] = [];
+  after(async () => {
+    for (const server of servers) await server.stop();
     rmSync(dir, { recursive: true, force: true });
   });
+  // Ready is the server's own "Server listening": a connection made to find out is a client to
+  // 3.12, which restarts its listener after it, refusing whoever comes in that gap.
+  async function authServer(): Promise<StockServer> {
+    const server = await startStockServer({
+      bindAddress: "127.0.0.1",
+      extraArgs: [
+        "--rsa-private-key-path",
+        join(dir, "private.pem"),
+        "--authorized-users-path",
+        join(dir, "users.csv"),
+      ],
+    });
+    servers.push(server);
+    return server;
+  }
 
   const secrets = generateIperf3Secrets();
   test("the user data's users-file lines equal authorizedUserLine()", () => {
@@ -151,64 +138,30 @@ describe("iperf3 RSA auth material works with stock iperf3", () => {
     const script = serverUserData();
     const start = script.indexOf("handshake() {");
     const handshake = script.slice(start, script.indexOf("\n}\n", start) + 3);
-    const port = await freePort();
-    const server = spawn(
-      "iperf3",
-      [
-        "--server",
-        "--bind",
-        "127.0.0.1",
-        "--port",
-        String(port),
-        "--rsa-private-key-path",
-        join(dir, "private.pem"),
-        "--authorized-users-path",
-        join(dir, "users.csv"),
-      ],
-      { stdio: "ignore" },
-    );
-    children.push(server);
-    await waitListening(port);
+    const server = await authServer();
     const answer = (p: number) =>
       spawnSync("bash", ["-c", `${handshake}\nhandshake ${p}`], { timeout: 10_000 })
         .stdout.toString()
         .trim();
-    assert.equal(answer(port), "9");
+    assert.equal(answer(server.port), "9");
     // the server is free again after our probe: a second check answers the same
-    await new Promise((r) => setTimeout(r, 300));
-    assert.equal(answer(port), "9");
-    server.kill("SIGKILL");
+    await server.idle();
+    assert.equal(answer(server.port), "9");
+    await server.stop();
     assert.equal(answer(await freePort()), "");
   });
 
   async function client(password: string): Promise<{ status: number | null; output: string }> {
     writeFileSync(join(dir, "private.pem"), secrets.privateKeyPem, { mode: 0o600 });
     writeFileSync(join(dir, "public.pem"), publicKeyFromPrivate(secrets.privateKeyPem));
-    const port = await freePort();
-    const server = spawn(
-      "iperf3",
-      [
-        "--server",
-        "--bind",
-        "127.0.0.1",
-        "--port",
-        String(port),
-        "--rsa-private-key-path",
-        join(dir, "private.pem"),
-        "--authorized-users-path",
-        join(dir, "users.csv"),
-      ],
-      { stdio: "ignore" },
-    );
-    children.push(server);
-    await waitListening(port);
+    const server = await authServer();
     const run = spawnSync(
       "iperf3",
       [
         "--client",
         "127.0.0.1",
         "--port",
-        String(port),
+        String(server.port),
         "--time",
         "1",
         "--json",
@@ -219,7 +172,7 @@ describe("iperf3 RSA auth material works with stock iperf3", () => {
       ],
       { env: { PATH: process.env.PATH, IPERF3_PASSWORD: password }, timeout: 15_000 },
     );
-    server.kill("SIGKILL");
+    await server.stop();
     return { status: run.status, output: run.stdout.toString() + run.stderr.toString() };
   }
 

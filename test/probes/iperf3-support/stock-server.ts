@@ -90,14 +90,17 @@ export async function startStockServer(
         .map((part) => JSON.parse(`${part}}`) as Record<string, unknown>),
     idle: async (timeoutMs = 15_000) => {
       const until = Date.now() + timeoutMs;
-      while (output.lastIndexOf("Server listening") < output.lastIndexOf("Accepted connection")) {
+      // one turn of the event loop first: what the server wrote before its client heard back is
+      // in the pipe, but read into `output` only when the loop polls (never during a spawnSync)
+      do {
+        await new Promise((resolve) => setTimeout(resolve, 20));
         if (Date.now() > until)
           throw new Error(`iperf3 -s not idle after ${timeoutMs} ms: ${output.slice(-500)}`);
-        await new Promise((resolve) => setTimeout(resolve, 20));
-      }
+      } while (output.lastIndexOf("Server listening") < output.lastIndexOf("Accepted connection"));
     },
     stop: async () => {
-      if (child.exitCode === null) {
+      // a child killed by a signal keeps exitCode null: signalCode says it has gone
+      if (child.exitCode === null && child.signalCode === null) {
         process.kill(child.pid as number, "SIGKILL");
         await exited;
       }
