@@ -308,6 +308,7 @@ export function cellStatistics(
     bottleneck: nameBottleneck(
       bottleneckInput(cell, records, facts, sweeps, {
         sustainedBitsPerSecond: sustained?.median ?? null,
+        sustainedMissing: rates.map((r) => r.sustainedNullReason).find((v) => v !== null) ?? null,
         cpuUsedCores: cpuCores?.median ?? null,
         cpuShareCores: cpuShare.cores,
       }),

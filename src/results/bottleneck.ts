@@ -34,6 +34,8 @@ export interface BottleneckInput {
   platform: PlatformName;
   /** Median sustained rate, bit/s; null when the cell has none. */
   sustainedBitsPerSecond: number | null;
+  /** Why a cell has no sustained rate (a repetition's own reason: "ended inside the burst: ..."); null otherwise. */
+  sustainedMissing: string | null;
   /** The limit in force for this cell, payload bit/s, and where it comes from; null when unknown. */
   quota: { bitsPerSecond: number; basis: string } | null;
   /** Parallel TCP connections of the transfer (iperf3 -P per direction, s3 concurrency); null when unknown. */
@@ -69,7 +71,7 @@ export function nameBottleneck(input: BottleneckInput): Bottleneck {
   if (rate === null || !(rate > 0))
     return {
       kind: "undetermined",
-      evidence: "no sustained rate to explain (no successful measurement after the burst)",
+      evidence: `no sustained rate to explain: ${input.sustainedMissing ?? "no successful measurement after the burst"}`,
     };
   const quota = input.quota;
   const ofQuota = quota
@@ -147,7 +149,12 @@ export function bottleneckInput(
   records: readonly ResultRecord[],
   facts: PlatformFacts | undefined,
   sweeps: readonly StreamsSweep[],
-  figures: { sustainedBitsPerSecond: number | null; cpuUsedCores: number | null; cpuShareCores: number },
+  figures: {
+    sustainedBitsPerSecond: number | null;
+    sustainedMissing: string | null;
+    cpuUsedCores: number | null;
+    cpuShareCores: number;
+  },
 ): BottleneckInput {
   const profile = labProfileOf(facts);
   const position = streamsPosition({
@@ -163,6 +170,7 @@ export function bottleneckInput(
   return {
     platform: cell.target.platform,
     sustainedBitsPerSecond: figures.sustainedBitsPerSecond,
+    sustainedMissing: figures.sustainedMissing,
     quota: ceilingInForce(cell, facts),
     streams: position === null ? null : streamsOf(cell, position.streams),
     flowCap: flowCapOf(

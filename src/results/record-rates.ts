@@ -1,7 +1,7 @@
 import { type BurstAnalysis, type BurstWindow, detectBurst } from "./burst-detection.js";
 import { receivedSide, sentSide, wholeDownloadSeconds } from "./record-sides.js";
 import type { ResultRecord } from "./result-record.js";
-import { intervalRates, normalizeSamples } from "./samples.js";
+import { type IntervalSamples, intervalRates, normalizeSamples } from "./samples.js";
 
 /** The rates and times one invocation achieved (bits per second, seconds). Pure. */
 export interface RecordRates {
@@ -27,6 +27,12 @@ export interface RecordRates {
   wholeSeconds: number | null;
   /** Client CPU seconds per second of test: cores the probe kept busy (over `cpuMeasuredSeconds`). */
   cpuCores: number | null;
+  /**
+   * Seconds of the measured period after the last sample ended: time the average includes while
+   * nothing moved (s3-put: CompleteMultipartUpload's answer, 2.4-2.7 s for 1 GiB on the lab);
+   * null without samples.
+   */
+  afterLastByteSeconds: number | null;
 }
 
 /**
@@ -39,7 +45,8 @@ export function recordRates(
   ceilingBitsPerSecond: number | null = null,
 ): RecordRates | null {
   if (!record.ok || record.bitsPerSecond === null) return null;
-  const analysis = detectBurst(normalizeSamples(record.samples), ceilingBitsPerSecond);
+  const samples = normalizeSamples(record.samples);
+  const analysis = detectBurst(samples, ceilingBitsPerSecond);
   return {
     effectiveBitsPerSecond: record.bitsPerSecond,
     burst: analysis.burst,
@@ -54,7 +61,15 @@ export function recordRates(
     transferSeconds: record.seconds,
     wholeSeconds: wholeDownloadSeconds(record),
     cpuCores: cpuCoresOf(record),
+    afterLastByteSeconds: afterLastByte(record.seconds, samples),
   };
+}
+
+function afterLastByte(seconds: number | null, samples: IntervalSamples | null): number | null {
+  const last = samples ? samples.bytes.length - 1 : -1;
+  if (seconds === null || !samples || last < 0) return null;
+  const sampledEnd = (samples.startSeconds[last] ?? 0) + (samples.durationSeconds[last] ?? 0);
+  return Math.max(0, seconds - sampledEnd);
 }
 
 /**

@@ -90,6 +90,12 @@ test("progress lines name their rate, or why there is none", async () => {
     progressRateText(recordRates(upload, ceiling)),
     /^598 Mbit\/s sustained \(8\d\d avg incl\. 1\.\d s burst\)$/,
   );
+  // time after the last byte (an s3-put's CompleteMultipartUpload) is in the average: said so
+  const waited = { ...upload, seconds: (upload.seconds ?? 0) + 2.5, bitsPerSecond: 500e6 };
+  assert.match(
+    progressRateText(recordRates(waited, ceiling)),
+    /^598 Mbit\/s sustained \(500 avg incl\. 1\.\d s burst and 2\.\d s after the last byte\)$/,
+  );
   // without a ceiling nothing tells a long burst from a sustained rate: it says so
   assert.match(progressRateText(recordRates(upload)), /^598 Mbit\/s sustained, unconfirmed: no quota known/);
   // the same record cut to its first second: all burst, no sustained part

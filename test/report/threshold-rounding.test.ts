@@ -17,6 +17,7 @@ const cpuVerdict = (usedCores: number) =>
   nameBottleneck({
     platform: "local",
     sustainedBitsPerSecond: 400e6,
+    sustainedMissing: null,
     quota: { bitsPerSecond: 598e6, basis: "lab profile" },
     streams: null,
     flowCap: null,

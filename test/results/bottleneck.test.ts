@@ -182,6 +182,7 @@ describe("the bottleneck of each cell, named from its own figures", () => {
     const verdict = nameBottleneck({
       platform: "aws",
       sustainedBitsPerSecond: 300e6,
+      sustainedMissing: null,
       quota: { bitsPerSecond: 600e6, basis: "the account's quota in us-west-2" },
       streams: 4,
       flowCap: null,
@@ -193,10 +194,13 @@ describe("the bottleneck of each cell, named from its own figures", () => {
     assert.match(verdict.evidence, /SlowDown/);
   });
 
-  test("no sustained rate: undetermined", () => {
+  test("no sustained rate: undetermined, saying why (a transfer that ended inside its burst)", () => {
+    const inside =
+      "ended inside the burst: 212 MB above the 598 Mbit/s ceiling in 4.1 s; a longer transfer (or more connections, which drain the burst sooner) would reach the sustained rate";
     const verdict = nameBottleneck({
       platform: "local",
       sustainedBitsPerSecond: null,
+      sustainedMissing: inside,
       quota: null,
       streams: null,
       flowCap: null,
@@ -204,6 +208,7 @@ describe("the bottleneck of each cell, named from its own figures", () => {
       server: null,
     });
     assert.equal(verdict.kind, "undetermined");
+    assert.equal(verdict.evidence, `no sustained rate to explain: ${inside}`);
   });
 
   test("the reports carry it: report.json per cell, a sentence in Markdown, a mark in the terminal table", () => {
