@@ -1,25 +1,17 @@
 import assert from "node:assert/strict";
-import { execFile, spawn } from "node:child_process";
+import { spawn } from "node:child_process";
 import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
 import { validatePlan } from "../../src/plan/load-plan.js";
-import { cliArgv } from "../helpers/cli-process.js";
+import { runCli as cli, cliArgv } from "../helpers/cli-process.js";
 
 /**
  * `probe bucket` end to end on loopback against our iperf3 server (unshaped, so no burst is
  * expected: this checks the command, its JSON and --save-profile, not the fit's accuracy, which
  * test/e2e/bucket-on-lab.test.ts checks on real shaping). ~15 s.
  */
-function cli(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    execFile(process.execPath, cliArgv(args), { timeout: 120_000 }, (error, stdout, stderr) =>
-      resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stdout, stderr }),
-    );
-  });
-}
-
 test("probe bucket: models per direction as JSON, and --save-profile writes a plan that loads", async () => {
   const server = spawn(process.execPath, cliArgv(["iperf3-server", "--port", "0", "--bind", "127.0.0.1"]), {
     stdio: ["ignore", "ignore", "pipe"],
