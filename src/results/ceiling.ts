@@ -56,7 +56,7 @@ export function ceilingInForce(cell: Cell, facts: PlatformFacts | undefined): Ce
     const wire = profile.payload ? "payload" : "on the wire, payload 4.4% less";
     return {
       bitsPerSecond,
-      basis: `lab profile ${profile.name}: its ${directions.join(" + ")} curve at ${cell.memoryMb.toLocaleString("en-US")} MB, ${curve.map((value) => `${Math.round(value)}`).join(" + ")} Mbit/s ${wire}`,
+      basis: `lab profile ${profile.name}: its ${directions.join(" + ")} curve at ${cell.memoryMb.toLocaleString("en-US")} MB, ${curve.map((value) => Math.round(value).toLocaleString("en-US")).join(" + ")} Mbit/s ${wire}`,
     };
   }
   // the bandwidth quota covers functions outside a VPC only
