@@ -4,63 +4,28 @@
 // meets Lambda's "update in progress" and then expired credentials (it pauses and resumes), and
 // a teardown while an SCP denies the scheduler, the tagging API and CloudWatch Logs outright.
 import assert from "node:assert/strict";
-import { mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { readdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
-import { after, before, test } from "node:test";
+import { test } from "node:test";
 import { acquireBenchLock } from "../helpers/bench-lock.js";
-import type { SeenCall } from "./aws-faults.js";
 import { findLeftovers } from "./leftovers.js";
-import { motoMissing } from "./moto-process.js";
-import { REHEARSAL_REGION, type Rehearsal, runCli, startRehearsal } from "./rehearsal.js";
+import { assertExit, REHEARSAL_REGION, rehearsalSkip, runCli, useRehearsal, writes } from "./rehearsal.js";
 
-const missing = motoMissing();
-if (missing) console.error(`\n*** SKIPPED: the AWS rehearsal needs moto's server mode: ${missing} ***\n`);
-const skip = missing ? `SKIPPED: ${missing}` : false;
+const skip = rehearsalSkip();
 const region = REHEARSAL_REGION;
 
-let rehearsal: Rehearsal;
-let work: string;
-let planFile: string;
-
-before(
-  async () => {
-    if (skip) return;
-    work = await mkdtemp(join(tmpdir(), "lnb-faults-test-"));
-    planFile = join(work, "faults-plan.yaml");
-    // 4,096 MB: above what every account allows, so the dry run has a memory limit to speak of
-    await writeFile(
-      planFile,
-      [
-        "name: faults",
-        "targets: [{ platform: local, profile: default-625 }]",
-        "memoryMb: [1024, 4096]",
-        "architectures: [x86_64]",
-        "repetitions: 1",
-        "warmup: false",
-        "probes:",
-        "  - { kind: s3-get, objectMib: 16, concurrency: 2, chunkMib: 8 }",
-        "",
-      ].join("\n"),
-    );
-    rehearsal = await startRehearsal();
-  },
-  { timeout: 180_000 },
-);
-
-after(
-  async () => {
-    if (skip) return;
-    await rehearsal?.stop();
-    await rm(work, { recursive: true, force: true });
-  },
-  { timeout: 120_000 },
-);
+// 4,096 MB: above what every account allows, so the dry run has a memory limit to speak of
+const setUp = useRehearsal(skip, {
+  name: "faults",
+  memoryMb: [1024, 4096],
+  warmup: false,
+  probes: ["{ kind: s3-get, objectMib: 16, concurrency: 2, chunkMib: 8 }"],
+});
 
 async function cli(args: string[], options: Parameters<typeof runCli>[2] = {}) {
-  const mark = rehearsal.front.faults.calls.length;
-  const result = await runCli(rehearsal, args, options);
-  const calls = rehearsal.front.faults.calls.slice(mark);
+  const mark = setUp.rehearsal.front.faults.calls.length;
+  const result = await runCli(setUp.rehearsal, args, options);
+  const calls = setUp.rehearsal.front.faults.calls.slice(mark);
   const faulted = calls.filter((call) => call.fault).map((call) => `${call.operation} ${call.fault}`);
   return {
     ...result,
@@ -68,13 +33,6 @@ async function cli(args: string[], options: Parameters<typeof runCli>[2] = {}) {
     all: `${result.stdout}\n${result.stderr}\nfaults injected: ${faulted.length}${faulted.length ? ` (${[...new Set(faulted)].join(", ")})` : ""}`,
   };
 }
-
-function assertExit(result: { code: number | null; all: string }, code: number): void {
-  assert.equal(result.code, code, `exit ${result.code}, expected ${code}:\n${result.all}`);
-}
-
-const writes = (calls: SeenCall[]) =>
-  calls.filter((call) => call.write).map((call) => `${call.service} ${call.operation}`);
 
 test("quota get --region, as every other AWS command takes it", { skip, timeout: 60_000 }, async () => {
   const get = await cli(["quota", "get", "--region", region]);
@@ -89,7 +47,7 @@ test("deploy under throttling and 5xx bursts: CloudFormation (13 in a row), S3 a
   skip,
   timeout: 300_000,
 }, async () => {
-  rehearsal.front.faults.set([
+  setUp.rehearsal.front.faults.set([
     // the stack's state, polled throughout: throttled 8 times in a row, then a 5xx burst (the
     // second rule meets only the calls the first lets through)
     { service: "cloudformation", operation: "DescribeStacks", skip: 1, times: 8, fault: "throttle" },
@@ -104,10 +62,10 @@ test("deploy under throttling and 5xx bursts: CloudFormation (13 in a row), S3 a
     });
     assertExit(deploy, 0);
     assert.match(deploy.stdout, /stack lambda-netbench in us-west-2: created/);
-    const injected = rehearsal.front.faults.injected();
+    const injected = setUp.rehearsal.front.faults.injected();
     assert.deepEqual(injected, [8, 5, 2, 4, 5], `every fault was met:\n${deploy.all}`);
   } finally {
-    rehearsal.front.faults.clear();
+    setUp.rehearsal.front.faults.clear();
   }
 });
 
@@ -115,7 +73,7 @@ test("dry runs write nothing: run, deploy and teardown --dry-run make no write c
   skip,
   timeout: 240_000,
 }, async () => {
-  const run = await cli(["run", "--config", planFile, "--regions", region, "--dry-run"]);
+  const run = await cli(["run", "--config", setUp.planFile, "--regions", region, "--dry-run"]);
   assert.deepEqual(writes(run.calls), [], run.all);
   // 4,096 MB: only a real update tells whether the account takes it
   assert.match(run.all, /--\s+memory\s+us-west-2\s+4096 MB not checked/);
@@ -141,10 +99,10 @@ test("a run meets Lambda's update in progress, then expired credentials: it paus
   skip,
   timeout: 600_000,
 }, async () => {
-  const out = join(work, "runs");
+  const out = join(setUp.work, "runs");
   const lock = await acquireBenchLock(600);
   try {
-    rehearsal.front.faults.set([
+    setUp.rehearsal.front.faults.set([
       { service: "lambda", operation: "UpdateFunctionConfiguration", times: 8, fault: "lambda-conflict" },
       // the login lapses once the first version is published: from then on, every call
       {
@@ -155,11 +113,14 @@ test("a run meets Lambda's update in progress, then expired credentials: it paus
         fault: "expired-token",
       },
     ]);
-    const first = await cli(["run", "--config", planFile, "--regions", region, "--yes", "--out", out], {
+    const first = await cli(["run", "--config", setUp.planFile, "--regions", region, "--yes", "--out", out], {
       timeoutMs: 300_000,
     });
-    assert.deepEqual(rehearsal.front.faults.injected()[0], 8, first.all);
-    assert.ok((rehearsal.front.faults.injected()[1] ?? 0) > 0, `the credentials expired:\n${first.all}`);
+    assert.deepEqual(setUp.rehearsal.front.faults.injected()[0], 8, first.all);
+    assert.ok(
+      (setUp.rehearsal.front.faults.injected()[1] ?? 0) > 0,
+      `the credentials expired:\n${first.all}`,
+    );
     assertExit(first, 1);
     assert.match(first.all, /AWS credentials expired \(ExpiredTokenException/);
     assert.match(first.all, /Then resume with: lambda-netbench run --resume /);
@@ -173,7 +134,7 @@ test("a run meets Lambda's update in progress, then expired credentials: it paus
       "nothing recorded as failed",
     );
     // logged in again
-    rehearsal.front.faults.clear();
+    setUp.rehearsal.front.faults.clear();
     const resumed = await cli(["run", "--resume", dir, "--yes"], { timeoutMs: 300_000 });
     assertExit(resumed, 0);
     const records = (await readFile(join(dir, "results.jsonl"), "utf8"))
@@ -187,7 +148,7 @@ test("a run meets Lambda's update in progress, then expired credentials: it paus
     );
     assert.equal(new Set(records.map((r) => `${r.cellId}#${r.repetition}`)).size, 2);
   } finally {
-    rehearsal.front.faults.clear();
+    setUp.rehearsal.front.faults.clear();
     lock.release();
   }
 });
@@ -196,7 +157,7 @@ test("teardown while an SCP denies the scheduler, the tagging API and CloudWatch
   skip,
   timeout: 300_000,
 }, async () => {
-  rehearsal.front.faults.set(
+  setUp.rehearsal.front.faults.set(
     ["scheduler", "tagging", "logs"].map((service) => ({
       service,
       times: Number.POSITIVE_INFINITY,
@@ -210,7 +171,7 @@ test("teardown while an SCP denies the scheduler, the tagging API and CloudWatch
     for (const permission of ["scheduler:ListSchedules", "tag:GetResources", "logs:DescribeLogGroups"])
       assert.match(teardown.all, new RegExp(`not verified.*${permission}`), `${permission} named`);
   } finally {
-    rehearsal.front.faults.clear();
+    setUp.rehearsal.front.faults.clear();
   }
-  assert.deepEqual(await findLeftovers(rehearsal.moto.url, region), []);
+  assert.deepEqual(await findLeftovers(setUp.rehearsal.moto.url, region), []);
 });

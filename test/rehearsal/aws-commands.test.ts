@@ -5,8 +5,7 @@
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
-import { mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { readdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { DescribeSubnetsCommand } from "@aws-sdk/client-ec2";
@@ -19,84 +18,58 @@ import { costPerGigabyte } from "../../src/results/analysis.js";
 import { lambdaPrice } from "../../src/results/price-table.js";
 import { acquireBenchLock, type BenchLock } from "../helpers/bench-lock.js";
 import { findLeftovers } from "./leftovers.js";
-import { motoMissing } from "./moto-process.js";
 import {
+  assertExit,
   INSTANCE_PUBLIC_ADDRESS,
   REHEARSAL_REGION,
-  type Rehearsal,
+  rehearsalSkip,
   runCli,
-  startRehearsal,
+  useRehearsal,
 } from "./rehearsal.js";
 
-const missing = motoMissing();
-if (missing) console.error(`\n*** SKIPPED: the AWS rehearsal needs moto's server mode: ${missing} ***\n`);
-const skip = missing ? `SKIPPED: ${missing}` : false;
+const skip = rehearsalSkip();
 const region = REHEARSAL_REGION;
 const shaped = process.getuid?.() === 0;
 
-let rehearsal: Rehearsal;
-let work: string;
-let planFile: string;
+// two memory sizes, iperf3 and s3-get; a 16 MiB object (moto keeps objects in memory)
+const setUp = useRehearsal(skip, {
+  name: "rehearsal",
+  memoryMb: [1024, 2048],
+  probes: [
+    // 5 s, not 3: the burst of ~1.3 s at 2.2 Gbit/s lasts longer when a busy host slows it,
+    // and a 3 s test then kept under the 2 s a sustained rate needs (CI: sustained 0)
+    "{ kind: iperf3, timeSeconds: 5, parallel: 1, direction: upload }",
+    "{ kind: s3-get, objectMib: 16, concurrency: 2, chunkMib: 8 }",
+  ],
+});
 let subnets: string[] = [];
 const started = performance.now();
 
-before(
-  async () => {
-    if (skip) return;
-    work = await mkdtemp(join(tmpdir(), "lnb-rehearsal-test-"));
-    planFile = join(work, "rehearsal-plan.yaml");
-    // two memory sizes, iperf3 and s3-get; a 16 MiB object (moto keeps objects in memory)
-    await writeFile(
-      planFile,
-      [
-        "name: rehearsal",
-        "targets: [{ platform: local, profile: default-625 }]",
-        "memoryMb: [1024, 2048]",
-        "architectures: [x86_64]",
-        "repetitions: 1",
-        "probes:",
-        // 5 s, not 3: the burst of ~1.3 s at 2.2 Gbit/s lasts longer when a busy host slows it,
-        // and a 3 s test then kept under the 2 s a sustained rate needs (CI: sustained 0)
-        "  - { kind: iperf3, timeSeconds: 5, parallel: 1, direction: upload }",
-        "  - { kind: s3-get, objectMib: 16, concurrency: 2, chunkMib: 8 }",
-        "",
-      ].join("\n"),
-    );
-    rehearsal = await startRehearsal();
-    const described = await rehearsal.moto.ec2.send(new DescribeSubnetsCommand({}));
-    subnets = (described.Subnets ?? []).filter((s) => s.DefaultForAz).map((s) => s.SubnetId as string);
-  },
-  { timeout: 180_000 },
-);
+before(async () => {
+  if (skip) return;
+  const described = await setUp.rehearsal.moto.ec2.send(new DescribeSubnetsCommand({}));
+  subnets = (described.Subnets ?? []).filter((s) => s.DefaultForAz).map((s) => s.SubnetId as string);
+});
 
-after(
-  async () => {
-    if (skip) return;
-    await rehearsal?.stop();
-    await rm(work, { recursive: true, force: true });
-    console.log(`rehearsal tests: ${((performance.now() - started) / 1000).toFixed(0)} s in all`);
-  },
-  { timeout: 120_000 },
-);
+after(() => {
+  if (skip) return;
+  console.log(`rehearsal tests: ${((performance.now() - started) / 1000).toFixed(0)} s in all`);
+});
 
 async function cli(args: string[], options: Parameters<typeof runCli>[2] = {}) {
-  const mark = rehearsal.front.forwarded.length;
-  const result = await runCli(rehearsal, args, options);
+  const mark = setUp.rehearsal.front.forwarded.length;
+  const result = await runCli(setUp.rehearsal, args, options);
   // moto's failures during this command, so a failed assertion says where moto fell short
-  const failed = rehearsal.front.forwarded.slice(mark).filter((line) => / 5\d\d$/.test(line));
+  const failed = setUp.rehearsal.front.forwarded.slice(mark).filter((line) => / 5\d\d$/.test(line));
   return {
     ...result,
     all: `${result.stdout}\n${result.stderr}${failed.length ? `\nmoto 5xx:\n${failed.join("\n")}` : ""}`,
   };
 }
 
-function assertExit(result: { code: number | null; all: string }, code: number): void {
-  assert.equal(result.code, code, `exit ${result.code}, expected ${code}:\n${result.all}`);
-}
-
 /** The agent's published versions ($LATEST is not one), as moto holds them. */
 async function listPublished(): Promise<string[]> {
-  const versions = await rehearsal.moto.lambda.send(
+  const versions = await setUp.rehearsal.moto.lambda.send(
     new ListVersionsByFunctionCommand({ FunctionName: "lambda-netbench-agent" }),
   );
   return (versions.Versions ?? []).map((v) => v.Version as string).filter((v) => v !== "$LATEST");
@@ -114,7 +87,7 @@ test("quota get, request, history: the value in force, one open request at a tim
   assert.notEqual(tooHigh.code, 0);
   assert.match(tooHigh.all, /3,?000/);
 
-  const answeredBefore = rehearsal.front.answered.filter((c) =>
+  const answeredBefore = setUp.rehearsal.front.answered.filter((c) =>
     c.includes("RequestServiceQuotaIncrease"),
   ).length;
   const request = await cli(["quota", "request", "--regions", region, "--value", "3000"]);
@@ -128,7 +101,7 @@ test("quota get, request, history: the value in force, one open request at a tim
   assert.match(again.all, /still PENDING/);
   // the refusal came from the CLI reading the history, before asking AWS a second time
   assert.equal(
-    rehearsal.front.answered.filter((c) => c.includes("RequestServiceQuotaIncrease")).length,
+    setUp.rehearsal.front.answered.filter((c) => c.includes("RequestServiceQuotaIncrease")).length,
     answeredBefore + 1,
   );
 
@@ -136,7 +109,7 @@ test("quota get, request, history: the value in force, one open request at a tim
   assertExit(pending, 0);
   assert.match(pending.stdout, /us-west-2\s+[0-9a-f]{32}\s+3000\s+PENDING/);
 
-  rehearsal.quota.decide(region, "APPROVED");
+  setUp.rehearsal.quota.decide(region, "APPROVED");
   const approved = await cli(["quota", "history", "--regions", region, "--json"]);
   assertExit(approved, 0);
   const history = JSON.parse(approved.stdout) as unknown;
@@ -151,18 +124,18 @@ test("run --dry-run before any deploy: the stack item fails, exit 1, nothing inv
   skip,
   timeout: 120_000,
 }, async () => {
-  rehearsal.accountSettings.unreservedConcurrentExecutions = 0;
+  setUp.rehearsal.accountSettings.unreservedConcurrentExecutions = 0;
   try {
-    const dry = await cli(["run", "--config", planFile, "--regions", region, "--dry-run"]);
+    const dry = await cli(["run", "--config", setUp.planFile, "--regions", region, "--dry-run"]);
     assertExit(dry, 1);
     assert.match(dry.all, /ok\s+credentials\s+arn:aws:sts::123456789012:user\/moto/);
     assert.match(dry.all, /ok\s+region\s+us-west-2\s+enabled/);
     assert.match(dry.all, /ok\s+quota\s+us-west-2\s+3000 Mbit\/s in force/);
     assert.match(dry.all, /FAIL\s+stack\s+us-west-2/i);
     assert.match(dry.all, /FAIL\s+concurrency\s+us-west-2/i);
-    assert.equal(rehearsal.bridge.invocations.length, 0);
+    assert.equal(setUp.rehearsal.bridge.invocations.length, 0);
   } finally {
-    rehearsal.accountSettings.unreservedConcurrentExecutions = 1000;
+    setUp.rehearsal.accountSettings.unreservedConcurrentExecutions = 1000;
   }
 });
 
@@ -174,21 +147,21 @@ test("deploy: the stack, the agent on the code moto stores, the test object writ
   assertExit(deploy, 0);
   assert.match(deploy.stdout, /stack lambda-netbench in us-west-2: created/);
   assert.match(deploy.stdout, /test object\s+test-objects\/object-16777216-bytes/);
-  const fn = await rehearsal.moto.lambda.send(
+  const fn = await setUp.rehearsal.moto.lambda.send(
     new GetFunctionConfigurationCommand({ FunctionName: "lambda-netbench-agent" }),
   );
   assert.equal(fn.Runtime, "nodejs22.x");
   assert.deepEqual(fn.Architectures, ["x86_64"]);
   assert.equal(fn.MemorySize, 2048);
   // the bridge ran the s3-put on $LATEST at its memory size, on the bytes of this build's bundle
-  const put = rehearsal.bridge.invocations.find((i) => i.probe === "s3-put");
+  const put = setUp.rehearsal.bridge.invocations.find((i) => i.probe === "s3-put");
   assert.ok(put, "the test object was written by an Invoke");
   assert.equal(put.qualifier, "$LATEST");
   assert.equal(put.memoryMb, 2048);
   assert.equal(put.codeSha256, fn.CodeSha256);
   assert.deepEqual(readFileSync(put.bundlePath), readFileSync("dist/agent/index.mjs"));
   const bucket = /bucket\s+(\S+)/.exec(deploy.stdout)?.[1] as string;
-  const head = await rehearsal.moto.s3.send(
+  const head = await setUp.rehearsal.moto.s3.send(
     new HeadObjectCommand({ Bucket: bucket, Key: "test-objects/object-16777216-bytes" }),
   );
   assert.equal(head.ContentLength, 16 * 1024 * 1024);
@@ -217,7 +190,7 @@ test("deploy --vpc-subnets: the VPC function beside the agent, in the subnets gi
   ]);
   assertExit(deploy, 0);
   assert.match(deploy.stdout, /vpc agent\s+lambda-netbench-agent-vpc in vpc-[0-9a-f]+ \(subnet-/);
-  const vpcFn = await rehearsal.moto.lambda.send(
+  const vpcFn = await setUp.rehearsal.moto.lambda.send(
     new GetFunctionConfigurationCommand({ FunctionName: "lambda-netbench-agent-vpc" }),
   );
   assert.deepEqual([...(vpcFn.VpcConfig?.SubnetIds ?? [])].sort(), subnets.slice(0, 2).sort());
@@ -229,7 +202,7 @@ test("deploy --with-server --subnet-id: the server boots (emulated) and answers 
   timeout: 180_000,
 }, async (t) => {
   const subnet = subnets[0] as string;
-  const pricedBefore = rehearsal.front.answered.filter((c) => c === "pricing GetProducts").length;
+  const pricedBefore = setUp.rehearsal.front.answered.filter((c) => c === "pricing GetProducts").length;
   const deploy = await cli([
     "deploy",
     "--region",
@@ -252,15 +225,18 @@ test("deploy --with-server --subnet-id: the server boots (emulated) and answers 
       `iperf3\\s+${INSTANCE_PUBLIC_ADDRESS.replaceAll(".", "\\.")} ports 5201-5201, RSA auth \\(pkcs1\\)`,
     ),
   );
-  assert.equal(rehearsal.instances.running.length, 1);
-  const status = await rehearsal.moto.ssm.send(
+  assert.equal(setUp.rehearsal.instances.running.length, 1);
+  const status = await setUp.rehearsal.moto.ssm.send(
     new GetParameterCommand({ Name: "/lambda-netbench/iperf3/server-status" }),
   );
-  assert.equal(JSON.parse(status.Parameter?.Value ?? "{}").instanceId, rehearsal.instances.running[0]);
+  assert.equal(JSON.parse(status.Parameter?.Value ?? "{}").instanceId, setUp.rehearsal.instances.running[0]);
   // priced by the Price List API (the rehearsal's answer and figure), asked once, from us-east-1
   assert.match(deploy.all, /EC2 server\s+1\.00 hours of c8gn\.large\s+\$0\.1000\n/);
   assert.match(deploy.all, /source: AWS Price List API \(GetProducts\), retrieved \d{4}-\d\d-\d\d\n/);
-  assert.equal(rehearsal.front.answered.filter((c) => c === "pricing GetProducts").length - pricedBefore, 1);
+  assert.equal(
+    setUp.rehearsal.front.answered.filter((c) => c === "pricing GetProducts").length - pricedBefore,
+    1,
+  );
   assert.match(deploy.all, /keeping the VPC function in subnet-/);
   t.diagnostic(
     "moto cannot update or replace an EC2 instance: a later deploy that moves the server (another subnet, type or AMI) leaves moto's stack unreadable (DescribeStacks: Fn::GetAtt references undefined resource Iperf3Server1), so the rehearsal deploys the server once",
@@ -271,8 +247,8 @@ test("run --dry-run after deploy: every preflight item passes, nothing is publis
   skip,
   timeout: 120_000,
 }, async () => {
-  const invocations = rehearsal.bridge.invocations.length;
-  const dry = await cli(["run", "--config", planFile, "--regions", region, "--dry-run"]);
+  const invocations = setUp.rehearsal.bridge.invocations.length;
+  const dry = await cli(["run", "--config", setUp.planFile, "--regions", region, "--dry-run"]);
   assertExit(dry, 0);
   for (const item of ["credentials", "region", "quota", "stack", "server", "concurrency"])
     assert.match(dry.all, new RegExp(`ok\\s+${item}\\s`), `${item} passes:\n${dry.all}`);
@@ -287,8 +263,8 @@ test("run --dry-run after deploy: every preflight item passes, nothing is publis
   );
   assert.match(dry.all, /Total\s+\$\d+\.\d+\n/, "nothing missing from the total");
   assert.match(dry.all, /Dry run: nothing was invoked or created/);
-  assert.equal(rehearsal.bridge.invocations.length, invocations);
-  const versions = await rehearsal.moto.lambda.send(
+  assert.equal(setUp.rehearsal.bridge.invocations.length, invocations);
+  const versions = await setUp.rehearsal.moto.lambda.send(
     new ListVersionsByFunctionCommand({ FunctionName: "lambda-netbench-agent" }),
   );
   assert.deepEqual(
@@ -304,10 +280,10 @@ test("run: two memory sizes, iperf3 and s3-get, measured in the lab through AwsP
   timeout: 600_000,
 }, async (t) => {
   const lock: BenchLock = await acquireBenchLock(600);
-  const out = join(work, "runs");
-  const first = rehearsal.bridge.invocations.length;
+  const out = join(setUp.work, "runs");
+  const first = setUp.rehearsal.bridge.invocations.length;
   try {
-    const run = await cli(["run", "--config", planFile, "--regions", region, "--yes", "--out", out], {
+    const run = await cli(["run", "--config", setUp.planFile, "--regions", region, "--yes", "--out", out], {
       timeoutMs: 300_000,
     });
     assertExit(run, 0);
@@ -342,7 +318,7 @@ test("run: two memory sizes, iperf3 and s3-get, measured in the lab through AwsP
   if (agentNode().version.startsWith("v22.")) t.diagnostic(`the agent ran on Node ${agentNode().version}`);
   else t.diagnostic(`Node 22 not installed (scripts/setup.sh): the agent ran on ${agentNode().version}`);
   // each memory size ran on its own published version, through its alias
-  const bridged = rehearsal.bridge.invocations.slice(first).filter((i) => i.probe !== "info");
+  const bridged = setUp.rehearsal.bridge.invocations.slice(first).filter((i) => i.probe !== "info");
   assert.deepEqual(bridged.map((i) => `${i.qualifier} ${i.memoryMb}`).sort(), [
     "m1024-x86-64 1024",
     "m1024-x86-64 1024",
@@ -383,18 +359,18 @@ test("run: two memory sizes, iperf3 and s3-get, measured in the lab through AwsP
   assert.match(md, /Cost per GB moved: memory \(GB\) x seconds per GB/);
   assert.ok(existsSync(join(runDir, "report.html")));
   // the run removed the aliases and versions it published
-  const versions = await rehearsal.moto.lambda.send(
+  const versions = await setUp.rehearsal.moto.lambda.send(
     new ListVersionsByFunctionCommand({ FunctionName: "lambda-netbench-agent" }),
   );
   t.diagnostic(`versions left after the run: ${versions.Versions?.map((v) => v.Version).join(", ")}`);
 });
 
 test("run killed mid-run, then --resume: every cell recorded once", { skip, timeout: 600_000 }, async () => {
-  const out = join(work, "resumed");
+  const out = join(setUp.work, "resumed");
   const lock: BenchLock = await acquireBenchLock(600);
   try {
     let killed = false;
-    const first = await cli(["run", "--config", planFile, "--regions", region, "--yes", "--out", out], {
+    const first = await cli(["run", "--config", setUp.planFile, "--regions", region, "--yes", "--out", out], {
       timeoutMs: 300_000,
       onSpawn: (child) => {
         child.stderr?.on("data", (chunk: Buffer) => {
@@ -437,7 +413,7 @@ test("schedule create, list, run-now, delete", { skip, timeout: 240_000 }, async
     "--region",
     region,
     "--config",
-    planFile,
+    setUp.planFile,
     "--every",
     "rate(1 day)",
   ]);
@@ -447,10 +423,10 @@ test("schedule create, list, run-now, delete", { skip, timeout: 240_000 }, async
   t.diagnostic(
     "moto keeps AWS::Scheduler::ScheduleGroup and Schedule as placeholders; the rehearsal creates the group and the schedule in it from the nested stack's template, as CloudFormation would (placeholder-schedules.ts)",
   );
-  await rehearsal.ticker.tick();
+  await setUp.rehearsal.ticker.tick();
   // where CloudFormation puts it: in its own group, which carries the tag
   const inGroup = { Name: "lambda-netbench-rehearsal", GroupName: "lambda-netbench-rehearsal" };
-  assert.equal((await rehearsal.moto.scheduler.send(new GetScheduleCommand(inGroup))).State, "ENABLED");
+  assert.equal((await setUp.rehearsal.moto.scheduler.send(new GetScheduleCommand(inGroup))).State, "ENABLED");
   const published = (await listPublished()).filter((v) => !before.includes(v));
   assert.equal(published.length, 2, `versions ${published.join(", ")} besides ${before.join(", ")}`);
   const list = await cli(["schedule", "list", "--region", region]);
@@ -471,9 +447,9 @@ test("schedule create, list, run-now, delete", { skip, timeout: 240_000 }, async
   const del = await cli(["schedule", "delete", "--region", region, "--name", "rehearsal"]);
   assertExit(del, 0);
   assert.match(del.stdout, /schedule rehearsal in us-west-2: deleted \(2 alias\(es\), 3 plan object\(s\)\)/);
-  await rehearsal.ticker.tick();
+  await setUp.rehearsal.ticker.tick();
   await assert.rejects(
-    rehearsal.moto.scheduler.send(new GetScheduleCommand(inGroup)),
+    setUp.rehearsal.moto.scheduler.send(new GetScheduleCommand(inGroup)),
     /ResourceNotFound|not found|does not exist/i,
   );
   // the schedule's versions go with its aliases: teardown removes only those left before
@@ -484,11 +460,11 @@ test("schedule create, list, run-now, delete", { skip, timeout: 240_000 }, async
   );
   const empty = await cli(["schedule", "list", "--region", region]);
   assert.match(empty.stdout, /no schedules in us-west-2/);
-  assert.deepEqual(rehearsal.ticker.problems, []);
+  assert.deepEqual(setUp.rehearsal.ticker.problems, []);
 });
 
 test("runs pull: nothing scheduled has run, nothing pulled", { skip, timeout: 120_000 }, async (t) => {
-  const pull = await cli(["runs", "pull", "--region", region, "--out", join(work, "pulled")]);
+  const pull = await cli(["runs", "pull", "--region", region, "--out", join(setUp.work, "pulled")]);
   assertExit(pull, 0);
   assert.match(pull.stdout, /0 run\(s\) pulled, 0 already complete locally/);
   t.diagnostic(
@@ -507,16 +483,16 @@ test("teardown: the command verifies, and a look at every service the tool touch
   assert.match(teardown.stdout, /verified: nothing tagged lambda-netbench remains in this region/);
   assert.match(teardown.stdout, /verified gone by name: .*role lambda-netbench-AgentRole-/);
   assert.match(teardown.stdout, /stays at 3000 Mbit\/s/);
-  await rehearsal.ticker.tick();
-  assert.deepEqual(await findLeftovers(rehearsal.moto.url, region), []);
-  assert.deepEqual(rehearsal.instances.running, []);
-  assert.deepEqual(rehearsal.ticker.problems, []);
-  t.diagnostic(`moto calls that failed during the rehearsal: ${rehearsal.front.motoFailures.length}`);
-  for (const failure of rehearsal.front.motoFailures) t.diagnostic(failure);
+  await setUp.rehearsal.ticker.tick();
+  assert.deepEqual(await findLeftovers(setUp.rehearsal.moto.url, region), []);
+  assert.deepEqual(setUp.rehearsal.instances.running, []);
+  assert.deepEqual(setUp.rehearsal.ticker.problems, []);
+  t.diagnostic(`moto calls that failed during the rehearsal: ${setUp.rehearsal.front.motoFailures.length}`);
+  for (const failure of setUp.rehearsal.front.motoFailures) t.diagnostic(failure);
   // the bundle the bridge ran is the deployed zip's: one code hash for every invocation
-  assert.equal(new Set(rehearsal.bridge.invocations.map((i) => i.codeSha256)).size, 1);
+  assert.equal(new Set(setUp.rehearsal.bridge.invocations.map((i) => i.codeSha256)).size, 1);
   const zipSha = createHash("sha256")
-    .update(readFileSync(rehearsal.bridge.invocations[0]?.zipPath ?? ""))
+    .update(readFileSync(setUp.rehearsal.bridge.invocations[0]?.zipPath ?? ""))
     .digest("base64");
-  assert.equal(zipSha, rehearsal.bridge.invocations[0]?.codeSha256);
+  assert.equal(zipSha, setUp.rehearsal.bridge.invocations[0]?.codeSha256);
 });

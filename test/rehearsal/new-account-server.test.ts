@@ -16,15 +16,12 @@ import { GetFunctionCommand, LambdaClient } from "@aws-sdk/client-lambda";
 import { cliArgv } from "../helpers/cli-process.js";
 import { type Front, signedScope, startFront } from "./aws-front.js";
 import { BandwidthQuota } from "./bandwidth-quota.js";
-import { type MotoProcess, motoMissing, startMoto } from "./moto-process.js";
-import { giveDefaultVpcAnInternetGateway } from "./rehearsal.js";
+import { type MotoProcess, startMoto } from "./moto-process.js";
+import { giveDefaultVpcAnInternetGateway, rehearsalSkip } from "./rehearsal.js";
 import { REHEARSAL_CREDENTIALS } from "./rehearsal-credentials.js";
-import { listeningPort, stopChild } from "./relays.js";
+import { freeLoopbackPort, listeningPort, stopChild } from "./relays.js";
 
-const missing = motoMissing();
-if (missing)
-  console.error(`\n*** SKIPPED: the new-account deploy test needs moto's server mode: ${missing} ***\n`);
-const skip = missing ? `SKIPPED: ${missing}` : false;
+const skip = rehearsalSkip("the new-account deploy test");
 const region = "us-west-2";
 const account = "123456789012";
 const vcpuLimitReason =
@@ -48,7 +45,7 @@ before(
   async () => {
     if (skip) return;
     dir = await mkdtemp(join(tmpdir(), "lnb-new-account-test-"));
-    const port = await freePort();
+    const port = await freeLoopbackPort();
     const motoUrl = `http://127.0.0.1:${port}`;
     moto = await startMoto({
       namespace: null,
@@ -211,15 +208,6 @@ function forward(
   );
   upstream.on("error", () => outgoing.destroy());
   upstream.end(body);
-}
-
-async function freePort(): Promise<number> {
-  const { createServer: createNetServer } = await import("node:net");
-  const server = createNetServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", () => resolve()));
-  const port = listeningPort(server);
-  await new Promise((resolve) => server.close(resolve));
-  return port;
 }
 
 function cli(args: string[]): Promise<{ code: number; all: string }> {

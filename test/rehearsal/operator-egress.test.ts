@@ -4,86 +4,44 @@
 // preflight's own handshake to TCP 5201 fails; a real run then asks the agent function (the
 // tcp-connect event on $LATEST), a dry run does not. Neither writes anything.
 import assert from "node:assert/strict";
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { after, before, test } from "node:test";
+import { test } from "node:test";
 import { DescribeSubnetsCommand } from "@aws-sdk/client-ec2";
 import { ListFunctionsCommand, ListVersionsByFunctionCommand } from "@aws-sdk/client-lambda";
-import type { SeenCall } from "./aws-faults.js";
-import { motoMissing } from "./moto-process.js";
 import {
+  assertExit,
   INSTANCE_PUBLIC_ADDRESS,
   REHEARSAL_REGION,
-  type Rehearsal,
+  rehearsalSkip,
   runCli,
-  startRehearsal,
+  useRehearsal,
+  writes,
 } from "./rehearsal.js";
 
-const missing = motoMissing();
-if (missing) console.error(`\n*** SKIPPED: the AWS rehearsal needs moto's server mode: ${missing} ***\n`);
-const skip = missing ? `SKIPPED: ${missing}` : false;
+const skip = rehearsalSkip();
 const region = REHEARSAL_REGION;
 /** Where the stack publishes the server in these tests: on this machine's loopback, nothing listens there. */
 const blockedAddress = "127.42.0.9";
 
-let rehearsal: Rehearsal;
-let work: string;
-let planFile: string;
-
-before(
-  async () => {
-    if (skip) return;
-    work = await mkdtemp(join(tmpdir(), "lnb-egress-test-"));
-    planFile = join(work, "egress-plan.yaml");
-    await writeFile(
-      planFile,
-      [
-        "name: egress",
-        "targets: [{ platform: local, profile: default-625 }]",
-        "memoryMb: [1024]",
-        "architectures: [x86_64]",
-        "repetitions: 1",
-        "warmup: false",
-        "probes:",
-        "  - { kind: iperf3, timeSeconds: 5, parallel: 1, direction: upload }",
-        "",
-      ].join("\n"),
-    );
-    rehearsal = await startRehearsal();
-  },
-  { timeout: 180_000 },
-);
-
-after(
-  async () => {
-    if (skip) return;
-    await rehearsal?.stop();
-    await rm(work, { recursive: true, force: true });
-  },
-  { timeout: 120_000 },
-);
+const setUp = useRehearsal(skip, {
+  name: "egress",
+  memoryMb: [1024],
+  warmup: false,
+  probes: ["{ kind: iperf3, timeSeconds: 5, parallel: 1, direction: upload }"],
+});
 
 async function cli(args: string[]) {
-  const mark = rehearsal.front.faults.calls.length;
-  const invoked = rehearsal.bridge.invocations.length;
-  const result = await runCli(rehearsal, args, { timeoutMs: 200_000 });
+  const mark = setUp.rehearsal.front.faults.calls.length;
+  const invoked = setUp.rehearsal.bridge.invocations.length;
+  const result = await runCli(setUp.rehearsal, args, { timeoutMs: 200_000 });
   return {
     ...result,
-    calls: rehearsal.front.faults.calls.slice(mark),
-    invocations: rehearsal.bridge.invocations.slice(invoked),
+    calls: setUp.rehearsal.front.faults.calls.slice(mark),
+    invocations: setUp.rehearsal.bridge.invocations.slice(invoked),
     all: `${result.stdout}\n${result.stderr}`,
     /** The text as read, whatever the wrapping. */
     flat: `${result.stdout}\n${result.stderr}`.replace(/\s+/g, " "),
   };
 }
-
-function assertExit(result: { code: number | null; all: string }, code: number): void {
-  assert.equal(result.code, code, `exit ${result.code}, expected ${code}:\n${result.all}`);
-}
-
-const writes = (calls: SeenCall[]) =>
-  calls.filter((call) => call.write).map((call) => `${call.service} ${call.operation}`);
 
 /** deploy in the rehearsal's region, x86_64, no test object (the plan runs iperf3 only). */
 const deployArgs = (...extra: string[]) => [
@@ -92,12 +50,12 @@ const deployArgs = (...extra: string[]) => [
 ];
 
 async function defaultSubnet(): Promise<string> {
-  const described = await rehearsal.moto.ec2.send(new DescribeSubnetsCommand({}));
+  const described = await setUp.rehearsal.moto.ec2.send(new DescribeSubnetsCommand({}));
   return (described.Subnets ?? []).find((s) => s.DefaultForAz)?.SubnetId as string;
 }
 
 async function publishedVersions(): Promise<string[]> {
-  const versions = await rehearsal.moto.lambda.send(
+  const versions = await setUp.rehearsal.moto.lambda.send(
     new ListVersionsByFunctionCommand({ FunctionName: "lambda-netbench-agent" }),
   );
   return (versions.Versions ?? []).map((v) => v.Version as string).filter((v) => v !== "$LATEST");
@@ -111,19 +69,19 @@ test("deploy --with-server: the server answers at its public address", {
   // the function first, then the server, as the walkthrough does (docs/aws.md)
   assertExit(await cli(deployArgs()), 0);
   const deploy = await cli(deployArgs("--with-server", "--ttl-hours", "1", "--subnet-id", subnet));
-  assert.deepEqual(rehearsal.ticker.problems, [], "the emulated instance booted");
+  assert.deepEqual(setUp.rehearsal.ticker.problems, [], "the emulated instance booted");
   assertExit(deploy, 0);
   assert.match(deploy.stdout, /iperf3\s+127\.42\.0\.1 ports 5201-5201/);
   // from here on, the stack publishes the server where this machine cannot reach it
-  rehearsal.front.publishServerAt(blockedAddress);
-  rehearsal.bridge.serverAliases.add(blockedAddress);
+  setUp.rehearsal.front.publishServerAt(blockedAddress);
+  setUp.rehearsal.bridge.serverAliases.add(blockedAddress);
 });
 
 test("run --dry-run behind egress that blocks TCP 5201: the server unchecked, nothing invoked, nothing written", {
   skip,
   timeout: 120_000,
 }, async () => {
-  const dry = await cli(["run", "--config", planFile, "--regions", region, "--dry-run"]);
+  const dry = await cli(["run", "--config", setUp.planFile, "--regions", region, "--dry-run"]);
   assertExit(dry, 0);
   assert.match(
     dry.flat,
@@ -139,7 +97,7 @@ test("run behind that egress: the preflight asks the agent function, which reach
   timeout: 120_000,
 }, async () => {
   // without --yes and without a terminal the run stops at its confirmation, after the preflight
-  const run = await cli(["run", "--config", planFile, "--regions", region]);
+  const run = await cli(["run", "--config", setUp.planFile, "--regions", region]);
   assertExit(run, 1);
   assert.match(
     run.flat,
@@ -162,9 +120,9 @@ test("run where the function cannot reach the server either: the preflight fails
   timeout: 120_000,
 }, async () => {
   // the lab's environments now connect to the blocked address as published: nothing listens there either
-  rehearsal.bridge.serverAliases.delete(blockedAddress);
+  setUp.rehearsal.bridge.serverAliases.delete(blockedAddress);
   try {
-    const run = await cli(["run", "--config", planFile, "--regions", region, "--yes"]);
+    const run = await cli(["run", "--config", setUp.planFile, "--regions", region, "--yes"]);
     assertExit(run, 1);
     assert.match(
       run.flat,
@@ -178,7 +136,7 @@ test("run where the function cannot reach the server either: the preflight fails
     assert.deepEqual(writes(run.calls), ["lambda Invoke"], run.all);
     assert.deepEqual(await publishedVersions(), []);
   } finally {
-    rehearsal.front.publishServerAt(INSTANCE_PUBLIC_ADDRESS);
+    setUp.rehearsal.front.publishServerAt(INSTANCE_PUBLIC_ADDRESS);
   }
 });
 
@@ -194,18 +152,18 @@ test("deploy --vpc-only: the function outside a VPC goes, the VPC one stays; a r
   const deploy = await cli([...base, "--vpc-only", "--vpc-subnets", subnet]);
   assertExit(deploy, 0);
   assert.match(deploy.stdout, /vpc only\s+no function outside a VPC/);
-  const functions = await rehearsal.moto.lambda.send(new ListFunctionsCommand({}));
+  const functions = await setUp.rehearsal.moto.lambda.send(new ListFunctionsCommand({}));
   assert.deepEqual((functions.Functions ?? []).map((f) => f.FunctionName).sort(), [
     "lambda-netbench-agent-vpc",
   ]);
-  const invokedBefore = rehearsal.bridge.invocations.length;
+  const invokedBefore = setUp.rehearsal.bridge.invocations.length;
   // the preflight says so, before anything is invoked or written
-  const run = await cli(["run", "--config", planFile, "--regions", region, "--yes"]);
+  const run = await cli(["run", "--config", setUp.planFile, "--regions", region, "--yes"]);
   assertExit(run, 1);
   assert.match(
     run.flat,
     /FAIL stack us-west-2 vpc: the lambda-netbench stack in us-west-2 was deployed with --vpc-only \(no function outside a VPC\), but the plan runs cells outside a VPC/,
   );
-  assert.equal(rehearsal.bridge.invocations.length, invokedBefore, "nothing invoked");
+  assert.equal(setUp.rehearsal.bridge.invocations.length, invokedBefore, "nothing invoked");
   assert.deepEqual(writes(run.calls), [], run.all);
 });

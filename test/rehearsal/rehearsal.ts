@@ -1,8 +1,10 @@
+import assert from "node:assert/strict";
 import { type ChildProcess, spawn } from "node:child_process";
-import { mkdtemp, rm } from "node:fs/promises";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import type { Server } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { after, before } from "node:test";
 import { CloudFormationClient } from "@aws-sdk/client-cloudformation";
 import {
   AttachInternetGatewayCommand,
@@ -20,14 +22,15 @@ import { privateLabName } from "../../src/platforms/local/lab-names.js";
 import { LocalPlatform } from "../../src/platforms/local/local-platform.js";
 import { addAddress } from "../../src/platforms/local/namespaces.js";
 import { AccountTicker } from "./account-ticker.js";
+import type { SeenCall } from "./aws-faults.js";
 import { type AccountSettings, type Front, startFront } from "./aws-front.js";
 import { BandwidthQuota } from "./bandwidth-quota.js";
 import { InstanceEmulator } from "./instance-emulator.js";
 import { InvokeBridge } from "./invoke-bridge.js";
-import { startMoto } from "./moto-process.js";
+import { motoMissing, startMoto } from "./moto-process.js";
 import { syncPlaceholderSchedules } from "./placeholder-schedules.js";
 import { REHEARSAL_CREDENTIALS } from "./rehearsal-credentials.js";
-import { listeningPort, listenToSocket, startNamespaceRelay, stopChild } from "./relays.js";
+import { freeLoopbackPort, listeningPort, listenToSocket, startNamespaceRelay, stopChild } from "./relays.js";
 
 /**
  * The rehearsal: moto, our front for its gaps, the invoke bridge to a private lab and the
@@ -234,15 +237,6 @@ export async function giveDefaultVpcAnInternetGateway(ec2: EC2Client): Promise<v
   );
 }
 
-async function freeLoopbackPort(): Promise<number> {
-  const { createServer } = await import("node:net");
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", () => resolve()));
-  const port = listeningPort(server);
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
-
 /** Runs the real CLI (bin/lambda-netbench.js) against the rehearsal, as a user would type it. */
 export function runCli(
   rehearsal: Rehearsal,
@@ -291,3 +285,84 @@ export function withoutSdkNotice(stderr: string): string {
     "",
   );
 }
+
+/**
+ * The `skip` of a test file that needs moto's server mode: false where it is installed, else the
+ * reason, also printed on stderr so a run without moto says so loudly instead of passing quietly.
+ */
+export function rehearsalSkip(what = "the AWS rehearsal"): string | false {
+  const missing = motoMissing();
+  if (!missing) return false;
+  console.error(`\n*** SKIPPED: ${what} needs moto's server mode: ${missing} ***\n`);
+  return `SKIPPED: ${missing}`;
+}
+
+/** The plan a rehearsal file runs: one local target (default-625), x86_64, one repetition. */
+export interface RehearsalPlan {
+  /** The plan's name; its file is `<name>-plan.yaml` in the file's work directory. */
+  name: string;
+  memoryMb: number[];
+  /** false: no warm-up invocation before a cell's measured ones. */
+  warmup?: false;
+  /** One YAML flow mapping a probe, as a plan file writes it. */
+  probes: string[];
+}
+
+export function rehearsalPlanYaml(plan: RehearsalPlan): string {
+  return [
+    `name: ${plan.name}`,
+    "targets: [{ platform: local, profile: default-625 }]",
+    `memoryMb: [${plan.memoryMb.join(", ")}]`,
+    "architectures: [x86_64]",
+    "repetitions: 1",
+    ...(plan.warmup === false ? ["warmup: false"] : []),
+    "probes:",
+    ...plan.probes.map((probe) => `  - ${probe}`),
+    "",
+  ].join("\n");
+}
+
+/** What a rehearsal file's tests share: set in its `before`, in order on one account. */
+export interface RehearsalFile {
+  rehearsal: Rehearsal;
+  /** The file's scratch directory (removed after its tests). */
+  work: string;
+  /** The plan, written in `work`. */
+  planFile: string;
+}
+
+/**
+ * A test file's rehearsal: its plan written and the rehearsal started before its tests, both
+ * removed after them (nothing done when `skip` says why not). The fields are set by then.
+ */
+export function useRehearsal(skip: string | false, plan: RehearsalPlan): RehearsalFile {
+  const file = {} as RehearsalFile;
+  before(
+    async () => {
+      if (skip) return;
+      file.work = await mkdtemp(join(tmpdir(), `lnb-${plan.name}-test-`));
+      file.planFile = join(file.work, `${plan.name}-plan.yaml`);
+      await writeFile(file.planFile, rehearsalPlanYaml(plan));
+      file.rehearsal = await startRehearsal();
+    },
+    { timeout: 180_000 },
+  );
+  after(
+    async () => {
+      if (skip) return;
+      await file.rehearsal?.stop();
+      if (file.work) await rm(file.work, { recursive: true, force: true });
+    },
+    { timeout: 120_000 },
+  );
+  return file;
+}
+
+/** A CLI command's exit code, with everything it printed when it is not the one expected. */
+export function assertExit(result: { code: number | null; all: string }, code: number): void {
+  assert.equal(result.code, code, `exit ${result.code}, expected ${code}:\n${result.all}`);
+}
+
+/** The writing calls among those the fault layer saw, "service Operation". */
+export const writes = (calls: SeenCall[]): string[] =>
+  calls.filter((call) => call.write).map((call) => `${call.service} ${call.operation}`);

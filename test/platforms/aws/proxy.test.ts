@@ -15,13 +15,12 @@ import { type ConnectProxy, startConnectProxy } from "../../helpers/connect-prox
 import { createTestTls, type TestTls } from "../../helpers/tls-ca.js";
 import { type Front, startFront } from "../../rehearsal/aws-front.js";
 import { BandwidthQuota } from "../../rehearsal/bandwidth-quota.js";
-import { type MotoProcess, motoMissing, startMoto } from "../../rehearsal/moto-process.js";
+import { type MotoProcess, startMoto } from "../../rehearsal/moto-process.js";
+import { rehearsalSkip } from "../../rehearsal/rehearsal.js";
 import { REHEARSAL_CREDENTIALS } from "../../rehearsal/rehearsal-credentials.js";
-import { listeningPort, stopChild } from "../../rehearsal/relays.js";
+import { freeLoopbackPort, listeningPort, stopChild } from "../../rehearsal/relays.js";
 
-const missing = motoMissing();
-if (missing) console.error(`\n*** SKIPPED: the proxy test needs moto's server mode: ${missing} ***\n`);
-const skip = missing ? `SKIPPED: ${missing}` : false;
+const skip = rehearsalSkip("the proxy test");
 const region = "us-west-2";
 const account = "123456789012";
 
@@ -37,7 +36,7 @@ before(
   async () => {
     if (skip) return;
     dir = await mkdtemp(join(tmpdir(), "lnb-proxy-test-"));
-    const port = await freePort();
+    const port = await freeLoopbackPort();
     const motoUrl = `http://127.0.0.1:${port}`;
     moto = await startMoto({
       namespace: null,
@@ -80,15 +79,6 @@ after(async () => {
   tls?.remove();
   await rm(dir, { recursive: true, force: true });
 });
-
-async function freePort(): Promise<number> {
-  const { createServer } = await import("node:net");
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", () => resolve()));
-  const port = listeningPort(server);
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 function cli(args: string[], env: NodeJS.ProcessEnv): Promise<{ code: number; all: string }> {
   return new Promise((resolve) => {
@@ -188,7 +178,7 @@ test("a proxy that refuses: the CLI fails instead of going around it", {
   timeout: 150_000,
 }, async () => {
   // a port where nothing listens, as a proxy that is down
-  const deadProxy = `http://127.0.0.1:${await freePort()}`;
+  const deadProxy = `http://127.0.0.1:${await freeLoopbackPort()}`;
   const result = await cli(quotaGet, { AWS_ENDPOINT_URL: httpsUrl, HTTPS_PROXY: deadProxy });
   assert.notEqual(result.code, 0, result.all);
   assert.match(result.all, /ECONNREFUSED/);
