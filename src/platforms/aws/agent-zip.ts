@@ -19,48 +19,65 @@ export interface ZipEntry {
 const dosTime = 0;
 const dosDate = (0 << 9) | (1 << 5) | 1;
 
+interface StoredEntry {
+  name: Buffer;
+  compressed: Buffer;
+  checksum: number;
+  bytes: number;
+}
+
+/**
+ * The fields a local header and its central directory header share, in the same order in both
+ * (APPNOTE 4.3.7 and 4.3.12, "version needed" to "extra field length"): 26 bytes at `at`.
+ */
+function writeSharedFields(header: Buffer, at: number, entry: StoredEntry): void {
+  header.writeUInt16LE(20, at); // version needed: 2.0 (deflate)
+  header.writeUInt16LE(0x0800, at + 2); // UTF-8 names
+  header.writeUInt16LE(8, at + 4); // deflate
+  header.writeUInt16LE(dosTime, at + 6);
+  header.writeUInt16LE(dosDate, at + 8);
+  header.writeUInt32LE(entry.checksum, at + 10);
+  header.writeUInt32LE(entry.compressed.length, at + 14);
+  header.writeUInt32LE(entry.bytes, at + 18);
+  header.writeUInt16LE(entry.name.length, at + 22);
+  header.writeUInt16LE(0, at + 24); // extra
+}
+
+function localHeader(entry: StoredEntry): Buffer {
+  const header = Buffer.alloc(30);
+  header.writeUInt32LE(0x04034b50, 0);
+  writeSharedFields(header, 4, entry);
+  return header;
+}
+
+function centralHeader(entry: StoredEntry, mode: number, localOffset: number): Buffer {
+  const header = Buffer.alloc(46);
+  header.writeUInt32LE(0x02014b50, 0);
+  header.writeUInt16LE((3 << 8) | 20, 4); // made by Unix, spec 2.0: external attrs carry the mode
+  writeSharedFields(header, 6, entry);
+  header.writeUInt16LE(0, 32); // comment
+  header.writeUInt16LE(0, 34); // disk
+  header.writeUInt16LE(0, 36); // internal attrs
+  header.writeUInt32LE(((mode | 0o100000) << 16) >>> 0, 38); // regular file
+  header.writeUInt32LE(localOffset, 42);
+  return header;
+}
+
 export function buildZip(entries: ZipEntry[]): Buffer {
   const locals: Buffer[] = [];
   const centrals: Buffer[] = [];
   let offset = 0;
   for (const entry of entries) {
-    const name = Buffer.from(entry.name, "utf8");
-    const compressed = deflateRawSync(entry.data, { level: 9 });
-    const checksum = crc32(entry.data);
-    const local = Buffer.alloc(30);
-    local.writeUInt32LE(0x04034b50, 0);
-    local.writeUInt16LE(20, 4); // version needed: 2.0 (deflate)
-    local.writeUInt16LE(0x0800, 6); // UTF-8 names
-    local.writeUInt16LE(8, 8); // deflate
-    local.writeUInt16LE(dosTime, 10);
-    local.writeUInt16LE(dosDate, 12);
-    local.writeUInt32LE(checksum, 14);
-    local.writeUInt32LE(compressed.length, 18);
-    local.writeUInt32LE(entry.data.length, 22);
-    local.writeUInt16LE(name.length, 26);
-    local.writeUInt16LE(0, 28);
-    locals.push(local, name, compressed);
-
-    const central = Buffer.alloc(46);
-    central.writeUInt32LE(0x02014b50, 0);
-    central.writeUInt16LE((3 << 8) | 20, 4); // made by Unix, spec 2.0: external attrs carry the mode
-    central.writeUInt16LE(20, 6);
-    central.writeUInt16LE(0x0800, 8);
-    central.writeUInt16LE(8, 10);
-    central.writeUInt16LE(dosTime, 12);
-    central.writeUInt16LE(dosDate, 14);
-    central.writeUInt32LE(checksum, 16);
-    central.writeUInt32LE(compressed.length, 20);
-    central.writeUInt32LE(entry.data.length, 24);
-    central.writeUInt16LE(name.length, 28);
-    central.writeUInt16LE(0, 30); // extra
-    central.writeUInt16LE(0, 32); // comment
-    central.writeUInt16LE(0, 34); // disk
-    central.writeUInt16LE(0, 36); // internal attrs
-    central.writeUInt32LE((((entry.mode ?? 0o644) | 0o100000) << 16) >>> 0, 38); // regular file
-    central.writeUInt32LE(offset, 42);
-    centrals.push(central, name);
-    offset += local.length + name.length + compressed.length;
+    const stored: StoredEntry = {
+      name: Buffer.from(entry.name, "utf8"),
+      compressed: deflateRawSync(entry.data, { level: 9 }),
+      checksum: crc32(entry.data),
+      bytes: entry.data.length,
+    };
+    const local = localHeader(stored);
+    locals.push(local, stored.name, stored.compressed);
+    centrals.push(centralHeader(stored, entry.mode ?? 0o644, offset), stored.name);
+    offset += local.length + stored.name.length + stored.compressed.length;
   }
   const centralSize = centrals.reduce((sum, part) => sum + part.length, 0);
   if (offset > 0xffffffff || entries.length > 0xffff) throw new Error("zip too large (zip64 not supported)");

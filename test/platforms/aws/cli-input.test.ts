@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
+import { createHash } from "node:crypto";
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -176,6 +177,41 @@ describe("agent zip (Node zlib, checked by Debian's unzip)", () => {
     const listing = spawnSync("unzip", ["-Z", join(dir, "agent.zip")]).stdout.toString();
     assert.match(listing, /-rw-r--r--/);
     assert.ok(buildZip([{ name: "index.mjs", data: source }]).equals(zip), "reproducible bytes");
+  });
+
+  // three entries, so the second and third local headers sit at offsets the central directory
+  // must name; a UTF-8 name, an empty file and another mode
+  const entries = [
+    { name: "index.mjs", data: Buffer.from("export const handler = 1;\n".repeat(500)) },
+    { name: "lib/\u00fc.txt", data: Buffer.alloc(0), mode: 0o600 },
+    { name: "b.bin", data: Buffer.from([1, 2, 3]) },
+  ];
+
+  test("the same bytes as the writer before its headers shared one field writer (2026-12-03)", () => {
+    const zip = buildZip(entries);
+    assert.equal(zip.length, 385);
+    assert.equal(
+      createHash("sha256").update(zip).digest("hex"),
+      "51107039b998774f1986f08ea917b07cb38ff25243649029b005b0644abcbc1f",
+    );
+  });
+
+  test("Python's zipfile reads every entry back: CRCs, names, contents and modes", () => {
+    writeFileSync(join(dir, "three.zip"), buildZip(entries));
+    const script = [
+      "import json, sys, zipfile",
+      "z = zipfile.ZipFile(sys.argv[1])",
+      "bad = z.testzip()",
+      "print(json.dumps({'bad': bad, 'entries': [[i.filename, i.external_attr >> 16, z.read(i).hex()] for i in z.infolist()]}))",
+    ].join("\n");
+    const read = spawnSync("python3", ["-c", script, join(dir, "three.zip")], { encoding: "utf8" });
+    assert.equal(read.status, 0, read.stderr);
+    const { bad, entries: seen } = JSON.parse(read.stdout);
+    assert.equal(bad, null, "testzip found no entry with a bad CRC");
+    assert.deepEqual(
+      seen,
+      entries.map((e) => [e.name, (e.mode ?? 0o644) | 0o100000, e.data.toString("hex")]),
+    );
   });
 });
 
