@@ -8,6 +8,7 @@ import {
   scheduleRoleServices,
   scheduleScopeResources,
 } from "./schedule-policy.js";
+import { readHandlerActions } from "./schema-permissions.js";
 
 /**
  * The least-privilege IAM policy for the person (or CI role) running quota, deploy, run and
@@ -156,33 +157,17 @@ export const stackResourceActions: Record<string, { actions: string[]; scope: Sc
       actions: [
         "s3:CreateBucket",
         "s3:DeleteBucket",
-        "s3:ListBucket",
         "s3:GetBucketLocation",
-        "s3:PutBucketPublicAccessBlock",
-        "s3:GetBucketPublicAccessBlock",
-        "s3:PutEncryptionConfiguration",
-        "s3:GetEncryptionConfiguration",
-        "s3:PutBucketOwnershipControls",
-        "s3:GetBucketOwnershipControls",
-        "s3:PutLifecycleConfiguration",
-        "s3:GetLifecycleConfiguration",
-        "s3:PutBucketTagging",
-        "s3:GetBucketTagging",
-        // the read handler reads every configuration the type has, set or not
         "s3:GetBucketAcl",
-        "s3:GetAccelerateConfiguration",
-        "s3:GetAnalyticsConfiguration",
-        "s3:GetBucketCORS",
-        "s3:GetInventoryConfiguration",
-        "s3:GetBucketLogging",
-        "s3:GetMetricsConfiguration",
-        "s3:GetBucketNotification",
-        "s3:GetBucketVersioning",
-        "s3:GetReplicationConfiguration",
-        "s3:GetBucketWebsite",
-        "s3:GetBucketObjectLockConfiguration",
-        "s3:GetIntelligentTieringConfiguration",
-        "s3:GetBucketMetadataTableConfiguration",
+        // the configurations the template sets (public access block, encryption, ownership,
+        // lifecycle, tags)
+        "s3:PutBucketPublicAccessBlock",
+        "s3:PutEncryptionConfiguration",
+        "s3:PutBucketOwnershipControls",
+        "s3:PutLifecycleConfiguration",
+        "s3:PutBucketTagging",
+        // the read handler reads every configuration the type has, set or not: all of its list
+        ...readHandlerActions("AWS::S3::Bucket"),
       ],
       scope: "bucket",
     },
@@ -385,6 +370,24 @@ interface Statement {
   Condition?: Record<string, Record<string, string | string[]>>;
 }
 
+/** The EC2 actions that create a resource: allowed only with our tag in the request. */
+const ec2CreateActions = [
+  "ec2:CreateSecurityGroup",
+  "ec2:CreateLaunchTemplate",
+  "ec2:RunInstances",
+  "ec2:CreateNetworkInterface",
+];
+
+/** The stack's own roles, passed only to the services that run them (the agent, the server). */
+const passOwnRoles = (): Statement => ({
+  Sid: "PassOwnRoles",
+  Effect: "Allow",
+  Action: ["iam:PassRole"],
+  Resource: resources("roles"),
+  Condition: { StringEquals: { "iam:PassedToService": ["lambda.amazonaws.com", "ec2.amazonaws.com"] } },
+});
+const hasPassOwnRoles = (statements: Statement[]) => statements.some((s) => s.Sid === "PassOwnRoles");
+
 /** The policy document: one statement per resource scope, actions sorted, no wildcard action. */
 export function operatorPolicy(): { Version: "2012-10-17"; Statement: Statement[] } {
   const byScope = new Map<Scope, Set<string>>();
@@ -409,13 +412,7 @@ export function operatorPolicy(): { Version: "2012-10-17"; Statement: Statement[
       statements.push({
         Sid: "Ec2CreateTagged",
         Effect: "Allow",
-        Action: [
-          "ec2:CreateSecurityGroup",
-          "ec2:CreateLaunchTemplate",
-          "ec2:RunInstances",
-          "ec2:CreateNetworkInterface",
-          "ec2:CreateTags",
-        ].filter((a) => mutate.includes(a)),
+        Action: [...ec2CreateActions, "ec2:CreateTags"].filter((a) => mutate.includes(a)),
         Resource: "*",
         Condition: { StringEquals: { [`aws:RequestTag/${tagKey}`]: tagValue } },
       });
@@ -436,15 +433,7 @@ export function operatorPolicy(): { Version: "2012-10-17"; Statement: Statement[
       statements.push({
         Sid: "Ec2ChangeOwnResources",
         Effect: "Allow",
-        Action: mutate.filter(
-          (a) =>
-            ![
-              "ec2:CreateSecurityGroup",
-              "ec2:CreateLaunchTemplate",
-              "ec2:RunInstances",
-              "ec2:CreateNetworkInterface",
-            ].includes(a),
-        ),
+        Action: mutate.filter((a) => !ec2CreateActions.includes(a)),
         Resource: "*",
         Condition: { StringEquals: { [`aws:ResourceTag/${tagKey}`]: tagValue } },
       });
@@ -465,24 +454,10 @@ export function operatorPolicy(): { Version: "2012-10-17"; Statement: Statement[
         Resource: resources("scheduleRoles"),
         Condition: { StringEquals: { "iam:PassedToService": scheduleRoleServices } },
       });
-    else if (passRole && !statements.some((s) => s.Sid === "PassOwnRoles"))
-      statements.push({
-        Sid: "PassOwnRoles",
-        Effect: "Allow",
-        Action: ["iam:PassRole"],
-        Resource: resources("roles"),
-        Condition: { StringEquals: { "iam:PassedToService": ["lambda.amazonaws.com", "ec2.amazonaws.com"] } },
-      });
+    else if (passRole && !hasPassOwnRoles(statements)) statements.push(passOwnRoles());
   }
   // Lambda's CreateFunction passes the agent role too
-  if (!statements.some((s) => s.Sid === "PassOwnRoles"))
-    statements.push({
-      Sid: "PassOwnRoles",
-      Effect: "Allow",
-      Action: ["iam:PassRole"],
-      Resource: resources("roles"),
-      Condition: { StringEquals: { "iam:PassedToService": ["lambda.amazonaws.com", "ec2.amazonaws.com"] } },
-    });
+  if (!hasPassOwnRoles(statements)) statements.push(passOwnRoles());
   return { Version: "2012-10-17", Statement: statements };
 }
 

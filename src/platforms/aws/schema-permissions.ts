@@ -128,6 +128,18 @@ export function stackOperationPermissions(schema: ResourceSchema): Set<string> {
   return new Set([...handlersInStackOperations.flatMap((name) => schema.handlers[name]), ...schema.tagging]);
 }
 
+/**
+ * Every permission of a type's read handler, the service prefix lower-case as IAM prints it (one
+ * schema writes "S3:GetBucketWebsite"). CloudFormation runs the read handler after every create
+ * and update, and it reads every configuration of the type whether a template sets it or not,
+ * so none of it can be left out.
+ */
+export function readHandlerActions(type: string): string[] {
+  return resourceSchema(type).handlers.read.map((action) =>
+    action.replace(/^[^:]+/, (service) => service.toLowerCase()),
+  );
+}
+
 /** The schema of a resource type, or an error that says where to add it. */
 export function resourceSchema(type: string): ResourceSchema {
   const schema = resourceSchemas[type];
