@@ -70,7 +70,7 @@ export function publishedAsMeasured(series: PublishedSeries): MeasuredSeries {
 }
 
 /** The sampling interval a run's series must share with a published one: within 1%. */
-const SAME_INTERVAL_PERCENT = 1;
+const SAME_INTERVAL_SHARE = 0.01;
 
 /** One of our cells beside a published series that measured the same thing, both fitted alike. */
 export interface PublishedSeriesBeside {
@@ -128,7 +128,7 @@ export function publishedSeriesBeside(
       const published = publishedAsMeasured(series);
       const interval = published.samples.intervalSeconds;
       const same = ours.filter(
-        (s) => Math.abs(s.samples.intervalSeconds - interval) <= (interval * SAME_INTERVAL_PERCENT) / 100,
+        (s) => Math.abs(s.samples.intervalSeconds - interval) <= interval * SAME_INTERVAL_SHARE,
       );
       const ourModel = summarizeSeriesFits(same.flatMap((s) => fitSeries(s) ?? []));
       const publishedFit = fitSeries(published);

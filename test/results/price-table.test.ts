@@ -34,41 +34,130 @@ function priceValues(): Set<number> {
   return values;
 }
 
-test("one price source: no price literal in src outside prices.json", () => {
-  const values = priceValues();
-  assert.ok(values.has(0.0000133334) && values.has(0.2), "the walker finds the table's prices");
-  const offences: string[] = [];
-  for (const file of sourceFiles(sourceRoot)) {
-    const text = readFileSync(file, "utf8");
-    const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true);
-    const visit = (node: ts.Node) => {
-      const where = `${file.slice(sourceRoot.length)}:${source.getLineAndCharacterOfPosition(node.getStart()).line + 1}`;
-      if (ts.isNumericLiteral(node) && values.has(Number(node.text))) offences.push(`${where}: ${node.text}`);
-      // a dollar figure written into a message ("$0.20 per million") is a price literal too
-      if (ts.isStringLiteralLike(node) || ts.isTemplateLiteralToken(node))
-        if (/\$\d+\.\d+|USD \d|\d+(\.\d+)? ?USD/.test(node.text)) offences.push(`${where}: ${node.text}`);
-      ts.forEachChild(node, visit);
-    };
-    visit(source);
-  }
-  assert.deepEqual(offences, []);
-});
+/** Words that make a name about money: a number beside one that equals a price is that price. */
+const MONEY_WORDS = new Set([
+  "price",
+  "prices",
+  "priced",
+  "pricing",
+  "cost",
+  "costs",
+  "usd",
+  "dollar",
+  "dollars",
+  "fee",
+  "fees",
+]);
 
-test("the literal check can fail (a planted price is found)", () => {
-  const values = priceValues();
-  const source = ts.createSourceFile(
-    "planted.ts",
-    "const p = { x: 0.0000166667 };",
-    ts.ScriptTarget.Latest,
-    true,
+const isMoneyName = (name: string) =>
+  name.includes("$") ||
+  name
+    .replace(/([a-z0-9])([A-Z])/g, "$1 $2")
+    .toLowerCase()
+    .split(/[^a-z0-9]+/)
+    .some((word) => MONEY_WORDS.has(word));
+
+/** A module about money (its file named for prices or costs): every number in it is in money context. */
+const isPricingModule = (fileName: string) => /pric|cost/i.test(fileName.split("/").at(-1) ?? "");
+
+/** Where a number's meaning is named: the slot it fills, or the statement it stands in. */
+function boundary(node: ts.Node): boolean {
+  return (
+    ts.isVariableDeclaration(node) ||
+    ts.isPropertyAssignment(node) ||
+    ts.isPropertyDeclaration(node) ||
+    ts.isParameter(node) ||
+    ts.isEnumMember(node) ||
+    ts.isFunctionLike(node) ||
+    ts.isSourceFile(node) ||
+    (ts.isStatement(node) && !ts.isVariableStatement(node))
   );
-  let found = false;
+}
+
+/**
+ * Is a number in money context: in a pricing module, or next to a money name (the variable,
+ * property or parameter it is the value of, or a name in the expression it stands in)? A number
+ * that only happens to equal a price (a 1% tolerance of 0.01 beside an interval) is not one.
+ */
+function inMoneyContext(literal: ts.Node, fileName: string): boolean {
+  if (isPricingModule(fileName)) return true;
+  let expression = literal;
+  while (expression.parent && !boundary(expression.parent)) expression = expression.parent;
+  const names: string[] = [];
+  const slot = expression.parent;
+  if (
+    slot &&
+    (ts.isVariableDeclaration(slot) ||
+      ts.isPropertyAssignment(slot) ||
+      ts.isPropertyDeclaration(slot) ||
+      ts.isParameter(slot) ||
+      ts.isEnumMember(slot))
+  )
+    names.push(slot.name.getText());
+  const collect = (node: ts.Node) => {
+    if (ts.isIdentifier(node) || ts.isPrivateIdentifier(node)) names.push(node.text);
+    ts.forEachChild(node, collect);
+  };
+  collect(expression);
+  return names.some(isMoneyName);
+}
+
+/** The price literals of one source file: numbers equal to a price in money context, and dollar figures in text. */
+function priceLiterals(fileName: string, text: string, prices: Set<number>): string[] {
+  const source = ts.createSourceFile(fileName, text, ts.ScriptTarget.Latest, true);
+  const offences: string[] = [];
   const visit = (node: ts.Node) => {
-    if (ts.isNumericLiteral(node) && values.has(Number(node.text))) found = true;
+    const where = `${fileName}:${source.getLineAndCharacterOfPosition(node.getStart()).line + 1}`;
+    if (ts.isNumericLiteral(node) && prices.has(Number(node.text)) && inMoneyContext(node, fileName))
+      offences.push(`${where}: ${node.text}`);
+    // a dollar figure written into a message ("$0.20 per million") is a price literal too
+    if (ts.isStringLiteralLike(node) || ts.isTemplateLiteralToken(node))
+      if (/\$\d+\.\d+|USD \d|\d+(\.\d+)? ?USD/.test(node.text)) offences.push(`${where}: ${node.text}`);
     ts.forEachChild(node, visit);
   };
   visit(source);
-  assert.ok(found);
+  return offences;
+}
+
+test("one price source: no price literal in src outside prices.json", () => {
+  const values = priceValues();
+  assert.ok(values.has(0.0000133334) && values.has(0.2), "the walker finds the table's prices");
+  assert.ok(values.has(0.01), "the data transfer price per GB, which a 1% tolerance happens to equal");
+  const offences = sourceFiles(sourceRoot).flatMap((file) =>
+    priceLiterals(file.slice(sourceRoot.length), readFileSync(file, "utf8"), values),
+  );
+  assert.deepEqual(offences, []);
+});
+
+test("the literal check can fail: a price beside a money name, in a pricing module or in text is found", () => {
+  const values = priceValues();
+  const planted = (fileName: string, text: string) => priceLiterals(fileName, text, values);
+  assert.deepEqual(planted("runner/planted.ts", "const lambdaUsdPerGbSecond = 0.0000166667;"), [
+    "runner/planted.ts:1: 0.0000166667",
+  ]);
+  assert.deepEqual(planted("runner/planted.ts", "const line = { item: 'requests', usd: (n * 0.2) / 1e6 };"), [
+    "runner/planted.ts:1: 0.2",
+  ]);
+  assert.deepEqual(
+    planted("runner/planted.ts", "function f(n: number) {\n  return n * requestPrice(0.2);\n}"),
+    ["runner/planted.ts:2: 0.2"],
+  );
+  assert.deepEqual(planted("results/cost-extra.ts", "const x = { a: 0.2 };"), [
+    "results/cost-extra.ts:1: 0.2",
+  ]);
+  assert.deepEqual(planted("report/planted.ts", 'const note = "requests cost $0.20 per million";'), [
+    "report/planted.ts:1: requests cost $0.20 per million",
+  ]);
+});
+
+test("the literal check reads context: a number that only equals a price is not one", () => {
+  const values = priceValues();
+  const text = [
+    "const SAME_INTERVAL_SHARE = 0.01;",
+    "const same = ours.filter((s) => Math.abs(s.samples.intervalSeconds - interval) <= interval * 0.01);",
+    "const p = { x: 0.0000166667 };",
+  ].join("\n");
+  assert.deepEqual(priceLiterals("results/published-series.ts", text, values), []);
 });
 
 test("every region the tool offers has a Lambda entry with a source: verified, or marked unverified", () => {
