@@ -21,6 +21,7 @@ import { findLeftovers } from "./leftovers.js";
 import {
   assertExit,
   INSTANCE_PUBLIC_ADDRESS,
+  publishedVersions,
   REHEARSAL_REGION,
   rehearsalSkip,
   runCli,
@@ -65,14 +66,6 @@ async function cli(args: string[], options: Parameters<typeof runCli>[2] = {}) {
     ...result,
     all: `${result.stdout}\n${result.stderr}${failed.length ? `\nmoto 5xx:\n${failed.join("\n")}` : ""}`,
   };
-}
-
-/** The agent's published versions ($LATEST is not one), as moto holds them. */
-async function listPublished(): Promise<string[]> {
-  const versions = await setUp.rehearsal.moto.lambda.send(
-    new ListVersionsByFunctionCommand({ FunctionName: "lambda-netbench-agent" }),
-  );
-  return (versions.Versions ?? []).map((v) => v.Version as string).filter((v) => v !== "$LATEST");
 }
 
 test("quota get, request, history: the value in force, one open request at a time, AWS Support's answer", {
@@ -406,7 +399,7 @@ test("run killed mid-run, then --resume: every cell recorded once", { skip, time
 let versionsForTeardown: string[] = [];
 
 test("schedule create, list, run-now, delete", { skip, timeout: 240_000 }, async (t) => {
-  const before = await listPublished();
+  const before = await publishedVersions(setUp.rehearsal);
   const create = await cli([
     "schedule",
     "create",
@@ -427,7 +420,7 @@ test("schedule create, list, run-now, delete", { skip, timeout: 240_000 }, async
   // where CloudFormation puts it: in its own group, which carries the tag
   const inGroup = { Name: "lambda-netbench-rehearsal", GroupName: "lambda-netbench-rehearsal" };
   assert.equal((await setUp.rehearsal.moto.scheduler.send(new GetScheduleCommand(inGroup))).State, "ENABLED");
-  const published = (await listPublished()).filter((v) => !before.includes(v));
+  const published = (await publishedVersions(setUp.rehearsal)).filter((v) => !before.includes(v));
   assert.equal(published.length, 2, `versions ${published.join(", ")} besides ${before.join(", ")}`);
   const list = await cli(["schedule", "list", "--region", region]);
   assertExit(list, 0);
@@ -453,7 +446,7 @@ test("schedule create, list, run-now, delete", { skip, timeout: 240_000 }, async
     /ResourceNotFound|not found|does not exist/i,
   );
   // the schedule's versions go with its aliases: teardown removes only those left before
-  versionsForTeardown = await listPublished();
+  versionsForTeardown = await publishedVersions(setUp.rehearsal);
   assert.deepEqual(versionsForTeardown, before);
   t.diagnostic(
     `versions ${published.join(", ")} deleted with the schedule's aliases; left for teardown: ${before.join(", ") || "none"}`,
@@ -479,7 +472,7 @@ test("teardown: the command verifies, and a look at every service the tool touch
   const teardown = await cli(["teardown", "--region", region]);
   assertExit(teardown, 0);
   assert.match(teardown.stdout, new RegExp(`stack deleted; ${versionsForTeardown.length} version\\(s\\)`));
-  assert.deepEqual(await listPublished(), []);
+  assert.deepEqual(await publishedVersions(setUp.rehearsal), []);
   assert.match(teardown.stdout, /verified: nothing tagged lambda-netbench remains in this region/);
   assert.match(teardown.stdout, /verified gone by name: .*role lambda-netbench-AgentRole-/);
   assert.match(teardown.stdout, /stays at 3000 Mbit\/s/);

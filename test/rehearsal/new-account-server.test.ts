@@ -17,7 +17,7 @@ import { cliArgv } from "../helpers/cli-process.js";
 import { type Front, signedScope, startFront } from "./aws-front.js";
 import { BandwidthQuota } from "./bandwidth-quota.js";
 import { type MotoProcess, startMoto } from "./moto-process.js";
-import { giveDefaultVpcAnInternetGateway, rehearsalSkip } from "./rehearsal.js";
+import { giveDefaultVpcAnInternetGateway, rehearsalCliEnv, rehearsalSkip } from "./rehearsal.js";
 import { REHEARSAL_CREDENTIALS } from "./rehearsal-credentials.js";
 import { freeLoopbackPort, listeningPort, stopChild } from "./relays.js";
 
@@ -217,18 +217,7 @@ function cli(args: string[]): Promise<{ code: number; all: string }> {
       cliArgv(args),
       {
         timeout: 240_000,
-        env: {
-          PATH: process.env.PATH,
-          HOME: dir,
-          LANG: "C.UTF-8",
-          AWS_ENDPOINT_URL: url,
-          AWS_ACCESS_KEY_ID: REHEARSAL_CREDENTIALS.accessKeyId,
-          AWS_SECRET_ACCESS_KEY: REHEARSAL_CREDENTIALS.secretAccessKey,
-          AWS_CONFIG_FILE: join(dir, "aws-config"),
-          AWS_SHARED_CREDENTIALS_FILE: join(dir, "aws-credentials"),
-          AWS_EC2_METADATA_DISABLED: "true",
-          COLUMNS: "100",
-        },
+        env: rehearsalCliEnv(url, dir),
       },
       (error, stdout, stderr) =>
         resolve({

@@ -6,10 +6,11 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { DescribeSubnetsCommand } from "@aws-sdk/client-ec2";
-import { ListFunctionsCommand, ListVersionsByFunctionCommand } from "@aws-sdk/client-lambda";
+import { ListFunctionsCommand } from "@aws-sdk/client-lambda";
 import {
   assertExit,
   INSTANCE_PUBLIC_ADDRESS,
+  publishedVersions,
   REHEARSAL_REGION,
   rehearsalSkip,
   runCli,
@@ -52,13 +53,6 @@ const deployArgs = (...extra: string[]) => [
 async function defaultSubnet(): Promise<string> {
   const described = await setUp.rehearsal.moto.ec2.send(new DescribeSubnetsCommand({}));
   return (described.Subnets ?? []).find((s) => s.DefaultForAz)?.SubnetId as string;
-}
-
-async function publishedVersions(): Promise<string[]> {
-  const versions = await setUp.rehearsal.moto.lambda.send(
-    new ListVersionsByFunctionCommand({ FunctionName: "lambda-netbench-agent" }),
-  );
-  return (versions.Versions ?? []).map((v) => v.Version as string).filter((v) => v !== "$LATEST");
 }
 
 test("deploy --with-server: the server answers at its public address", {
@@ -112,7 +106,7 @@ test("run behind that egress: the preflight asks the agent function, which reach
   assert.equal(run.invocations[0]?.outcome.response?.ok, true);
   // the Invoke is the only call that is not a read: no version, alias or configuration change
   assert.deepEqual(writes(run.calls), ["lambda Invoke"], run.all);
-  assert.deepEqual(await publishedVersions(), []);
+  assert.deepEqual(await publishedVersions(setUp.rehearsal), []);
 });
 
 test("run where the function cannot reach the server either: the preflight fails naming both, nothing else invoked or written", {
@@ -134,7 +128,7 @@ test("run where the function cannot reach the server either: the preflight fails
       ["tcp-connect"],
     );
     assert.deepEqual(writes(run.calls), ["lambda Invoke"], run.all);
-    assert.deepEqual(await publishedVersions(), []);
+    assert.deepEqual(await publishedVersions(setUp.rehearsal), []);
   } finally {
     setUp.rehearsal.front.publishServerAt(INSTANCE_PUBLIC_ADDRESS);
   }

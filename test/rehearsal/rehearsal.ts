@@ -14,7 +14,7 @@ import {
   DescribeVpcsCommand,
   EC2Client,
 } from "@aws-sdk/client-ec2";
-import { LambdaClient } from "@aws-sdk/client-lambda";
+import { LambdaClient, ListVersionsByFunctionCommand } from "@aws-sdk/client-lambda";
 import { S3Client } from "@aws-sdk/client-s3";
 import { SchedulerClient } from "@aws-sdk/client-scheduler";
 import { SSMClient } from "@aws-sdk/client-ssm";
@@ -189,24 +189,40 @@ export async function startRehearsal(): Promise<Rehearsal> {
     ]);
     ticker.start();
     undo.push(() => ticker.stop());
-    const env: NodeJS.ProcessEnv = {
-      PATH: process.env.PATH,
-      HOME: dir,
-      LANG: "C.UTF-8",
-      AWS_ENDPOINT_URL: front.url,
-      AWS_ACCESS_KEY_ID: REHEARSAL_CREDENTIALS.accessKeyId,
-      AWS_SECRET_ACCESS_KEY: REHEARSAL_CREDENTIALS.secretAccessKey,
-      // no shared config or credentials files of this machine, no instance metadata
-      AWS_CONFIG_FILE: join(dir, "aws-config"),
-      AWS_SHARED_CREDENTIALS_FILE: join(dir, "aws-credentials"),
-      AWS_EC2_METADATA_DISABLED: "true",
-      COLUMNS: "100",
-    };
+    const env = rehearsalCliEnv(front.url, dir);
     return { env, front, quota, bridge, instances, ticker, lab, moto, accountSettings, stop };
   } catch (error) {
     await stop();
     throw error;
   }
+}
+
+/**
+ * The environment of a CLI child that talks to `endpointUrl` (and nothing real): the rehearsal's
+ * static credentials, `home` as its home, 100 columns.
+ */
+export function rehearsalCliEnv(endpointUrl: string, home: string): NodeJS.ProcessEnv {
+  return {
+    PATH: process.env.PATH,
+    HOME: home,
+    LANG: "C.UTF-8",
+    AWS_ENDPOINT_URL: endpointUrl,
+    AWS_ACCESS_KEY_ID: REHEARSAL_CREDENTIALS.accessKeyId,
+    AWS_SECRET_ACCESS_KEY: REHEARSAL_CREDENTIALS.secretAccessKey,
+    // no shared config or credentials files of this machine, no instance metadata
+    AWS_CONFIG_FILE: join(home, "aws-config"),
+    AWS_SHARED_CREDENTIALS_FILE: join(home, "aws-credentials"),
+    AWS_EC2_METADATA_DISABLED: "true",
+    COLUMNS: "100",
+  };
+}
+
+/** The agent's published versions ($LATEST is not one), as moto holds them. */
+export async function publishedVersions(rehearsal: Rehearsal): Promise<string[]> {
+  const versions = await rehearsal.moto.lambda.send(
+    new ListVersionsByFunctionCommand({ FunctionName: "lambda-netbench-agent" }),
+  );
+  return (versions.Versions ?? []).map((v) => v.Version as string).filter((v) => v !== "$LATEST");
 }
 
 /** moto's default VPC has no internet gateway; AWS's has one, routed from the main table. */
