@@ -7,7 +7,7 @@ import { createHash } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
 import { readdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
-import { after, before, test } from "node:test";
+import { after, test } from "node:test";
 import { DescribeSubnetsCommand } from "@aws-sdk/client-ec2";
 import { GetFunctionConfigurationCommand, ListVersionsByFunctionCommand } from "@aws-sdk/client-lambda";
 import { HeadObjectCommand } from "@aws-sdk/client-s3";
@@ -32,25 +32,26 @@ const skip = rehearsalSkip();
 const region = REHEARSAL_REGION;
 const shaped = process.getuid?.() === 0;
 
-// two memory sizes, iperf3 and s3-get; a 16 MiB object (moto keeps objects in memory)
-const setUp = useRehearsal(skip, {
-  name: "rehearsal",
-  memoryMb: [1024, 2048],
-  probes: [
-    // 5 s, not 3: the burst of ~1.3 s at 2.2 Gbit/s lasts longer when a busy host slows it,
-    // and a 3 s test then kept under the 2 s a sustained rate needs (CI: sustained 0)
-    "{ kind: iperf3, timeSeconds: 5, parallel: 1, direction: upload }",
-    "{ kind: s3-get, objectMib: 16, concurrency: 2, chunkMib: 8 }",
-  ],
-});
 let subnets: string[] = [];
 const started = performance.now();
-
-before(async () => {
-  if (skip) return;
-  const described = await setUp.rehearsal.moto.ec2.send(new DescribeSubnetsCommand({}));
-  subnets = (described.Subnets ?? []).filter((s) => s.DefaultForAz).map((s) => s.SubnetId as string);
-});
+// two memory sizes, iperf3 and s3-get; a 16 MiB object (moto keeps objects in memory)
+const setUp = useRehearsal(
+  skip,
+  {
+    name: "rehearsal",
+    memoryMb: [1024, 2048],
+    probes: [
+      // 5 s, not 3: the burst of ~1.3 s at 2.2 Gbit/s lasts longer when a busy host slows it,
+      // and a 3 s test then kept under the 2 s a sustained rate needs (CI: sustained 0)
+      "{ kind: iperf3, timeSeconds: 5, parallel: 1, direction: upload }",
+      "{ kind: s3-get, objectMib: 16, concurrency: 2, chunkMib: 8 }",
+    ],
+  },
+  async (rehearsal) => {
+    const described = await rehearsal.moto.ec2.send(new DescribeSubnetsCommand({}));
+    subnets = (described.Subnets ?? []).filter((s) => s.DefaultForAz).map((s) => s.SubnetId as string);
+  },
+);
 
 after(() => {
   if (skip) return;

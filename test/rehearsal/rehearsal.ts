@@ -350,8 +350,15 @@ export interface RehearsalFile {
 /**
  * A test file's rehearsal: its plan written and the rehearsal started before its tests, both
  * removed after them (nothing done when `skip` says why not). The fields are set by then.
+ * `started` runs in the same hook, once the rehearsal answers: a second top-level `before` of
+ * the file is not held back until this one's promise settles (Node 20 starts it at once, while
+ * moto is still starting).
  */
-export function useRehearsal(skip: string | false, plan: RehearsalPlan): RehearsalFile {
+export function useRehearsal(
+  skip: string | false,
+  plan: RehearsalPlan,
+  started?: (rehearsal: Rehearsal) => Promise<void>,
+): RehearsalFile {
   const file = {} as RehearsalFile;
   before(
     async () => {
@@ -360,6 +367,7 @@ export function useRehearsal(skip: string | false, plan: RehearsalPlan): Rehears
       file.planFile = join(file.work, `${plan.name}-plan.yaml`);
       await writeFile(file.planFile, rehearsalPlanYaml(plan));
       file.rehearsal = await startRehearsal();
+      await started?.(file.rehearsal);
     },
     { timeout: 180_000 },
   );
