@@ -257,6 +257,9 @@ export function cellStatistics(
     .filter((v): v is number => v !== null && Number.isFinite(v))
     .sort((x, y) => x - y);
   const sustained = describe(sustainedValues);
+  const sustainedNullReasons = [
+    ...new Set(rates.map((r) => r.sustainedNullReason).filter((v): v is string => v !== null)),
+  ];
   const cpuCores = pick((r) => r.cpuCores);
   const bytes = describe(ok.map((r) => r.bytes).filter((v): v is number => v !== null));
   const cpuShare = environmentCpuShare(cell.memoryMb, facts);
@@ -280,9 +283,7 @@ export function cellStatistics(
     sustained,
     sustainedIntervalMedian: pick((r) => r.sustainedMedianBitsPerSecond),
     sustainedValues,
-    sustainedNullReasons: [
-      ...new Set(rates.map((r) => r.sustainedNullReason).filter((v): v is string => v !== null)),
-    ],
+    sustainedNullReasons,
     sent: pick((r) => r.sentBitsPerSecond),
     received: pick((r) => r.receivedBitsPerSecond),
     transferSeconds: pick((r) => r.transferSeconds),
@@ -308,7 +309,7 @@ export function cellStatistics(
     bottleneck: nameBottleneck(
       bottleneckInput(cell, records, facts, sweeps, {
         sustainedBitsPerSecond: sustained?.median ?? null,
-        sustainedMissing: rates.map((r) => r.sustainedNullReason).find((v) => v !== null) ?? null,
+        sustainedMissing: sustained ? null : (sustainedNullReasons[0] ?? null),
         cpuUsedCores: cpuCores?.median ?? null,
         cpuShareCores: cpuShare.cores,
       }),

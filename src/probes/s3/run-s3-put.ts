@@ -141,10 +141,6 @@ export async function runS3PutProbe(
     const cpuSeconds = cpu();
     const retransmits = await countRetransmits();
     const seconds = (endMs - startMs) / 1000;
-    // the samples are the link's, up to the last part's answer: the completion moves nothing, and
-    // its wait (2.4-2.7 s for 1 GiB on the lab) folded into them read a 1,450 Mbit/s link as 873
-    // sustained; it is in seconds, the rate and completeSeconds instead
-    const samples = partSamples;
     const head = await headObject(target, signer, {
       maxRetries: event.maxRetries,
       backoffBaseMs,
@@ -168,7 +164,10 @@ export async function runS3PutProbe(
       retransmits,
       retries,
       direction: "upload",
-      samples,
+      // the link's samples, up to the last part's answer: the completion moves nothing, and its
+      // wait (2.4-2.7 s for 1 GiB on the lab) folded into them read a 1,450 Mbit/s link as 873
+      // sustained; it is in seconds, the rate and completeSeconds instead
+      samples: partSamples,
     });
     // the sender side is all s3-put knows: every byte of the object, sent in the upload
     summary.sent = {
@@ -191,7 +190,7 @@ export async function runS3PutProbe(
       cpuSecondsPerGib: rates.cpuSecondsPerGib,
       retries,
       retransmits,
-      samples,
+      samples: partSamples,
       partBytes,
       parts: partCount,
       concurrency: event.concurrency,
