@@ -1,11 +1,12 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import { createConnection, createServer } from "node:net";
+import { createConnection } from "node:net";
 import type { AgentEventInput } from "../../src/agent/event.js";
 import { handleEvent } from "../../src/agent/handler.js";
 import type { LabProfileInput } from "../../src/plan/lab-profile.js";
 import type { InvocationOutcome } from "../../src/results/invocation-outcome.js";
 import type { PlatformFacts } from "../../src/results/platform-facts.js";
 import type { EnvironmentVariant, Platform, ProbeEndpoints } from "../../src/runner/platform.js";
+import { freeLoopbackPort } from "./free-port.js";
 
 /**
  * A custom lab profile for plans run on this platform (a `local` target must name a profile
@@ -63,7 +64,7 @@ export class LoopbackPlatform implements Platform {
     const servers: ChildProcess[] = [];
     try {
       for (let i = 0; i < count; i += 1) {
-        const port = await freePort();
+        const port = await freeLoopbackPort();
         const server = spawn("iperf3", ["-s", "-B", "127.0.0.1", "-p", String(port)], { stdio: "ignore" });
         servers.push(server);
         await waitForListening(port, 5_000);
@@ -148,18 +149,6 @@ export class LoopbackPlatform implements Platform {
       ),
     );
   }
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address();
-      const port = typeof address === "object" && address ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 async function waitForListening(port: number, timeoutMs: number): Promise<void> {

@@ -8,8 +8,9 @@ import { type Iperf3ClientOptions, runIperf3Client } from "../../src/probes/iper
 import type { Iperf3JsonReport } from "../../src/probes/iperf3/json-report.js";
 import { isProbeError } from "../../src/probes/probe-error.js";
 import { buildRecord } from "../../src/results/result-record.js";
+import { freeLoopbackPort } from "../helpers/free-port.js";
 import { loopbackClientOptions } from "./iperf3-support/client-options.js";
-import { freePort, type StockServer, startStockServer } from "./iperf3-support/stock-server.js";
+import { type StockServer, startStockServer } from "./iperf3-support/stock-server.js";
 
 /** Our client against the stock iperf3 3.12 server on loopback. */
 let server: StockServer;
@@ -253,7 +254,7 @@ describe("iperf3 client against stock iperf3 3.12", () => {
   });
 
   test("connection refused, unknown host and bad options are distinct errors", async () => {
-    const closedPort = await freePort();
+    const closedPort = await freeLoopbackPort();
     const refused = await handleEvent({
       probe: "iperf3",
       host: "127.0.0.1",

@@ -1,7 +1,8 @@
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import { timeIperf3Connects } from "../../src/probes/latency/iperf3-connects.js";
-import { freePort, type StockServer, startStockServer } from "./iperf3-support/stock-server.js";
+import { freeLoopbackPort } from "../helpers/free-port.js";
+import { type StockServer, startStockServer } from "./iperf3-support/stock-server.js";
 
 /**
  * The latency probe's TCP connects to an iperf3 server, against the stock iperf3 3.12 server on
@@ -28,7 +29,7 @@ test("30 connects in a row to stock iperf3: each timed or counted as failed, mos
 });
 
 test("nothing listening: the connects fail the probe as refused, naming the server", async () => {
-  const port = await freePort();
+  const port = await freeLoopbackPort();
   await assert.rejects(
     timeIperf3Connects({ host: "127.0.0.1", port, connects: 3 }, 5_000),
     (error: Error) => {

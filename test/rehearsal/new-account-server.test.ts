@@ -14,12 +14,13 @@ import { CloudFormationClient, DescribeStacksCommand } from "@aws-sdk/client-clo
 import { EC2Client } from "@aws-sdk/client-ec2";
 import { GetFunctionCommand, LambdaClient } from "@aws-sdk/client-lambda";
 import { cliArgv } from "../helpers/cli-process.js";
+import { freeLoopbackPort } from "../helpers/free-port.js";
 import { type Front, signedScope, startFront } from "./aws-front.js";
 import { BandwidthQuota } from "./bandwidth-quota.js";
 import { type MotoProcess, startMoto } from "./moto-process.js";
 import { giveDefaultVpcAnInternetGateway, rehearsalCliEnv, rehearsalSkip } from "./rehearsal.js";
 import { REHEARSAL_CREDENTIALS } from "./rehearsal-credentials.js";
-import { freeLoopbackPort, listeningPort, stopChild } from "./relays.js";
+import { listeningPort, stopChild } from "./relays.js";
 
 const skip = rehearsalSkip("the new-account deploy test");
 const region = "us-west-2";

@@ -21,6 +21,7 @@ import { SSMClient } from "@aws-sdk/client-ssm";
 import { privateLabName } from "../../src/platforms/local/lab-names.js";
 import { LocalPlatform } from "../../src/platforms/local/local-platform.js";
 import { addAddress } from "../../src/platforms/local/namespaces.js";
+import { freeLoopbackPort } from "../helpers/free-port.js";
 import { AccountTicker } from "./account-ticker.js";
 import type { SeenCall } from "./aws-faults.js";
 import { type AccountSettings, type Front, startFront } from "./aws-front.js";
@@ -30,7 +31,7 @@ import { InvokeBridge } from "./invoke-bridge.js";
 import { motoMissing, startMoto } from "./moto-process.js";
 import { syncPlaceholderSchedules } from "./placeholder-schedules.js";
 import { REHEARSAL_CREDENTIALS } from "./rehearsal-credentials.js";
-import { freeLoopbackPort, listeningPort, listenToSocket, startNamespaceRelay, stopChild } from "./relays.js";
+import { listeningPort, listenToSocket, startNamespaceRelay, stopChild } from "./relays.js";
 
 /**
  * The rehearsal: moto, our front for its gaps, the invoke bridge to a private lab and the

@@ -76,15 +76,6 @@ export function listeningPort(server: Server): number {
   return address.port;
 }
 
-/** A TCP port free on loopback a moment ago, for a child (moto) that must be told its port. */
-export async function freeLoopbackPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", () => resolve()));
-  const port = listeningPort(server);
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
-
 /** Kills a child by its PID and waits for its exit (bounded). */
 export async function stopChild(child: ChildProcess | null): Promise<void> {
   if (!child || child.exitCode !== null || child.signalCode !== null) return;

@@ -11,7 +11,8 @@ import {
 } from "../../../src/platforms/aws/iperf3-credentials.js";
 import { iperf3Username } from "../../../src/platforms/aws/naming.js";
 import { serverUserData } from "../../../src/platforms/aws/server-user-data.js";
-import { freePort, type StockServer, startStockServer } from "../../probes/iperf3-support/stock-server.js";
+import { freeLoopbackPort } from "../../helpers/free-port.js";
+import { type StockServer, startStockServer } from "../../probes/iperf3-support/stock-server.js";
 
 /**
  * The server side of deploy's RSA authentication, run with the stock iperf3 (Debian 3.12):
@@ -148,7 +149,7 @@ describe("iperf3 RSA auth material works with stock iperf3", () => {
     await server.idle();
     assert.equal(answer(server.port), "9");
     await server.stop();
-    assert.equal(answer(await freePort()), "");
+    assert.equal(answer(await freeLoopbackPort()), "");
   });
 
   async function client(password: string): Promise<{ status: number | null; output: string }> {

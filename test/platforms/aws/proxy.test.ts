@@ -12,13 +12,14 @@ import { after, before, test } from "node:test";
 import { createServer as createTlsServer } from "node:tls";
 import { cliArgv } from "../../helpers/cli-process.js";
 import { type ConnectProxy, startConnectProxy } from "../../helpers/connect-proxy.js";
+import { freeLoopbackPort } from "../../helpers/free-port.js";
 import { createTestTls, type TestTls } from "../../helpers/tls-ca.js";
 import { type Front, startFront } from "../../rehearsal/aws-front.js";
 import { BandwidthQuota } from "../../rehearsal/bandwidth-quota.js";
 import { type MotoProcess, startMoto } from "../../rehearsal/moto-process.js";
 import { rehearsalSkip } from "../../rehearsal/rehearsal.js";
 import { REHEARSAL_CREDENTIALS } from "../../rehearsal/rehearsal-credentials.js";
-import { freeLoopbackPort, listeningPort, stopChild } from "../../rehearsal/relays.js";
+import { listeningPort, stopChild } from "../../rehearsal/relays.js";
 
 const skip = rehearsalSkip("the proxy test");
 const region = "us-west-2";

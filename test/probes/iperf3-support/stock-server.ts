@@ -1,15 +1,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { readFile } from "node:fs/promises";
-import { createServer } from "node:net";
 
-/** A free loopback TCP port chosen by the OS (never assume 5201 is free). */
-export async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const port = (server.address() as { port: number }).port;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
+import { freeLoopbackPort } from "../../helpers/free-port.js";
 
 export interface StockServer {
   port: number;
@@ -49,7 +41,7 @@ export async function startStockServer(
     json?: boolean;
   } = {},
 ): Promise<StockServer> {
-  const port = options.port ?? (await freePort());
+  const port = options.port ?? (await freeLoopbackPort());
   const [program, ...prefix] = options.command ?? ["iperf3"];
   const args = [
     ...prefix,
