@@ -61,6 +61,18 @@ const endOf = (samples: IntervalSamples, i: number) =>
   (samples.startSeconds[i] as number) + (samples.durationSeconds[i] as number);
 
 /** The fit of one transfer; null when it has too few samples (4) or no rate after its start. */
+/** The samples from the first that moved a byte on: the ones before it hold the connection's set-up. */
+function fromFirstByte(samples: IntervalSamples): IntervalSamples {
+  const first = samples.bytes.findIndex((bytes) => bytes > 0);
+  if (first <= 0) return samples;
+  return {
+    intervalSeconds: samples.intervalSeconds,
+    startSeconds: samples.startSeconds.slice(first),
+    durationSeconds: samples.durationSeconds.slice(first),
+    bytes: samples.bytes.slice(first),
+  };
+}
+
 export function fitSeries(series: MeasuredSeries): SeriesFit | null {
   const { samples } = series;
   const probeFit = fitBucket({
@@ -84,11 +96,16 @@ export function fitSeries(series: MeasuredSeries): SeriesFit | null {
     firstSecondBitsPerSecond: probeFit.firstSecondBitsPerSecond,
     probeFit,
   };
-  // the burst, if any, ran in the leading samples still above the sustained rate
+  // the burst, if any, ran in the leading samples still above the sustained rate, counted from
+  // the first byte: a transfer that waited 20 ms for it (two empty 10 ms samples) read as no burst
+  const moving = fromFirstByte(samples);
   let burstSamples = 0;
-  while (burstSamples < n - 1 && rateOf(samples, burstSamples) > sustained * (1 + ABOVE_SHARE))
+  while (
+    burstSamples < moving.bytes.length - 1 &&
+    rateOf(moving, burstSamples) > sustained * (1 + ABOVE_SHARE)
+  )
     burstSamples += 1;
-  const figures = burstFigures(samples, sustained, burstSamples);
+  const figures = burstFigures(moving, sustained, burstSamples);
   if (!figures)
     return {
       ...common,

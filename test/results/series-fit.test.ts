@@ -3,6 +3,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
 import { validatePlan } from "../../src/plan/load-plan.js";
+import type { IntervalSamples } from "../../src/probes/interval-sampler.js";
 import { readIperf3Output } from "../../src/results/iperf3-output.js";
 import type { MeasuredSeries } from "../../src/results/measured-series.js";
 import { publishedAsMeasured, publishedSeries } from "../../src/results/published-series.js";
@@ -23,6 +24,13 @@ const M = 1e6;
 const SUSTAINED = 125 * M;
 const BUCKET = 35 * M;
 const PEAK = 600 * M;
+
+interface BucketRunRecord {
+  warmup: boolean;
+  repetition: number;
+  probeLabel: string;
+  bucket: { measurement: { transfers: Array<{ samples: IntervalSamples }> } };
+}
 
 function within(actual: number | undefined, expected: number, share: number, what: string): void {
   assert.ok(actual !== undefined, `${what}: no value`);
@@ -63,6 +71,34 @@ test("stock iperf3 -J at 250 ms: the bucket within 10% though the burst ends ins
   within(fit.bucketBytes, BUCKET, 0.1, "bucket");
   assert.equal(fit.burstSamples, 3);
   assert.equal(fit.peakBitsPerSecond?.bound, "at-least");
+});
+
+test("10 ms samples (stock iperf3 3.12 takes -i 0.1 at least: the bucket probe's, as a CSV): sustained, bucket and peak all measured, from the first byte", () => {
+  // test/fixtures/bucket-run: default-625 at 1/8 in the lab, tbf 78.125 Mbit/s sustained after
+  // 1 s at 350 on the wire; payload = wire / 1.0456, the bucket (350 - 78.125) x 1 s / 8 of it
+  const payload = (wireBitsPerSecond: number) => wireBitsPerSecond / 1.0456;
+  const records = readFileSync(join(import.meta.dirname, "../fixtures/bucket-run/results.jsonl"), "utf8")
+    .trim()
+    .split("\n")
+    .map((line) => JSON.parse(line) as BucketRunRecord)
+    .filter((record) => record.bucket && !record.warmup);
+  assert.equal(records.length, 4);
+  for (const record of records) {
+    const samples = record.bucket.measurement.transfers[0]?.samples;
+    assert.ok(samples);
+    const rows = samples.bytes.map(
+      (bytes, i) =>
+        `${(samples.startSeconds[i] as number) + (samples.durationSeconds[i] as number)},${bytes}`,
+    );
+    const direction = record.probeLabel.includes("download") ? "download" : "upload";
+    const [series] = readSeriesCsv("bucket.csv", `elapsed_seconds,bytes\n${rows.join("\n")}\n`, direction);
+    const what = `${record.probeLabel} #${record.repetition}`;
+    const fit = fitted(series);
+    within(fit.sustainedBitsPerSecond, payload(78.125 * M), 0.03, `${what}: sustained`);
+    within(fit.bucketBytes, payload((350 - 78.125) * M) / 8, 0.1, `${what}: bucket`);
+    assert.equal(fit.peakBitsPerSecond?.bound, "measured", what);
+    within(fit.peakBitsPerSecond?.value, payload(350 * M), 0.1, `${what}: peak`);
+  }
 });
 
 test("an upload (-J without -R) says the sender counted, and the limits say what that means", () => {
