@@ -36,8 +36,8 @@ export class ServerClock {
   }
 
   /** TEST_START: the streams have started; the measured period (or the omit period) begins. */
-  start(): void {
-    this.startMs = performance.now();
+  start(startMs = performance.now()): void {
+    this.startMs = startMs;
     this.wallStartMs = this.startMs;
     this.cpuStart = process.cpuUsage();
     for (const stream of this.streams) {

@@ -99,12 +99,16 @@ export class ServerStream {
     return this.sends ? this.sentToKernelBytes() - this.baselineSentBytes : this.receivedBytes;
   }
 
-  /** TEST_RUNNING: count received bytes, start writing on send streams. */
-  start(): void {
+  /**
+   * TEST_RUNNING: count received bytes, start writing on send streams. Pacing counts from the
+   * test's start mark, so a server descheduled before its first write catches up, as the C
+   * sender's average-rate throttle does, and the test's rate is the one asked for.
+   */
+  start(startMs = performance.now()): void {
     this.counting = true;
     if (!this.sends) return;
     this.sending = true;
-    this.paceStartMs = performance.now();
+    this.paceStartMs = startMs;
     this.paceBaseBytes = this.attemptedBytes;
     this.schedulePump();
   }
