@@ -67,8 +67,9 @@ export interface PlannedProbe<Spec, Entry, EventInput> {
   /** Throws MissingPeerError when the target lacks the peer the probe needs. */
   buildEvent(spec: Spec, context: EventContext): EventInput;
   /**
-   * Rough upper estimate at a transfer rate: the invocation's billed seconds and the bytes it
-   * moves through the iperf3 server (0 for other peers).
+   * Rough upper estimate at a transfer rate: the seconds the probe itself runs (the invocation's
+   * own start and hand-back, INVOCATION_OVERHEAD_SECONDS, is added once by the run estimate) and
+   * the bytes it moves through the iperf3 server (0 for other peers).
    */
   estimate(spec: Spec, bytesPerSecond: number): { seconds: number; serverBytes: number };
   /** The directions whose quota limits the transfer (none for probes that move no data). */

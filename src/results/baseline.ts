@@ -3,6 +3,7 @@ import { memoryMbSchema } from "../plan/lambda-memory.js";
 import { isEmulated, type PlatformName } from "../plan/platforms.js";
 import { probeNamed } from "../probes/registry.js";
 import seed2026 from "./baselines/seed-2026.json" with { type: "json" };
+import { publishedIdSchema, transcribedOnSchema } from "./published-file.js";
 
 /**
  * Published reference datasets (baselines) a run is compared with: `compare RUN --baseline NAME`
@@ -52,7 +53,7 @@ const probeSchema = z.discriminatedUnion("kind", [
 
 const seriesSchema = z
   .object({
-    id: z.string().regex(/^[a-z0-9-]+$/),
+    id: publishedIdSchema,
     region: z.string().min(1),
     regionName: z.string().min(1),
     /** The bandwidth quota in force during the study in that region, Mbit/s. */
@@ -70,13 +71,13 @@ const seriesSchema = z
 
 export const baselineSchema = z
   .object({
-    name: z.string().regex(/^[a-z0-9-]+$/),
+    name: publishedIdSchema,
     title: z.string().min(1),
     source: z.string().min(1),
     /** When the study measured, YYYY-MM. */
     studyPeriod: z.object({ from: z.string(), to: z.string() }).strict(),
     /** When its figures were transcribed into this file, YYYY-MM-DD. */
-    transcribedOn: z.string().regex(/^\d{4}-\d{2}-\d{2}$/),
+    transcribedOn: transcribedOnSchema,
     rig: z.string().min(1),
     series: z.array(seriesSchema).min(1),
   })

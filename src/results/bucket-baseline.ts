@@ -1,5 +1,6 @@
 import { z } from "zod";
 import data from "./baselines/published-buckets.json" with { type: "json" };
+import { publishedFileSchema, publishedTransferFields } from "./published-file.js";
 
 /**
  * Published burst figures (measured by others, in AWS) shown beside a bucket fit that measured
@@ -12,10 +13,7 @@ const range = z.object({ low: z.number().nonnegative(), high: z.number().nonnega
 
 const publishedBucketSchema = z
   .object({
-    id: z.string().regex(/^[a-z0-9-]+$/),
-    source: z.string().min(1),
-    measured: z.string().min(1),
-    direction: z.enum(["upload", "download"]),
+    ...publishedTransferFields,
     memoryMb: z.object({ from: z.number().int(), to: z.number().int() }).strict(),
     /** The source's sample length: a burst shorter than one 1 s sample shows as a first-second rate only. */
     sampleSeconds: z.number().positive(),
@@ -32,15 +30,9 @@ const publishedBucketSchema = z
 
 export type PublishedBucket = z.output<typeof publishedBucketSchema>;
 
-export const publishedBuckets = z
-  .object({
-    name: z.literal("published-buckets"),
-    title: z.string(),
-    transcribedOn: z.string().regex(/^\d{4}-\d{2}-\d{2}$/),
-    figures: z.array(publishedBucketSchema).min(1),
-  })
-  .strict()
-  .parse(data);
+export const publishedBuckets = publishedFileSchema("published-buckets", {
+  figures: z.array(publishedBucketSchema).min(1),
+}).parse(data);
 
 /** The published figures that measured this direction at this memory size. */
 export function publishedBucketsFor(direction: "upload" | "download", memoryMb: number): PublishedBucket[] {

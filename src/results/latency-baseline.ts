@@ -2,6 +2,7 @@ import { z } from "zod";
 import data from "./baselines/published-latency.json" with { type: "json" };
 import type { LatencyCell } from "./latency-cells.js";
 import { type Percentiles, percentiles } from "./latency-percentiles.js";
+import { publishedFileSchema, publishedIdSchema } from "./published-file.js";
 
 /**
  * Published S3 GET latency from Lambda (measured by others, in AWS), shown beside a latency
@@ -13,7 +14,7 @@ import { type Percentiles, percentiles } from "./latency-percentiles.js";
 
 const seriesSchema = z
   .object({
-    id: z.string().regex(/^[a-z0-9-]+$/),
+    id: publishedIdSchema,
     client: z.string().min(1),
     memoryMb: z.number().int().min(128).max(10_240),
     vpc: z.boolean(),
@@ -22,19 +23,13 @@ const seriesSchema = z
   })
   .strict();
 
-const publishedLatency = z
-  .object({
-    name: z.literal("published-latency"),
-    title: z.string().min(1),
-    transcribedOn: z.string().regex(/^\d{4}-\d{2}-\d{2}$/),
-    source: z.string().min(1),
-    method: z.string().min(1),
-    requestBytes: z.number().int().positive(),
-    connectionMode: z.literal("kept-alive"),
-    series: z.array(seriesSchema).min(1),
-  })
-  .strict()
-  .parse(data);
+const publishedLatency = publishedFileSchema("published-latency", {
+  source: z.string().min(1),
+  method: z.string().min(1),
+  requestBytes: z.number().int().positive(),
+  connectionMode: z.literal("kept-alive"),
+  series: z.array(seriesSchema).min(1),
+}).parse(data);
 
 export interface PublishedLatency {
   id: string;

@@ -3,6 +3,7 @@ import type { Cell } from "../plan/cell.js";
 import { targetKey, targetName } from "../plan/platforms.js";
 import data from "./baselines/published-series.json" with { type: "json" };
 import { type MeasuredSeries, samplesFromIntervals } from "./measured-series.js";
+import { publishedFileSchema, publishedTransferFields } from "./published-file.js";
 import type { ResultRecord } from "./result-record.js";
 import { normalizeSamples } from "./samples.js";
 import { fitSeries, type SeriesModel, summarizeSeriesFits } from "./series-fit.js";
@@ -24,10 +25,7 @@ const intervalSchema = z
 
 const publishedSeriesSchema = z
   .object({
-    id: z.string().regex(/^[a-z0-9-]+$/),
-    source: z.string().min(1),
-    measured: z.string().min(1),
-    direction: z.enum(["upload", "download"]),
+    ...publishedTransferFields,
     memoryMb: z.number().int().positive(),
     streams: z.number().int().positive(),
     statement: z.string().min(1),
@@ -37,15 +35,9 @@ const publishedSeriesSchema = z
 
 export type PublishedSeries = z.output<typeof publishedSeriesSchema>;
 
-export const publishedSeries = z
-  .object({
-    name: z.literal("published-series"),
-    title: z.string(),
-    transcribedOn: z.string().regex(/^\d{4}-\d{2}-\d{2}$/),
-    series: z.array(publishedSeriesSchema).min(1),
-  })
-  .strict()
-  .parse(data).series;
+export const publishedSeries = publishedFileSchema("published-series", {
+  series: z.array(publishedSeriesSchema).min(1),
+}).parse(data).series;
 
 export const publishedSeriesIds = publishedSeries.map((s) => s.id);
 

@@ -191,8 +191,17 @@ export function estimateAwsCost(plan: Plan): { invocations: number; gigabyteSeco
   };
 }
 
+/**
+ * What every invocation takes besides its probe, seconds: the agent's start, its clients' set-up
+ * and its hand-back of the record (an upper figure: a warm agent takes well under it).
+ */
+const INVOCATION_OVERHEAD_SECONDS = 2;
+
 function estimatedSeconds(probe: ProbeSpec): number {
-  return plannedProbe(probe).estimate(probe, bytesPerSecondAt(defaultQuotaMbps)).seconds;
+  return (
+    plannedProbe(probe).estimate(probe, bytesPerSecondAt(defaultQuotaMbps)).seconds +
+    INVOCATION_OVERHEAD_SECONDS
+  );
 }
 
 function iperf3Bytes(probe: ProbeSpec, trafficMbps: number): number {

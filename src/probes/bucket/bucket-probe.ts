@@ -69,7 +69,7 @@ export const bucketProbe = definePlannedProbe({
       ...(spec.restSeconds !== undefined ? { restSeconds: spec.restSeconds } : {}),
     }),
     estimate: (spec, bytesPerSecond) => ({
-      seconds: scheduleSeconds(spec) + 2,
+      seconds: scheduleSeconds(spec),
       serverBytes:
         bytesPerSecond * (spec.transferSeconds + spec.gapsSeconds.length * spec.refillTransferSeconds),
     }),

@@ -22,7 +22,7 @@ export const infoProbe = definePlannedProbe({
     label: () => "info",
     names: () => ({ family: "info", short: "info" }),
     buildEvent: () => ({ probe: "info" as const }),
-    estimate: () => ({ seconds: 1, serverBytes: 0 }),
+    estimate: () => ({ seconds: 0, serverBytes: 0 }),
     directions: () => [],
     movesData: false,
     streams: null,

@@ -67,7 +67,7 @@ export const iperf3Probe = definePlannedProbe({
       ...(spec.restSeconds ? { restSeconds: spec.restSeconds } : {}),
     }),
     estimate: (spec, bytesPerSecond) => ({
-      seconds: (spec.restSeconds ?? 0) + transferSeconds(spec) + 2,
+      seconds: (spec.restSeconds ?? 0) + transferSeconds(spec),
       serverBytes: bytesPerSecond * transferSeconds(spec) * directionCount(spec),
     }),
     directions: (spec) => (spec.direction === "bidir" ? ["upload", "download"] : [spec.direction]),

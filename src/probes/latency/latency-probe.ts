@@ -101,8 +101,7 @@ export const latencyProbe = definePlannedProbe({
     estimate: (spec, bytesPerSecond) => {
       const requests = (spec.requests + spec.warmupRequests) * spec.connections.length;
       return {
-        seconds:
-          requests * (SECONDS_PER_REQUEST + spec.bytes / bytesPerSecond) + spec.iperf3Connects * 0.05 + 2,
+        seconds: requests * (SECONDS_PER_REQUEST + spec.bytes / bytesPerSecond) + spec.iperf3Connects * 0.05,
         serverBytes: 0,
       };
     },

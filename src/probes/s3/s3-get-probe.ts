@@ -58,7 +58,7 @@ export const s3GetProbe = definePlannedProbe({
       };
     },
     estimate: (spec, bytesPerSecond) => ({
-      seconds: (spec.objectMib * mebibyte) / bytesPerSecond + 2,
+      seconds: (spec.objectMib * mebibyte) / bytesPerSecond,
       serverBytes: 0,
     }),
     directions: () => ["download"],

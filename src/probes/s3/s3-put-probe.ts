@@ -38,7 +38,7 @@ export const s3PutProbe = definePlannedProbe({
       concurrency: spec.concurrency,
     }),
     estimate: (spec, bytesPerSecond) => ({
-      seconds: (spec.sizeMib * mebibyte) / bytesPerSecond + 2,
+      seconds: (spec.sizeMib * mebibyte) / bytesPerSecond,
       serverBytes: 0,
     }),
     directions: () => ["upload"],
