@@ -161,6 +161,13 @@ export function s3Peer(context: EventContext): {
   };
 }
 
+/** The S3 endpoint and the test object the run resolved for the cell, as a GET probe's event carries them. */
+export function s3TestObjectPeer(context: EventContext): ReturnType<typeof s3Peer> & { key: string } {
+  const peer = s3Peer(context);
+  if (context.s3ObjectKey === undefined) throw new MissingPeerError("test object not resolved");
+  return { ...peer, key: context.s3ObjectKey };
+}
+
 /** Fields every probe of a plan takes beside its own parameters. */
 export const planRepetitionsSchema = z.number().int().min(1).max(1_000);
 export const plannedProbeCommon = {

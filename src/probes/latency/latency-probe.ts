@@ -2,11 +2,10 @@ import { z } from "zod";
 import {
   definePlannedProbe,
   expandList,
-  MissingPeerError,
   mebibyte,
   oneOrList,
   plannedProbeCommon,
-  s3Peer,
+  s3TestObjectPeer,
 } from "../probe-descriptor.js";
 import { CONNECTION_MODES, latencyEventSchema } from "./options.js";
 
@@ -80,14 +79,11 @@ export const latencyProbe = definePlannedProbe({
       `latency ${requestSizeText(spec.bytes)} ${spec.wholeObject ? "GET" : "ranged GET"} x${spec.requests} ${connectionsText(spec)}`,
     names: (spec) => ({ family: "S3 GET latency", short: `latency ${requestSizeText(spec.bytes)}` }),
     buildEvent: (spec, context) => {
-      const peer = s3Peer(context);
-      if (context.s3ObjectKey === undefined) throw new MissingPeerError("test object not resolved");
       const iperf3 = context.peers.iperf3;
       const port = iperf3?.ports[0];
       return {
         probe: "latency" as const,
-        ...peer,
-        key: context.s3ObjectKey,
+        ...s3TestObjectPeer(context),
         bytes: spec.wholeObject ? null : spec.bytes,
         requests: spec.requests,
         warmupRequests: spec.warmupRequests,

@@ -2,11 +2,10 @@ import { z } from "zod";
 import {
   definePlannedProbe,
   expandList,
-  MissingPeerError,
   mebibyte,
   oneOrList,
   plannedProbeCommon,
-  s3Peer,
+  s3TestObjectPeer,
 } from "../probe-descriptor.js";
 import { s3GetEventSchema } from "./options.js";
 import { MAX_TEST_OBJECT_MIB } from "./test-object-size.js";
@@ -46,17 +45,12 @@ export const s3GetProbe = definePlannedProbe({
       family: `S3 GET${spec.concurrency === 1 ? " single stream" : ""}`,
       short: `s3-get conc ${spec.concurrency}`,
     }),
-    buildEvent: (spec, context) => {
-      const peer = s3Peer(context);
-      if (context.s3ObjectKey === undefined) throw new MissingPeerError("test object not resolved");
-      return {
-        probe: "s3-get" as const,
-        ...peer,
-        key: context.s3ObjectKey,
-        concurrency: spec.concurrency,
-        chunkMib: spec.chunkMib,
-      };
-    },
+    buildEvent: (spec, context) => ({
+      probe: "s3-get" as const,
+      ...s3TestObjectPeer(context),
+      concurrency: spec.concurrency,
+      chunkMib: spec.chunkMib,
+    }),
     estimate: (spec, bytesPerSecond) => ({
       seconds: (spec.objectMib * mebibyte) / bytesPerSecond,
       serverBytes: 0,
