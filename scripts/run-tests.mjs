@@ -6,8 +6,9 @@
 //       changed since the branch left REF (default main), staged, modified or untracked, and the
 //       tests that import a changed file directly or through others (scripts/changed-tests.mjs)
 // Tiers come from test/tiers.json (docs/testing.md). Two lanes run side by side:
-// - the measuring lane: the timing-sensitive files (listed "alone" or "paired"), tier by tier;
-//   an "alone" file has no other measuring file beside it, "paired" files (little CPU) two at a time;
+// - the measuring lane: the timing-sensitive files (listed "alone" or "paired"), one `node --test`
+//   each, in tier order: an "alone" file has no other measuring file beside it, "paired" files
+//   (little CPU) share two slots, and the next starts as soon as a slot is free, across tiers;
 // - the shared lane: every other file, tier by tier (unit files several at once under a guard that
 //   fails any test starting a process or opening a socket), at the lowest CPU priority (nice 19),
 //   so it only takes CPU time a measurement leaves idle.
@@ -132,17 +133,10 @@ function laneBatches(plan, manifest) {
     const rest = of(null);
     if (rest.length > 0)
       shared.push({ lane: "shared", tier, files: rest, concurrency: SHARED_CONCURRENCY[tier], nice: true });
-    const paired = of("paired");
-    if (paired.length > 0)
-      measuring.push({
-        lane: "measuring",
-        tier,
-        files: paired,
-        concurrency: PAIRED_CONCURRENCY,
-        nice: false,
-      });
     for (const file of of("alone"))
-      measuring.push({ lane: "measuring", tier, files: [file], concurrency: 1, nice: false });
+      measuring.push({ lane: "measuring", tier, files: [file], concurrency: 1, nice: false, alone: true });
+    for (const file of of("paired"))
+      measuring.push({ lane: "measuring", tier, files: [file], concurrency: 1, nice: false, alone: false });
     for (const file of of("quiet"))
       quiet.push({ lane: "quiet", tier, files: [file], concurrency: 1, nice: false });
     for (const file of of("emulated"))
@@ -155,6 +149,29 @@ async function runLane(batches, scratch, prefixed) {
   const results = [];
   for (const [index, batch] of batches.entries())
     results.push(await runBatch(batch, scratch, index, prefixed));
+  return results;
+}
+
+/**
+ * The measuring lane: its one-file batches in order, PAIRED_CONCURRENCY paired files at once, an
+ * alone file only once every slot is free and nothing beside it until it ends. A paired file
+ * starts as soon as a slot frees, in whichever tier: one long file no longer leaves a slot idle
+ * until its tier ends.
+ */
+async function runMeasuringLane(batches, scratch, prefixed) {
+  const results = [];
+  const running = new Set();
+  for (const [index, batch] of batches.entries()) {
+    while (running.size > 0 && (batch.alone || running.size >= PAIRED_CONCURRENCY))
+      await Promise.race(running);
+    const run = runBatch(batch, scratch, index, prefixed).then((result) => {
+      results.push(result);
+      running.delete(run);
+    });
+    running.add(run);
+    if (batch.alone) await run;
+  }
+  await Promise.all(running);
   return results;
 }
 
@@ -194,10 +211,25 @@ function printSummary(summaries, lanes, wholeSeconds) {
     );
   }
   console.log(`whole run: ${wholeSeconds.toFixed(0)} s`);
+  printSlowest(Object.values(lanes).flat());
   printFailures(Object.values(lanes).flat());
   const sum = (key) => summaries.reduce((total, r) => total + r[key], 0);
   // the plain closing line CI reads, over every tier
   console.log(`tests: ${sum("passed")} passed, ${sum("failed")} failed, ${sum("skipped")} skipped`);
+}
+
+const SLOWEST_SHOWN = 10;
+
+/** The one-file batches (measuring, emulated, quiet) that took longest: where a faster suite starts. */
+function printSlowest(results) {
+  const single = results
+    .filter((r) => r.files.length === 1)
+    .map((r) => ({ file: r.files[0], lane: r.lane, seconds: (r.endedMs - r.startedMs) / 1000 }))
+    .sort((a, b) => b.seconds - a.seconds);
+  if (single.length === 0) return;
+  console.log(`\nslowest of the ${single.length} files run one to a process:`);
+  for (const f of single.slice(0, SLOWEST_SHOWN))
+    console.log(`  ${f.seconds.toFixed(0).padStart(5)} s  ${f.lane.padEnd(9)} ${f.file}`);
 }
 
 /** What failed, last, where a CI log's tail shows it. */
@@ -297,7 +329,7 @@ const startedMs = Date.now();
 let lanes;
 try {
   const [measured, sharedResults, emulatedResults] = await Promise.all([
-    runLane(measuring, scratch, prefixed),
+    runMeasuringLane(measuring, scratch, prefixed),
     runLane(shared, scratch, prefixed),
     runLane(emulated, scratch, prefixed),
   ]);
