@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import { createConnection } from "node:net";
+import { createInterface } from "node:readline";
 import type { AgentEventInput } from "../../src/agent/event.js";
 import { handleEvent } from "../../src/agent/handler.js";
 import type { LabProfileInput } from "../../src/plan/lab-profile.js";
@@ -35,6 +35,7 @@ export class LoopbackPlatform implements Platform {
   private readonly portsInUse = new Set<number>();
   private readonly servers: ChildProcess[];
   private readonly ports: number[];
+  private readonly banners: Map<number, ListeningBanner>;
   private readonly concurrency: number;
   private readonly invokeDelayMs: number;
 
@@ -42,12 +43,14 @@ export class LoopbackPlatform implements Platform {
     target: string,
     servers: ChildProcess[],
     ports: number[],
+    banners: Map<number, ListeningBanner>,
     concurrency: number,
     delayMs: number,
   ) {
     this.target = target;
     this.servers = servers;
     this.ports = ports;
+    this.banners = banners;
     this.concurrency = concurrency;
     this.invokeDelayMs = delayMs;
   }
@@ -62,12 +65,17 @@ export class LoopbackPlatform implements Platform {
     const count = options.servers ?? 2;
     const ports: number[] = [];
     const servers: ChildProcess[] = [];
+    const banners = new Map<number, ListeningBanner>();
     try {
       for (let i = 0; i < count; i += 1) {
         const port = await freeLoopbackPort();
-        const server = spawn("iperf3", ["-s", "-B", "127.0.0.1", "-p", String(port)], { stdio: "ignore" });
+        const server = spawn("iperf3", ["-s", "-B", "127.0.0.1", "-p", String(port), "--forceflush"], {
+          stdio: ["ignore", "pipe", "ignore"],
+        });
         servers.push(server);
-        await waitForListening(port, 5_000);
+        const banner = new ListeningBanner(server);
+        await banner.next(5_000, `iperf3 server on port ${port} did not start`);
+        banners.set(port, banner);
         ports.push(port);
       }
     } catch (error) {
@@ -78,6 +86,7 @@ export class LoopbackPlatform implements Platform {
       options.target ?? "loopback",
       servers,
       ports,
+      banners,
       options.concurrency ?? 2,
       options.invokeDelayMs ?? 0,
     );
@@ -129,6 +138,9 @@ export class LoopbackPlatform implements Platform {
     const startMs = performance.now();
     try {
       if (this.invokeDelayMs > 0) await delay(this.invokeDelayMs, options?.signal);
+      // a stock server still ending its last test answers the next client ACCESS_DENIED
+      const banner = port !== undefined ? this.banners.get(port) : undefined;
+      await banner?.next(30_000, `iperf3 server on port ${port} never went back to listening`);
       const response = await handleEvent(event);
       return { response, failure: null, startedAt, durationSeconds: (performance.now() - startMs) / 1000 };
     } finally {
@@ -151,21 +163,42 @@ export class LoopbackPlatform implements Platform {
   }
 }
 
-async function waitForListening(port: number, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    const ok = await new Promise<boolean>((resolve) => {
-      const socket = createConnection({ host: "127.0.0.1", port });
-      socket.once("connect", () => {
-        socket.destroy();
-        resolve(true);
-      });
-      socket.once("error", () => resolve(false));
+/**
+ * Whether a stock `iperf3 -s` is ready for a client: it prints "Server listening" at start and
+ * after each test, "Accepted connection" when a client comes. A test connection is not a way to
+ * ask: to 3.12 it is a client, and while it cleans up after one, the next client is refused
+ * (ACCESS_DENIED, "busy"), which a fleet's next repetition met in a busy whole run.
+ */
+class ListeningBanner {
+  private listening = false;
+  private waiter: (() => void) | null = null;
+
+  constructor(server: ChildProcess) {
+    if (!server.stdout) throw new Error("iperf3 server started without a stdout pipe");
+    createInterface({ input: server.stdout }).on("line", (line) => {
+      if (line.includes("Accepted connection")) this.listening = false;
+      if (!line.includes("Server listening")) return;
+      this.listening = true;
+      this.waiter?.();
     });
-    if (ok) return;
-    await delay(50);
   }
-  throw new Error(`iperf3 server on port ${port} did not start`);
+
+  /** Resolves once the server's last word is "Server listening". */
+  async next(timeoutMs: number, failure: string): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    while (!this.listening) {
+      const left = deadline - Date.now();
+      if (left <= 0) throw new Error(failure);
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, left);
+        this.waiter = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      });
+      this.waiter = null;
+    }
+  }
 }
 
 function delay(ms: number, signal?: AbortSignal): Promise<void> {
