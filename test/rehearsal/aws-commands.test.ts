@@ -246,7 +246,12 @@ test("run --dry-run after deploy: every preflight item passes, nothing is publis
   assertExit(dry, 0);
   for (const item of ["credentials", "region", "quota", "stack", "server", "concurrency"])
     assert.match(dry.all, new RegExp(`ok\\s+${item}\\s`), `${item} passes:\n${dry.all}`);
-  assert.match(dry.all, /server\s+us-west-2\s+127\.42\.0\.1 ports 5201-5201 answer iperf3/);
+  assert.match(
+    dry.all,
+    new RegExp(
+      `server\\s+us-west-2\\s+${INSTANCE_PUBLIC_ADDRESS.replaceAll(".", "\\.")} ports 5201-5201 answer iperf3`,
+    ),
+  );
   assert.match(dry.all, /all checks passed/);
   // the server deployed above, for the run's few minutes (its hour was priced by deploy), and
   // iperf3 traffic at the quota approved above

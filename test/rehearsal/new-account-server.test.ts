@@ -18,7 +18,12 @@ import { freeLoopbackPort } from "../helpers/free-port.js";
 import { type Front, signedScope, startFront } from "./aws-front.js";
 import { BandwidthQuota } from "./bandwidth-quota.js";
 import { type MotoProcess, startMoto } from "./moto-process.js";
-import { giveDefaultVpcAnInternetGateway, rehearsalCliEnv, rehearsalSkip } from "./rehearsal.js";
+import {
+  giveDefaultVpcAnInternetGateway,
+  INSTANCE_PUBLIC_ADDRESS,
+  rehearsalCliEnv,
+  rehearsalSkip,
+} from "./rehearsal.js";
 import { REHEARSAL_CREDENTIALS } from "./rehearsal-credentials.js";
 import { listeningPort, stopChild } from "./relays.js";
 
@@ -63,7 +68,7 @@ before(
       quota: new BandwidthQuota(account),
       bridge: null,
       accountSettings: { concurrentExecutions: 1000, unreservedConcurrentExecutions: 1000 },
-      publicAddress: "127.42.0.1",
+      publicAddress: INSTANCE_PUBLIC_ADDRESS,
       account,
       serverPrices: [],
     });

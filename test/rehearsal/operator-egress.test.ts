@@ -65,7 +65,10 @@ test("deploy --with-server: the server answers at its public address", {
   const deploy = await cli(deployArgs("--with-server", "--ttl-hours", "1", "--subnet-id", subnet));
   assert.deepEqual(setUp.rehearsal.ticker.problems, [], "the emulated instance booted");
   assertExit(deploy, 0);
-  assert.match(deploy.stdout, /iperf3\s+127\.42\.0\.1 ports 5201-5201/);
+  assert.match(
+    deploy.stdout,
+    new RegExp(`iperf3\\s+${INSTANCE_PUBLIC_ADDRESS.replaceAll(".", "\\.")} ports 5201-5201`),
+  );
   // from here on, the stack publishes the server where this machine cannot reach it
   setUp.rehearsal.front.publishServerAt(blockedAddress);
   setUp.rehearsal.bridge.serverAliases.add(blockedAddress);

@@ -45,8 +45,13 @@ export const REHEARSAL_REGION = "us-west-2";
 export const MOTO_ACCOUNT_ID = "123456789012";
 /** What the rehearsal's Price List answers for c8gn.large an hour: its own figure, not AWS's. */
 export const REHEARSAL_SERVER_USD_PER_HOUR = "0.1000000000";
-/** The server instance's public address, on this machine's loopback (127/8 needs no set-up). */
-export const INSTANCE_PUBLIC_ADDRESS = "127.42.0.1";
+/**
+ * The server instance's public address, on this machine's loopback (127/8 needs no set-up): one
+ * per test file (each runs in its own process), since rehearsal files of two lanes run at once and
+ * a shared 127.42.0.1:5201 met EADDRINUSE in a whole run (2026-12-03). Never 127.42.0.x.
+ */
+const addressIndex = process.pid % 60_000;
+export const INSTANCE_PUBLIC_ADDRESS = `127.42.${1 + Math.floor(addressIndex / 250)}.${1 + (addressIndex % 250)}`;
 /** The same instance inside the lab's cloud namespace, beside the lab's own servers at 198.18.0.1. */
 const INSTANCE_LAB_ADDRESS = "198.18.0.2";
 const MOTO_LAB_ADDRESS = "198.18.0.1";

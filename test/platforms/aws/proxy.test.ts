@@ -17,7 +17,7 @@ import { createTestTls, type TestTls } from "../../helpers/tls-ca.js";
 import { type Front, startFront } from "../../rehearsal/aws-front.js";
 import { BandwidthQuota } from "../../rehearsal/bandwidth-quota.js";
 import { type MotoProcess, startMoto } from "../../rehearsal/moto-process.js";
-import { rehearsalSkip } from "../../rehearsal/rehearsal.js";
+import { INSTANCE_PUBLIC_ADDRESS, rehearsalSkip } from "../../rehearsal/rehearsal.js";
 import { REHEARSAL_CREDENTIALS } from "../../rehearsal/rehearsal-credentials.js";
 import { listeningPort, stopChild } from "../../rehearsal/relays.js";
 
@@ -51,7 +51,7 @@ before(
       quota: new BandwidthQuota(account),
       bridge: null,
       accountSettings: { concurrentExecutions: 1000, unreservedConcurrentExecutions: 1000 },
-      publicAddress: "127.42.0.1",
+      publicAddress: INSTANCE_PUBLIC_ADDRESS,
       account,
       serverPrices: [],
     });
