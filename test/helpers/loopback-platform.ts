@@ -1,12 +1,10 @@
-import { type ChildProcess, spawn } from "node:child_process";
-import { createInterface } from "node:readline";
 import type { AgentEventInput } from "../../src/agent/event.js";
 import { handleEvent } from "../../src/agent/handler.js";
 import type { LabProfileInput } from "../../src/plan/lab-profile.js";
 import type { InvocationOutcome } from "../../src/results/invocation-outcome.js";
 import type { PlatformFacts } from "../../src/results/platform-facts.js";
 import type { EnvironmentVariant, Platform, ProbeEndpoints } from "../../src/runner/platform.js";
-import { freeLoopbackPort } from "./free-port.js";
+import { type StockServer, startStockServer } from "../probes/iperf3-support/stock-server.js";
 
 /**
  * A custom lab profile for plans run on this platform (a `local` target must name a profile
@@ -33,24 +31,19 @@ export class LoopbackPlatform implements Platform {
   portCollisions = 0;
   private inFlight = 0;
   private readonly portsInUse = new Set<number>();
-  private readonly servers: ChildProcess[];
-  private readonly ports: number[];
-  private readonly banners: Map<number, ListeningBanner>;
+  /** One stock server per port, by port. */
+  private readonly servers: Map<number, StockServer>;
   private readonly concurrency: number;
   private readonly invokeDelayMs: number;
 
   private constructor(
     target: string,
-    servers: ChildProcess[],
-    ports: number[],
-    banners: Map<number, ListeningBanner>,
+    servers: Map<number, StockServer>,
     concurrency: number,
     delayMs: number,
   ) {
     this.target = target;
     this.servers = servers;
-    this.ports = ports;
-    this.banners = banners;
     this.concurrency = concurrency;
     this.invokeDelayMs = delayMs;
   }
@@ -62,31 +55,19 @@ export class LoopbackPlatform implements Platform {
     /** Extra wall time per invocation, to widen the window for kill -9 tests. */
     invokeDelayMs?: number;
   }): Promise<LoopbackPlatform> {
-    const count = options.servers ?? 2;
-    const ports: number[] = [];
-    const servers: ChildProcess[] = [];
-    const banners = new Map<number, ListeningBanner>();
+    const servers = new Map<number, StockServer>();
     try {
-      for (let i = 0; i < count; i += 1) {
-        const port = await freeLoopbackPort();
-        const server = spawn("iperf3", ["-s", "-B", "127.0.0.1", "-p", String(port), "--forceflush"], {
-          stdio: ["ignore", "pipe", "ignore"],
-        });
-        servers.push(server);
-        const banner = new ListeningBanner(server);
-        await banner.next(5_000, `iperf3 server on port ${port} did not start`);
-        banners.set(port, banner);
-        ports.push(port);
+      for (let i = 0; i < (options.servers ?? 2); i += 1) {
+        const server = await startStockServer({ bindAddress: "127.0.0.1" });
+        servers.set(server.port, server);
       }
     } catch (error) {
-      for (const server of servers) server.kill("SIGKILL");
+      await Promise.all([...servers.values()].map((server) => server.stop()));
       throw error;
     }
     return new LoopbackPlatform(
       options.target ?? "loopback",
       servers,
-      ports,
-      banners,
       options.concurrency ?? 2,
       options.invokeDelayMs ?? 0,
     );
@@ -99,12 +80,12 @@ export class LoopbackPlatform implements Platform {
       emulated: true,
       unshaped: true,
       quotaBitsPerSecond: 625e6,
-      details: { kind: "test loopback platform", iperf3Ports: this.ports.length },
+      details: { kind: "test loopback platform", iperf3Ports: this.servers.size },
     };
   }
 
   serverPids(): number[] {
-    return this.servers.flatMap((server) => (server.pid === undefined ? [] : [server.pid]));
+    return [...this.servers.values()].map((server) => server.pid);
   }
 
   maxConcurrency(): number {
@@ -114,7 +95,7 @@ export class LoopbackPlatform implements Platform {
   async prepare(_variants: EnvironmentVariant[]): Promise<void> {}
 
   endpoints(): ProbeEndpoints {
-    return { iperf3: { host: "127.0.0.1", ports: this.ports } };
+    return { iperf3: { host: "127.0.0.1", ports: [...this.servers.keys()] } };
   }
 
   async ensureTestObject(_bytes: number): Promise<string> {
@@ -139,8 +120,7 @@ export class LoopbackPlatform implements Platform {
     try {
       if (this.invokeDelayMs > 0) await delay(this.invokeDelayMs, options?.signal);
       // a stock server still ending its last test answers the next client ACCESS_DENIED
-      const banner = port !== undefined ? this.banners.get(port) : undefined;
-      await banner?.next(30_000, `iperf3 server on port ${port} never went back to listening`);
+      if (port !== undefined) await this.servers.get(port)?.idle(30_000);
       const response = await handleEvent(event);
       return { response, failure: null, startedAt, durationSeconds: (performance.now() - startMs) / 1000 };
     } finally {
@@ -150,54 +130,7 @@ export class LoopbackPlatform implements Platform {
   }
 
   async dispose(): Promise<void> {
-    await Promise.all(
-      this.servers.map(
-        (server) =>
-          new Promise<void>((resolve) => {
-            if (server.exitCode !== null || server.signalCode !== null) return resolve();
-            server.once("exit", () => resolve());
-            server.kill("SIGKILL");
-          }),
-      ),
-    );
-  }
-}
-
-/**
- * Whether a stock `iperf3 -s` is ready for a client: it prints "Server listening" at start and
- * after each test, "Accepted connection" when a client comes. A test connection is not a way to
- * ask: to 3.12 it is a client, and while it cleans up after one, the next client is refused
- * (ACCESS_DENIED, "busy"), which a fleet's next repetition met in a busy whole run.
- */
-class ListeningBanner {
-  private listening = false;
-  private waiter: (() => void) | null = null;
-
-  constructor(server: ChildProcess) {
-    if (!server.stdout) throw new Error("iperf3 server started without a stdout pipe");
-    createInterface({ input: server.stdout }).on("line", (line) => {
-      if (line.includes("Accepted connection")) this.listening = false;
-      if (!line.includes("Server listening")) return;
-      this.listening = true;
-      this.waiter?.();
-    });
-  }
-
-  /** Resolves once the server's last word is "Server listening". */
-  async next(timeoutMs: number, failure: string): Promise<void> {
-    const deadline = Date.now() + timeoutMs;
-    while (!this.listening) {
-      const left = deadline - Date.now();
-      if (left <= 0) throw new Error(failure);
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, left);
-        this.waiter = () => {
-          clearTimeout(timer);
-          resolve();
-        };
-      });
-      this.waiter = null;
-    }
+    await Promise.all([...this.servers.values()].map((server) => server.stop()));
   }
 }
 
