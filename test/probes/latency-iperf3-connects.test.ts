@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
-import { timeIperf3Connects } from "../../src/probes/latency/iperf3-connects.js";
+import { CONNECT_PAUSE_MS, timeIperf3Connects } from "../../src/probes/latency/iperf3-connects.js";
+import { median } from "../../src/results/statistics.js";
 import { freeLoopbackPort } from "../helpers/free-port.js";
 import { type StockServer, startStockServer } from "./iperf3-support/stock-server.js";
 
@@ -23,8 +24,14 @@ test("30 connects in a row to stock iperf3: each timed or counted as failed, mos
   const result = await timeIperf3Connects({ host: "127.0.0.1", port: server.port, connects: 30 }, 5_000);
   assert.equal(result.connectSeconds.length + result.failedConnects, 30);
   assert.ok(result.connectSeconds.length >= 25, `timed ${result.connectSeconds.length} of 30`);
-  // loopback: a handshake is microseconds; a busy host's scheduling stays far under 100 ms
-  assert.ok(Math.max(...result.connectSeconds) < 0.1, JSON.stringify(result.connectSeconds));
+  // A loopback handshake is microseconds, and a busy host delays some of them (up to 110 ms seen
+  // at nice 19); the median stays under the pause between connects, and would not if the pause
+  // were counted in a connect's time.
+  const medianSeconds = median(result.connectSeconds);
+  assert.ok(
+    medianSeconds < CONNECT_PAUSE_MS / 1000,
+    `median ${medianSeconds} s of ${JSON.stringify(result.connectSeconds)}`,
+  );
   console.log(`stock iperf3: ${result.connectSeconds.length} timed, ${result.failedConnects} failed`);
 });
 

@@ -9,7 +9,7 @@ import { TimedConnection } from "./timed-connection.js";
  * again; a connect in that window is refused or reset (7 of 30 back to back on loopback failed
  * the whole probe, 2026-12-02, and the stock-kernel VM's lab saw "refused").
  */
-const PAUSE_MS = 20;
+export const CONNECT_PAUSE_MS = 20;
 /** After a refused or reset connect: the server is between tests, not gone. */
 const RETRY_PAUSE_MS = 100;
 /** What a server between tests answers; anything else (a name that does not resolve, a TLS error) fails the probe. */
@@ -29,7 +29,7 @@ export async function timeIperf3Connects(
   let failedConnects = 0;
   let lastFailure: unknown = null;
   for (let i = 0; i < server.connects; i += 1) {
-    if (i > 0) await sleep(lastFailure === null ? PAUSE_MS : RETRY_PAUSE_MS);
+    if (i > 0) await sleep(lastFailure === null ? CONNECT_PAUSE_MS : RETRY_PAUSE_MS);
     const startMs = performance.now();
     try {
       const { connection, marks } = await TimedConnection.open({
