@@ -41,6 +41,7 @@ const SHARED_CONCURRENCY = { unit: 4, integration: 2, lab: 2, e2e: 2, vm: 1 };
 const PAIRED_CONCURRENCY = 2;
 const SHARED_NICENESS = 19;
 const UNIT_GUARD = "./test/helpers/unit-guard.ts";
+const FILE_TIMES_REPORTER = "./scripts/file-times-reporter.mjs";
 /** The lock test/helpers/bench-lock.ts takes; how long the run waits for it before going on without. */
 const BENCH_LOCK = "/tmp/lnb-bench.lock";
 const LOCK_WAIT_SECONDS = 900;
@@ -72,6 +73,7 @@ function relay(stream, prefix, sink) {
 /** One `node --test` over a batch; resolves with its counts, exit status and times. */
 function runBatch(batch, scratch, index, prefixed) {
   const tap = join(scratch, `${batch.lane}-${index}.tap`);
+  const times = join(scratch, `${batch.lane}-${index}.times`);
   const imports = ["--import", "tsx", ...(batch.tier === "unit" ? ["--import", UNIT_GUARD] : [])];
   const nodeArgs = [
     ...imports,
@@ -82,6 +84,8 @@ function runBatch(batch, scratch, index, prefixed) {
     "--test-reporter-destination=stdout",
     "--test-reporter=tap",
     `--test-reporter-destination=${tap}`,
+    `--test-reporter=${FILE_TIMES_REPORTER}`,
+    `--test-reporter-destination=${times}`,
     ...batch.files,
   ];
   const [command, args] = batch.nice
@@ -101,10 +105,12 @@ function runBatch(batch, scratch, index, prefixed) {
     child.once("close", (code, signal) => {
       let counts = { tests: 0, passed: 0, failed: 0, skipped: 0 };
       let failures = [];
+      let fileSeconds = [];
       try {
         const text = readFileSync(tap, "utf8");
         counts = tapCounts(text);
         failures = tapFailures(text);
+        fileSeconds = readFileTimes(times);
       } catch {
         // no TAP file: the runner itself died; the status says so below
       }
@@ -112,6 +118,7 @@ function runBatch(batch, scratch, index, prefixed) {
         ...batch,
         ...counts,
         failures,
+        fileSeconds,
         code,
         signal,
         ok: code === 0 && signal === null,
@@ -120,6 +127,16 @@ function runBatch(batch, scratch, index, prefixed) {
       });
     });
   });
+}
+
+/** What file-times-reporter.mjs wrote: each file's seconds in its tests, paths relative to the checkout. */
+function readFileTimes(path) {
+  const root = `${process.cwd()}/`;
+  return readFileSync(path, "utf8")
+    .split("\n")
+    .filter((line) => line.trim() !== "")
+    .map((line) => JSON.parse(line))
+    .map(({ file, seconds }) => ({ file: file.startsWith(root) ? file.slice(root.length) : file, seconds }));
 }
 
 /** The batches of each lane, in tier order. */
@@ -214,6 +231,7 @@ function printSummary(summaries, lanes, wholeSeconds) {
   }
   console.log(`whole run: ${wholeSeconds.toFixed(0)} s`);
   printSlowest(Object.values(lanes).flat());
+  printSlowestShared(lanes.shared ?? []);
   printFailures(Object.values(lanes).flat());
   const sum = (key) => summaries.reduce((total, r) => total + r[key], 0);
   // the plain closing line CI reads, over every tier
@@ -232,6 +250,19 @@ function printSlowest(results) {
   console.log(`\nslowest of the ${single.length} files run one to a process:`);
   for (const f of single.slice(0, SLOWEST_SHOWN))
     console.log(`  ${f.seconds.toFixed(0).padStart(5)} s  ${f.lane.padEnd(9)} ${f.file}`);
+}
+
+/** The shared lane's slowest files, by the seconds their tests took (several run at once). */
+function printSlowestShared(results) {
+  const files = results
+    .flatMap((r) => r.fileSeconds.map((f) => ({ ...f, tier: r.tier })))
+    .sort((a, b) => b.seconds - a.seconds);
+  if (files.length === 0) return;
+  console.log(
+    `\nslowest of the shared lane's ${files.length} files (seconds in their tests, at nice ${SHARED_NICENESS}):`,
+  );
+  for (const f of files.slice(0, SLOWEST_SHOWN))
+    console.log(`  ${f.seconds.toFixed(0).padStart(5)} s  ${f.tier.padEnd(11)} ${f.file}`);
 }
 
 /** What failed, last, where a CI log's tail shows it. */
