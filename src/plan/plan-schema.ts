@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { planRepetitionsSchema } from "../probes/probe-descriptor.js";
+import { planRepetitionsSchema } from "../probes/plan-fields.js";
 import { type ProbeSpec, plannedProbe, probeEntrySchema, probeNamed } from "../probes/registry.js";
 import { builtInProfileNames, labProfileSchema } from "./lab-profile.js";
 import { memoryMbSchema } from "./lambda-memory.js";

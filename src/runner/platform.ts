@@ -1,7 +1,7 @@
 import type { AgentEventInput } from "../agent/event.js";
 import type { Architecture } from "../plan/architecture.js";
 import type { PlatformName } from "../plan/platforms.js";
-import type { ProbePeers } from "../probes/probe-descriptor.js";
+import type { ProbePeers } from "../probes/event-peers.js";
 import type { InvocationOutcome } from "../results/invocation-outcome.js";
 import type { PlatformFacts } from "../results/platform-facts.js";
 

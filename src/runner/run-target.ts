@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { type Cell, stableHash } from "../plan/cell.js";
 import { usesIperf3Server } from "../plan/plan-schema.js";
-import { mebibyte } from "../probes/probe-descriptor.js";
+import { mebibyte } from "../probes/plan-fields.js";
 import { plannedProbe, testObjectSizes } from "../probes/registry.js";
 import type { InvocationOutcome } from "../results/invocation-outcome.js";
 import { buildRecord, type ResultRecord } from "../results/result-record.js";

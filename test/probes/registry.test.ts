@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { expandPlan } from "../../src/plan/expand-plan.js";
 import { validatePlan } from "../../src/plan/load-plan.js";
-import { MissingPeerError } from "../../src/probes/probe-descriptor.js";
+import { MissingPeerError } from "../../src/probes/event-peers.js";
 import {
   iperf3ServerSeconds,
   movesData,

@@ -1,5 +1,7 @@
 import { z } from "zod";
-import { definePlannedProbe, expandList, iperf3Peer, plannedProbeCommon } from "../probe-descriptor.js";
+import { iperf3Peer } from "../event-peers.js";
+import { expandList, plannedProbeCommon } from "../plan-fields.js";
+import { definePlannedProbe } from "../probe-descriptor.js";
 import { bucketEventSchema } from "./options.js";
 
 /**

@@ -1,5 +1,6 @@
 import { z } from "zod";
-import { definePlannedProbe, defineProbe, plannedProbeCommon } from "../probe-descriptor.js";
+import { plannedProbeCommon } from "../plan-fields.js";
+import { definePlannedProbe, defineProbe } from "../probe-descriptor.js";
 import {
   allocateEventSchema,
   cpuBurnEventSchema,

@@ -1,11 +1,7 @@
 import { z } from "zod";
-import {
-  definePlannedProbe,
-  expandList,
-  iperf3Peer,
-  oneOrList,
-  plannedProbeCommon,
-} from "../probe-descriptor.js";
+import { iperf3Peer } from "../event-peers.js";
+import { expandList, oneOrList, plannedProbeCommon } from "../plan-fields.js";
+import { definePlannedProbe } from "../probe-descriptor.js";
 import { iperf3EventSchema } from "./options.js";
 
 /** iperf3 against the target's iperf3 server: one direction (or both) for a fixed time. */

@@ -1,12 +1,7 @@
 import { z } from "zod";
-import {
-  definePlannedProbe,
-  expandList,
-  mebibyte,
-  oneOrList,
-  plannedProbeCommon,
-  s3TestObjectPeer,
-} from "../probe-descriptor.js";
+import { s3TestObjectPeer } from "../event-peers.js";
+import { expandList, mebibyte, oneOrList, plannedProbeCommon } from "../plan-fields.js";
+import { definePlannedProbe } from "../probe-descriptor.js";
 import { CONNECTION_MODES, latencyEventSchema } from "./options.js";
 
 /**

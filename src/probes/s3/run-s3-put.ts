@@ -1,6 +1,6 @@
 import { startCpuClock } from "../cpu-clock.js";
 import { IntervalSampler } from "../interval-sampler.js";
-import { mebibyte } from "../probe-descriptor.js";
+import { mebibyte } from "../plan-fields.js";
 import { ProbeError } from "../probe-error.js";
 import type { ProbeOutcome } from "../probe-outcome.js";
 import { startRetransmitCounter } from "../retransmits.js";

@@ -1,14 +1,15 @@
 import { z } from "zod";
+import { s3TestObjectPeer } from "../event-peers.js";
 import {
-  definePlannedProbe,
   expandList,
   mebibyte,
   oneOrList,
   plannedProbeCommon,
-  s3TestObjectPeer,
-} from "../probe-descriptor.js";
+  sizedTransferEstimate,
+} from "../plan-fields.js";
+import { definePlannedProbe } from "../probe-descriptor.js";
 import { s3GetEventSchema } from "./options.js";
-import { MAX_TEST_OBJECT_MIB } from "./test-object-size.js";
+import { objectMibSchema } from "./test-object-size.js";
 
 /** s3-get: ranged GETs of one test object, created in the target beforehand. */
 
@@ -17,8 +18,8 @@ const eventShape = s3GetEventSchema.shape;
 export const s3GetSpecSchema = z
   .object({
     kind: z.literal("s3-get"),
-    /** Size of the test object, MiB (the study: 1,024 MiB = 1 GiB). */
-    objectMib: z.number().int().min(1).max(MAX_TEST_OBJECT_MIB).default(1_024),
+    /** Size of the test object, MiB. */
+    objectMib: objectMibSchema,
     concurrency: eventShape.concurrency,
     chunkMib: eventShape.chunkMib,
     ...plannedProbeCommon,
@@ -51,10 +52,7 @@ export const s3GetProbe = definePlannedProbe({
       concurrency: spec.concurrency,
       chunkMib: spec.chunkMib,
     }),
-    estimate: (spec, bytesPerSecond) => ({
-      seconds: (spec.objectMib * mebibyte) / bytesPerSecond,
-      serverBytes: 0,
-    }),
+    estimate: (spec, bytesPerSecond) => sizedTransferEstimate(spec.objectMib * mebibyte, bytesPerSecond),
     directions: () => ["download"],
     movesData: true,
     streams: {

@@ -1,6 +1,9 @@
 import { z } from "zod";
-import { definePlannedProbe, mebibyte, plannedProbeCommon, s3Peer } from "../probe-descriptor.js";
-import { S3_MAX_OBJECT_MIB, s3PutEventSchema } from "./options.js";
+import { s3Peer } from "../event-peers.js";
+import { mebibyte, plannedProbeCommon, sizedTransferEstimate } from "../plan-fields.js";
+import { definePlannedProbe } from "../probe-descriptor.js";
+import { s3PutEventSchema } from "./options.js";
+import { objectMibSchema } from "./test-object-size.js";
 
 /** s3-put: a multipart upload of incompressible data, under the platform's put prefix. */
 
@@ -9,7 +12,7 @@ const eventShape = s3PutEventSchema.shape;
 export const s3PutSpecSchema = z
   .object({
     kind: z.literal("s3-put"),
-    sizeMib: z.number().int().min(1).max(S3_MAX_OBJECT_MIB).default(1_024),
+    sizeMib: objectMibSchema,
     partMib: eventShape.partMib,
     concurrency: eventShape.concurrency,
     ...plannedProbeCommon,
@@ -37,10 +40,7 @@ export const s3PutProbe = definePlannedProbe({
       partMib: spec.partMib,
       concurrency: spec.concurrency,
     }),
-    estimate: (spec, bytesPerSecond) => ({
-      seconds: (spec.sizeMib * mebibyte) / bytesPerSecond,
-      serverBytes: 0,
-    }),
+    estimate: (spec, bytesPerSecond) => sizedTransferEstimate(spec.sizeMib * mebibyte, bytesPerSecond),
     directions: () => ["upload"],
     movesData: true,
     streams: null,

@@ -1,4 +1,5 @@
-import { mebibyte } from "../probe-descriptor.js";
+import { z } from "zod";
+import { mebibyte } from "../plan-fields.js";
 import { S3_MAX_OBJECT_MIB } from "./options.js";
 
 /**
@@ -14,3 +15,6 @@ export function testObjectSizeProblem(bytes: number): string | null {
   if (wholeMib && bytes >= mebibyte && bytes / mebibyte <= MAX_TEST_OBJECT_MIB) return null;
   return `bytes: ${bytes} is not allowed (allowed: a whole number of MiB, 1-${MAX_TEST_OBJECT_MIB.toLocaleString("en-US")} MiB)`;
 }
+
+/** A plan's object size, MiB (s3-get's test object, s3-put's upload): a test object's sizes; the study moved 1 GiB. */
+export const objectMibSchema = z.number().int().min(1).max(MAX_TEST_OBJECT_MIB).default(1_024);
