@@ -7,11 +7,12 @@
 //       tests that import a changed file directly or through others (scripts/changed-tests.mjs)
 // Tiers come from test/tiers.json (docs/testing.md). Two lanes run side by side:
 // - the measuring lane: the timing-sensitive files (listed "alone" or "paired"), one `node --test`
-//   each, in tier order: an "alone" file has no other measuring file beside it, "paired" files
-//   (little CPU) share two slots, and the next starts as soon as a slot is free, across tiers;
+//   each: the "alone" files first, none beside another, then the "paired" ones (little CPU) in
+//   the manifest's order (longest first) in two slots, the next starting as soon as a slot is free;
 // - the shared lane: every other file, tier by tier (unit files several at once under a guard that
-//   fails any test starting a process or opening a socket), at the lowest CPU priority (nice 19),
-//   so it only takes CPU time a measurement leaves idle.
+//   fails any test starting a process or opening a socket), the e2e tier beside the integration
+//   and lab ones once the unit tier is done, at the lowest CPU priority (nice 19), so it only
+//   takes CPU time a measurement leaves idle.
 // Files listed "emulated" (the stock-kernel VM) run in a third lane from the start, beside both.
 // Files listed "quiet" run last, one at a time, once the lanes are done: nothing runs beside them.
 // A run with timing-sensitive files holds the machine-wide bench lock, so a benchmark elsewhere
@@ -39,6 +40,8 @@ import {
 const SHARED_CONCURRENCY = { unit: 4, integration: 2, lab: 2, e2e: 2, vm: 1 };
 /** "paired" measuring files at once. */
 const PAIRED_CONCURRENCY = 2;
+/** The shared tiers that run beside the integration and lab ones once the unit tier is done. */
+const SHARED_BESIDE_TIERS = ["e2e"];
 const SHARED_NICENESS = 19;
 const UNIT_GUARD = "./test/helpers/unit-guard.ts";
 const FILE_TIMES_REPORTER = "./scripts/file-times-reporter.mjs";
@@ -159,13 +162,44 @@ function laneBatches(plan, manifest) {
     for (const file of of("emulated"))
       emulated.push({ lane: "emulated", tier, files: [file], concurrency: 1, nice: false });
   }
-  return { measuring, shared, quiet, emulated };
+  return { measuring: alonesThenLongestPaired(measuring, manifest), shared, quiet, emulated };
 }
 
-async function runLane(batches, scratch, prefixed) {
+/**
+ * The alone files first (each needs the machine, and they are short), then the paired ones in
+ * the order test/tiers.json lists them, longest first: two slots end together instead of one long
+ * file starting last (ci1 2026-12-04: the lane ran 994 s where its files packed into 935).
+ */
+function alonesThenLongestPaired(measuring, manifest) {
+  const listed = (batch) => manifest.paired.findIndex((entry) => batch.files[0].startsWith(entry));
+  const paired = measuring.filter((b) => !b.alone).sort((a, b) => listed(a) - listed(b));
+  return [...measuring.filter((b) => b.alone), ...paired];
+}
+
+/**
+ * The shared lane: its unit batch first (the quickest answer), then the e2e batch beside the
+ * integration and lab ones. The e2e files are long in wall-clock time, not in CPU: `run --preset
+ * quick` on the lab is ~300 s of transfers at the lab's rates, in the lab's own cgroups (their CPU
+ * weight is the lab's, not nice 19's); run last, it was the lane's last 310 s, with the host's CPU
+ * 15-60% idle (ci1 2026-12-04).
+ */
+async function runSharedLane(batches, scratch, prefixed) {
+  const inTiers = (tiers) => batches.filter((b) => tiers.includes(b.tier));
+  const beside = inTiers(SHARED_BESIDE_TIERS);
+  const first = inTiers(["unit"]);
+  const rest = batches.filter((b) => !first.includes(b) && !beside.includes(b));
+  const results = await runLane(first, scratch, prefixed, "first");
+  const [after, besideResults] = await Promise.all([
+    runLane(rest, scratch, prefixed, "rest"),
+    runLane(beside, scratch, prefixed, "beside"),
+  ]);
+  return [...results, ...after, ...besideResults];
+}
+
+async function runLane(batches, scratch, prefixed, part = "") {
   const results = [];
   for (const [index, batch] of batches.entries())
-    results.push(await runBatch(batch, scratch, index, prefixed));
+    results.push(await runBatch(batch, scratch, `${part}${index}`, prefixed));
   return results;
 }
 
@@ -363,7 +397,7 @@ let lanes;
 try {
   const [measured, sharedResults, emulatedResults] = await Promise.all([
     runMeasuringLane(measuring, scratch, prefixed),
-    runLane(shared, scratch, prefixed),
+    runSharedLane(shared, scratch, prefixed),
     runLane(emulated, scratch, prefixed),
   ]);
   lanes = {
