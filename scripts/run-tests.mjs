@@ -10,9 +10,8 @@
 //   each: the "alone" files first, none beside another, then the "paired" ones (little CPU) in
 //   the manifest's order (longest first) in two slots, the next starting as soon as a slot is free;
 // - the shared lane: every other file, tier by tier (unit files several at once under a guard that
-//   fails any test starting a process or opening a socket), the e2e tier beside the integration
-//   and lab ones once the unit tier is done, at the lowest CPU priority (nice 19), so it only
-//   takes CPU time a measurement leaves idle.
+//   fails any test starting a process or opening a socket), at the lowest CPU priority (nice 19),
+//   so it only takes CPU time a measurement leaves idle.
 // Files listed "emulated" (the stock-kernel VM) run in a third lane from the start, beside both.
 // Files listed "quiet" run last, one at a time, once the lanes are done: nothing runs beside them.
 // A run with timing-sensitive files holds the machine-wide bench lock, so a benchmark elsewhere
@@ -40,8 +39,6 @@ import {
 const SHARED_CONCURRENCY = { unit: 4, integration: 2, lab: 2, e2e: 2, vm: 1 };
 /** "paired" measuring files at once. */
 const PAIRED_CONCURRENCY = 2;
-/** The shared tiers that run beside the integration and lab ones once the unit tier is done. */
-const SHARED_BESIDE_TIERS = ["e2e"];
 const SHARED_NICENESS = 19;
 const UNIT_GUARD = "./test/helpers/unit-guard.ts";
 const FILE_TIMES_REPORTER = "./scripts/file-times-reporter.mjs";
@@ -176,30 +173,10 @@ function alonesThenLongestPaired(measuring, manifest) {
   return [...measuring.filter((b) => b.alone), ...paired];
 }
 
-/**
- * The shared lane: its unit batch first (the quickest answer), then the e2e batch beside the
- * integration and lab ones. The e2e files are long in wall-clock time, not in CPU: `run --preset
- * quick` on the lab is ~300 s of transfers at the lab's rates, in the lab's own cgroups (their CPU
- * weight is the lab's, not nice 19's); run last, it was the lane's last 310 s, with the host's CPU
- * 15-60% idle (ci1 2026-12-04).
- */
-async function runSharedLane(batches, scratch, prefixed) {
-  const inTiers = (tiers) => batches.filter((b) => tiers.includes(b.tier));
-  const beside = inTiers(SHARED_BESIDE_TIERS);
-  const first = inTiers(["unit"]);
-  const rest = batches.filter((b) => !first.includes(b) && !beside.includes(b));
-  const results = await runLane(first, scratch, prefixed, "first");
-  const [after, besideResults] = await Promise.all([
-    runLane(rest, scratch, prefixed, "rest"),
-    runLane(beside, scratch, prefixed, "beside"),
-  ]);
-  return [...results, ...after, ...besideResults];
-}
-
-async function runLane(batches, scratch, prefixed, part = "") {
+async function runLane(batches, scratch, prefixed) {
   const results = [];
   for (const [index, batch] of batches.entries())
-    results.push(await runBatch(batch, scratch, `${part}${index}`, prefixed));
+    results.push(await runBatch(batch, scratch, index, prefixed));
   return results;
 }
 
@@ -397,7 +374,7 @@ let lanes;
 try {
   const [measured, sharedResults, emulatedResults] = await Promise.all([
     runMeasuringLane(measuring, scratch, prefixed),
-    runSharedLane(shared, scratch, prefixed),
+    runLane(shared, scratch, prefixed),
     runLane(emulated, scratch, prefixed),
   ]);
   lanes = {
