@@ -20,6 +20,11 @@ const seedTargets: PlanInput["targets"] = [
   { platform: "local", profile: "seed-tokyo-2026" },
 ];
 
+const seedUpload = { kind: "iperf3", timeSeconds: 10, parallel: 4, direction: "upload" } as const;
+const seedParallelGet = { kind: "s3-get", objectMib: 1_024, concurrency: 10, chunkMib: 16 } as const;
+/** The study's single-stream GET; its object size is the plan's own (`full` needs a larger one). */
+const seedSingleStreamGet = { kind: "s3-get", concurrency: 1, chunkMib: 16, repetitions: 1 } as const;
+
 const seed: PlanInput = {
   name: "seed",
   targets: seedTargets,
@@ -29,11 +34,7 @@ const seed: PlanInput = {
   warmup: true,
   // the study invoked one execution environment at a time; a plan file may raise it
   parallelism: 1,
-  probes: [
-    { kind: "iperf3", timeSeconds: 10, parallel: 4, direction: "upload" },
-    { kind: "s3-get", objectMib: 1_024, concurrency: 10, chunkMib: 16 },
-    { kind: "s3-get", objectMib: 1_024, concurrency: 1, chunkMib: 16, repetitions: 1 },
-  ],
+  probes: [seedUpload, seedParallelGet, { ...seedSingleStreamGet, objectMib: 1_024 }],
 };
 
 // `full` goes beyond the study: on AWS its environments run as many at once as the platform allows
@@ -47,9 +48,9 @@ const full: PlanInput = {
     // the study's single stream at 4.5 GiB: one 90 MB/s connection drains default-625's 260 MB
     // bucket in ~17 s (1.5 GB) and a sustained rate needs as long again (2.8 GB); on AWS at the
     // default quota the published 311 MB bucket takes ~26 s (4.4 GB). 1 GiB never left the burst
-    ...seed.probes.map((probe) =>
-      probe.kind === "s3-get" && probe.concurrency === 1 ? { ...probe, objectMib: 4_608 } : probe,
-    ),
+    seedUpload,
+    seedParallelGet,
+    { ...seedSingleStreamGet, objectMib: 4_608 },
     { kind: "iperf3", timeSeconds: 10, parallel: 4, direction: "download" },
     { kind: "iperf3", timeSeconds: 10, parallel: 4, direction: "bidir" },
     { kind: "s3-put", sizeMib: 1_024, partMib: 64, concurrency: 8 },

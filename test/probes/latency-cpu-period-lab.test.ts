@@ -47,6 +47,24 @@ function cpuLimit(): { quota: number; period: number } {
   return { quota: read("cpu.cfs_quota_us"), period: read("cpu.cfs_period_us") };
 }
 
+/** The environment's CFS throttling counters (cpu.stat): periods it ran in, and how many of them ran out of quota. */
+function throttling(): { periods: number; throttled: number; throttledMs: number } {
+  const cgroup = cgroups().environmentCgroup(lab.labName, "e0");
+  const fields = new Map(
+    readFileSync(join(cgroup.dirs[0] as string, "cpu.stat"), "utf8")
+      .trim()
+      .split("\n")
+      .map((line) => line.split(/\s+/) as [string, string])
+      .map(([name, value]) => [name, Number(value)]),
+  );
+  // v1 counts throttled time in ns, v2 in us
+  const throttledMs =
+    fields.get("throttled_usec") !== undefined
+      ? (fields.get("throttled_usec") as number) / 1_000
+      : (fields.get("throttled_time") ?? 0) / 1e6;
+  return { periods: fields.get("nr_periods") ?? 0, throttled: fields.get("nr_throttled") ?? 0, throttledMs };
+}
+
 test("with a 20 ms CFS period, 128 MB's TLS handshake p50 is above 1,769 MB's, in one run", {
   skip,
 }, async (t) => {
@@ -56,9 +74,11 @@ test("with a 20 ms CFS period, 128 MB's TLS handshake p50 is above 1,769 MB's, i
     const large = summarizeMode([
       modeOf(await latencyInLab(lab, { memoryMb: ONE_VCPU_MB, arch }, key, event), "new"),
     ]);
+    const before = throttling();
     const small = summarizeMode([
       modeOf(await latencyInLab(lab, { memoryMb: SMALL_MB, arch }, key, event), "new"),
     ]);
+    const after = throttling();
     assert.deepEqual(cpuLimit(), {
       quota: Math.round((SMALL_MB / 1769) * PERIOD_MS * 1000),
       period: PERIOD_MS * 1000,
@@ -69,6 +89,17 @@ test("with a 20 ms CFS period, 128 MB's TLS handshake p50 is above 1,769 MB's, i
       `${name}: TLS p50 ${ms(m.phases.tls?.p50Seconds)} p90 ${ms(m.phases.tls?.p90Seconds)} p99 ${ms(m.phases.tls?.p99Seconds)}; first byte p50 ${ms(m.phases.firstByte?.p50Seconds)}; total p50 ${ms(m.phases.total?.p50Seconds)} p90 ${ms(m.phases.total?.p90Seconds)}; ${m.cpuCores?.toFixed(3)} cores, ${ms(m.cpuSecondsPerRequest)} CPU per request`;
     t.diagnostic(line("128 MB", small));
     t.diagnostic(line("1,769 MB", large));
+    const throttled = after.throttled - before.throttled;
+    const periods = after.periods - before.periods;
+    const pausedMs = after.throttledMs - before.throttledMs;
+    t.diagnostic(
+      `128 MB: throttled in ${throttled} of ${periods} CFS periods, ${pausedMs.toFixed(1)} ms paused`,
+    );
+    // the handshakes can only wait out a pause if the kernel paused the environment at all
+    assert.ok(
+      throttled >= 50,
+      `128 MB: throttled in ${throttled} of ${periods} periods (${pausedMs.toFixed(1)} ms): its quota did not bind`,
+    );
     const smallTls = small.phases.tls?.p50Seconds ?? 0;
     const largeTls = large.phases.tls?.p50Seconds ?? Number.POSITIVE_INFINITY;
     assert.ok(smallTls > largeTls, `TLS p50 ${ms(smallTls)} at 128 MB, ${ms(largeTls)} at 1,769 MB`);
