@@ -44,10 +44,10 @@ export function medianDifferenceInterval(
 
 /**
  * Three repetitions a side, the study's count and the common case: the resampled interval is
- * exactly [min(b) - max(a), max(b) - min(a)] (the class comment), so it is given without the
- * 2,000 resamples, which were most of a report's analysis time. The resamples' index sequence is
- * fixed by the seed; test/results/median-interval.test.ts checks both give the same interval for
- * every order of the values.
+ * exactly [min(b) - max(a), max(b) - min(a)] (see the interface comment above), so it is given
+ * without the 2,000 resamples, which were most of a report's analysis time. The resamples' index
+ * sequence is fixed by the seed; test/results/median-interval.test.ts checks both give the same
+ * interval for every order of the values.
  */
 function threeByThree(a: readonly number[], b: readonly number[]): MedianDifference {
   return {

@@ -20,7 +20,7 @@ import { scaledProfile } from "../helpers/scaled-profile.js";
  * transfer takes the preset's time and leaves its burst as the preset's does (docs/testing.md,
  * "Scaled rates"): at full rate the run moved 12 GiB through the lab's TLS S3 and 3 Gbit/s through
  * raised-3000, the shared lane's largest CPU cost. The preset at full rate is the README's first
- * command, timed there and in docs/BENCHMARKS.md.
+ * command, timed there.
  */
 const skip = rootSkip("the end-to-end run on the lab");
 const DIVISOR = 8;
