@@ -40,6 +40,35 @@ function ip(args: string[]): string {
 }
 
 /**
+ * Deletes the pairs of `prefix` whose process is gone. A pair is removed in its test's `finally`,
+ * which a process killed outright (a timeout's SIGKILL, a machine stopped mid-run) never reaches:
+ * the next test with the prefix removes what such a process left.
+ */
+function removeStalePairs(prefix: string): void {
+  const name = new RegExp(`^${prefix}(\\d+)[ab]$`);
+  for (const line of ip(["netns", "list"]).split("\n")) {
+    const ns = line.split(" ")[0] ?? "";
+    const pid = Number(name.exec(ns)?.[1]);
+    if (!pid || pid === process.pid || processAlive(pid)) continue;
+    try {
+      ip(["netns", "del", ns]);
+    } catch {
+      // removed meanwhile by another process's sweep
+    }
+  }
+}
+
+function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    // EPERM: it exists, owned by another user
+    return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+/**
  * Creates `${prefix}${pid}a` (server side) and `${prefix}${pid}b` (client side); the prefix is
  * the caller's namespace prefix (lnbc, lnbs, ...), the PID keeps concurrent test processes apart.
  */
@@ -47,6 +76,7 @@ export function createNetnsPair(
   prefix: string,
   addresses: { serverAddress?: string; clientAddress?: string } = {},
 ): NetnsPair {
+  removeStalePairs(prefix);
   const serverNs = `${prefix}${process.pid}a`;
   const clientNs = `${prefix}${process.pid}b`;
   const ends = [
