@@ -13,6 +13,8 @@
 //   fails any test starting a process or opening a socket), at the lowest CPU priority (nice 19),
 //   so it only takes CPU time a measurement leaves idle.
 // Files listed "emulated" (the stock-kernel VM) run in a third lane from the start, beside both.
+// Files listed "background" (long and light: a plan's transfers at 1/8, mostly waiting) run in a
+// fourth lane from the start at nice 19, where in the shared lane they would start last.
 // Files listed "quiet" run last, one at a time, once the lanes are done: nothing runs beside them.
 // A run with timing-sensitive files holds the machine-wide bench lock, so a benchmark elsewhere
 // cannot overlap it and those files find the lock already theirs; a run without any takes no lock. No single test may run past 15 minutes:
@@ -88,12 +90,21 @@ function runBatch(batch, scratch, index, prefixed) {
     `--test-reporter-destination=${times}`,
     ...batch.files,
   ];
-  const [command, args] = batch.nice
-    ? ["nice", ["-n", String(SHARED_NICENESS), process.execPath, ...nodeArgs]]
-    : [process.execPath, nodeArgs];
+  const niced = batch.nice ? ["nice", "-n", String(SHARED_NICENESS)] : [];
+  const cpu = join(scratch, `${batch.lane}-${index}.cpu`);
+  // bash's `times` after the batch: the CPU seconds of its whole process tree (every descendant
+  // waited for), which is what a busy loop beside the run competes with
+  const args = [
+    "-c",
+    'exec 3>"$0"; "$@"; status=$?; times >&3; exit $status',
+    cpu,
+    ...niced,
+    process.execPath,
+    ...nodeArgs,
+  ];
   const startedMs = Date.now();
   return new Promise((resolve) => {
-    const child = spawn(command, args, {
+    const child = spawn("bash", args, {
       stdio: ["ignore", prefixed ? "pipe" : "inherit", prefixed ? "pipe" : "inherit"],
     });
     if (prefixed) {
@@ -106,6 +117,7 @@ function runBatch(batch, scratch, index, prefixed) {
       let counts = { tests: 0, passed: 0, failed: 0, skipped: 0 };
       let failures = [];
       let fileSeconds = [];
+      const cpuSeconds = readChildCpuSeconds(cpu);
       try {
         const text = readFileSync(tap, "utf8");
         counts = tapCounts(text);
@@ -119,6 +131,7 @@ function runBatch(batch, scratch, index, prefixed) {
         ...counts,
         failures,
         fileSeconds,
+        cpuSeconds,
         code,
         signal,
         ok: code === 0 && signal === null,
@@ -127,6 +140,19 @@ function runBatch(batch, scratch, index, prefixed) {
       });
     });
   });
+}
+
+/** User plus system seconds of the children in bash's `times` ("0m1.2s 0m0.3s" twice: itself, then children); 0 when absent. */
+function readChildCpuSeconds(path) {
+  try {
+    const children = readFileSync(path, "utf8").trim().split("\n")[1] ?? "";
+    return children
+      .split(" ")
+      .map((field) => /^(\d+)m([\d.]+)s$/.exec(field))
+      .reduce((total, m) => total + (m ? Number(m[1]) * 60 + Number(m[2]) : 0), 0);
+  } catch {
+    return 0;
+  }
 }
 
 /** What file-times-reporter.mjs wrote: each file's seconds in its tests, paths relative to the checkout. */
@@ -145,6 +171,7 @@ function laneBatches(plan, manifest) {
   const shared = [];
   const quiet = [];
   const emulated = [];
+  const background = [];
   for (const { tier, files } of plan) {
     const of = (timing) => files.filter((file) => timingOf(file, manifest) === timing);
     const rest = of(null);
@@ -158,8 +185,10 @@ function laneBatches(plan, manifest) {
       quiet.push({ lane: "quiet", tier, files: [file], concurrency: 1, nice: false });
     for (const file of of("emulated"))
       emulated.push({ lane: "emulated", tier, files: [file], concurrency: 1, nice: false });
+    for (const file of of("background"))
+      background.push({ lane: "background", tier, files: [file], concurrency: 1, nice: true });
   }
-  return { measuring: alonesThenLongestPaired(measuring, manifest), shared, quiet, emulated };
+  return { measuring: alonesThenLongestPaired(measuring, manifest), shared, quiet, emulated, background };
 }
 
 /**
@@ -236,8 +265,9 @@ function printSummary(summaries, lanes, wholeSeconds) {
     // from its first file's start to its last one's end: measuring files overlap, two at a time
     const busy =
       (Math.max(...results.map((r) => r.endedMs)) - Math.min(...results.map((r) => r.startedMs))) / 1000;
+    const cpuSeconds = results.reduce((total, r) => total + r.cpuSeconds, 0);
     console.log(
-      `${lane} lane: ${results.reduce((n, r) => n + r.files.length, 0)} files, ${busy.toFixed(0)} s`,
+      `${lane} lane: ${results.reduce((n, r) => n + r.files.length, 0)} files, ${busy.toFixed(0)} s, ${cpuSeconds.toFixed(0)} CPU-s`,
     );
   }
   console.log(`whole run: ${wholeSeconds.toFixed(0)} s`);
@@ -255,12 +285,21 @@ const SLOWEST_SHOWN = 10;
 function printSlowest(results) {
   const single = results
     .filter((r) => r.files.length === 1)
-    .map((r) => ({ file: r.files[0], lane: r.lane, seconds: (r.endedMs - r.startedMs) / 1000 }))
+    .map((r) => ({
+      file: r.files[0],
+      lane: r.lane,
+      seconds: (r.endedMs - r.startedMs) / 1000,
+      cpuSeconds: r.cpuSeconds,
+    }))
     .sort((a, b) => b.seconds - a.seconds);
   if (single.length === 0) return;
-  console.log(`\nslowest of the ${single.length} files run one to a process:`);
+  console.log(
+    `\nslowest of the ${single.length} files run one to a process (wall, then CPU of its processes):`,
+  );
   for (const f of single.slice(0, SLOWEST_SHOWN))
-    console.log(`  ${f.seconds.toFixed(0).padStart(5)} s  ${f.lane.padEnd(9)} ${f.file}`);
+    console.log(
+      `  ${f.seconds.toFixed(0).padStart(5)} s ${f.cpuSeconds.toFixed(0).padStart(5)} CPU-s  ${f.lane.padEnd(9)} ${f.file}`,
+    );
 }
 
 /** The shared lane's slowest files, by the seconds their tests took (several run at once). */
@@ -359,28 +398,31 @@ if (plan.length === 0) {
   process.exit(1);
 }
 
-const { measuring, shared, quiet, emulated } = laneBatches(plan, manifest);
+const { measuring, shared, quiet, emulated, background } = laneBatches(plan, manifest);
 // with several lanes busy, each line says which lane and tier it comes from
-const prefixed = [measuring, shared, quiet, emulated].filter((lane) => lane.length > 0).length > 1;
+const prefixed =
+  [measuring, shared, quiet, emulated, background].filter((lane) => lane.length > 0).length > 1;
 for (const { tier, files } of plan) {
   const count = (timing) => files.filter((file) => timingOf(file, manifest) === timing).length;
   console.log(
-    `=== ${tier}: ${files.length} files (${count(null)} shared, ${SHARED_CONCURRENCY[tier]} at a time; measuring: ${count("paired")} paired, ${count("alone")} alone, ${count("quiet")} quiet, ${count("emulated")} emulated)`,
+    `=== ${tier}: ${files.length} files (${count(null)} shared, ${SHARED_CONCURRENCY[tier]} at a time; measuring: ${count("paired")} paired, ${count("alone")} alone, ${count("quiet")} quiet, ${count("emulated")} emulated, ${count("background")} background)`,
   );
 }
 const scratch = mkdtempSync(join(tmpdir(), "lnb-test-tiers-"));
 const startedMs = Date.now();
 let lanes;
 try {
-  const [measured, sharedResults, emulatedResults] = await Promise.all([
+  const [measured, sharedResults, emulatedResults, backgroundResults] = await Promise.all([
     runMeasuringLane(measuring, scratch, prefixed),
     runLane(shared, scratch, prefixed),
     runLane(emulated, scratch, prefixed),
+    runLane(background, scratch, prefixed),
   ]);
   lanes = {
     measuring: measured,
     shared: sharedResults,
     emulated: emulatedResults,
+    background: backgroundResults,
     quiet: await runLane(quiet, scratch, prefixed),
   };
 } finally {

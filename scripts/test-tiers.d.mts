@@ -5,7 +5,7 @@ export const MANIFEST: string;
 export function findTestFiles(dir?: string): string[];
 export function loadManifest(path?: string): Manifest;
 export function tierOf(file: string, manifest: Manifest): Tier;
-export type Timing = "alone" | "paired" | "quiet";
+export type Timing = "alone" | "paired" | "quiet" | "emulated" | "background";
 export const TIMING_NAMES: Timing[];
 export function timingOf(file: string, manifest: Manifest): Timing | null;
 export function runsAlone(file: string, manifest: Manifest): boolean;

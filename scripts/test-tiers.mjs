@@ -38,14 +38,15 @@ export function tierOf(file, manifest) {
 }
 
 /** The lists that mark a file timing-sensitive (it measures), beside the tier lists. */
-export const TIMING_NAMES = ["alone", "paired", "quiet", "emulated"];
+export const TIMING_NAMES = ["alone", "paired", "quiet", "emulated", "background"];
 
 /**
  * How a timing-sensitive file shares the machine: "quiet" (nothing else runs: it measures after
  * both lanes are done), "alone" (no other measuring file beside it; the shared lane runs on at low
  * priority), "paired" (it needs little CPU: one other paired file may measure beside it),
  * "emulated" (a software-emulated machine whose checks are shapes at rates it carries even when
- * starved: its own lane, beside the others from the start), or null
+ * starved: its own lane, beside the others from the start), "background" (long and light, a plan's
+ * transfers at scaled rates that mostly wait: its own lane from the start at nice 19), or null
  * (it does not measure: it runs in the shared lane at low priority).
  */
 export function timingOf(file, manifest) {

@@ -20,7 +20,7 @@ test("the tier manifest names only test files and tiers, and no file twice", () 
   assert.deepEqual(manifestProblems(manifest, files), []);
 });
 
-test("a file that takes the bench lock is listed timing-sensitive (alone, paired, quiet or emulated)", () => {
+test("a file that takes the bench lock is listed timing-sensitive (alone, paired, quiet, emulated or background)", () => {
   const locking = files.filter(
     (file) =>
       timingOf(file, manifest) === null &&
@@ -29,7 +29,7 @@ test("a file that takes the bench lock is listed timing-sensitive (alone, paired
   assert.deepEqual(
     locking,
     [],
-    'list these under "alone", "paired", "quiet" or "emulated" in test/tiers.json',
+    'list these under "alone", "paired", "quiet", "emulated" or "background" in test/tiers.json',
   );
 });
 
