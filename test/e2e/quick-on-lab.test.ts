@@ -10,7 +10,7 @@ import { privateLabName } from "../../src/platforms/local/lab-names.js";
 import { LocalPlatform } from "../../src/platforms/local/local-platform.js";
 import { readManifest, readRecords } from "../../src/results/run-directory.js";
 import { rootSkip } from "../helpers/root-gate.js";
-import { scaledProfile } from "../helpers/scaled-profile.js";
+import { scaledMib, scaledProfile } from "../helpers/scaled-profile.js";
 
 /**
  * End to end on the real lab: `run --config` with the quick preset's plan (on a private lab of
@@ -33,11 +33,6 @@ const mbps = (megabitsPerSecond: number) => (megabitsPerSecond * 1e6) / DIVISOR;
 
 /** The quick preset's plan on its profiles at 1/DIVISOR, its S3 objects and parts shrunk alike. */
 function scaledQuick(): PlanInput {
-  const whole = (mib: number) => {
-    const scaledMib = mib / DIVISOR;
-    assert.ok(Number.isInteger(scaledMib), `${mib} MiB at 1/${DIVISOR} is not whole MiB`);
-    return scaledMib;
-  };
   return {
     ...presets.quick,
     name: `quick-1in${DIVISOR}`,
@@ -47,11 +42,15 @@ function scaledQuick(): PlanInput {
       if (probe.kind === "s3-get")
         return {
           ...probe,
-          objectMib: whole(probe.objectMib as number),
-          chunkMib: whole(probe.chunkMib as number),
+          objectMib: scaledMib(probe.objectMib as number, DIVISOR, "an object"),
+          chunkMib: scaledMib(probe.chunkMib as number, DIVISOR, "a chunk"),
         };
       if (probe.kind === "s3-put")
-        return { ...probe, sizeMib: whole(probe.sizeMib as number), partMib: whole(probe.partMib as number) };
+        return {
+          ...probe,
+          sizeMib: scaledMib(probe.sizeMib as number, DIVISOR, "an upload"),
+          partMib: scaledMib(probe.partMib as number, DIVISOR, "a part"),
+        };
       return probe;
     }),
   };

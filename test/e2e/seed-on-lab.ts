@@ -5,7 +5,7 @@ import type { Plan } from "../../src/plan/plan-schema.js";
 import { presets } from "../../src/plan/presets.js";
 import type { ResultRecord } from "../../src/results/result-record.js";
 import { runOnPrivateLab } from "../helpers/measured-run.js";
-import type { ScaledProfile } from "../helpers/scaled-profile.js";
+import { type ScaledProfile, scaledMib } from "../helpers/scaled-profile.js";
 import { median } from "../helpers/seed-figures.js";
 
 /**
@@ -32,7 +32,15 @@ export async function runSeed(
     ...(memoryMb ? { memoryMb } : {}),
     probes: seed.probes
       .filter((p) => keep(p.kind, p.kind === "s3-get" ? p.concurrency : null))
-      .map((p) => (p.kind === "s3-get" ? { ...p, ...scaledObject(p, scaled.divisor) } : p)),
+      .map((p) =>
+        p.kind === "s3-get"
+          ? {
+              ...p,
+              objectMib: scaledMib(p.objectMib, scaled.divisor, "the seed's object"),
+              chunkMib: scaledMib(p.chunkMib, scaled.divisor, "the seed's chunk"),
+            }
+          : p,
+      ),
   };
   const parent = join(parentDir, `${scaled.name}-${plan.probes.map((p) => p.kind).join("-")}`);
   const records = await runOnPrivateLab(plan, parent, { preset: "seed", configPath: null, regions: null });
@@ -42,17 +50,6 @@ export async function runSeed(
     JSON.stringify(measured.find((r) => !r.ok)?.error),
   );
   return measured;
-}
-
-/** An s3-get probe's object and chunk at 1/divisor of their size, refused where that is not whole MiB. */
-function scaledObject(probe: { objectMib: number; chunkMib: number }, divisor: number) {
-  const objectMib = probe.objectMib / divisor;
-  const chunkMib = probe.chunkMib / divisor;
-  if (!Number.isInteger(objectMib) || chunkMib < 1)
-    throw new Error(
-      `divisor: ${divisor} does not divide the seed's ${probe.objectMib} MiB object into whole MiB and chunks of at least 1 MiB`,
-    );
-  return { objectMib, chunkMib };
 }
 
 /** Per memory size, the median of `value` over the probe's 3 repetitions. */

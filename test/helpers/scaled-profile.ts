@@ -66,6 +66,17 @@ export function scaledProfile(
   return { profile, name, label, divisor };
 }
 
+/**
+ * A size in MiB at 1/divisor (an S3 object, chunk or part scaled with its profile), refused
+ * unless it stays a whole number of at least 1 MiB: a fraction would change the transfer's shape.
+ */
+export function scaledMib(mib: number, divisor: number, what: string): number {
+  const scaled = mib / divisor;
+  if (!Number.isInteger(scaled) || scaled < 1)
+    throw new Error(`divisor: ${divisor} does not divide ${what} of ${mib} MiB into whole MiB (at least 1)`);
+  return scaled;
+}
+
 function builtIn(name: string): LabProfile {
   const found = builtInProfiles.find((profile) => profile.name === name);
   if (!found)

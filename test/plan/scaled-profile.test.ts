@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { builtInProfiles } from "../../src/plan/lab-profile.js";
 import { directionShape, s3RequestBytesPerSecond } from "../../src/platforms/local/profiles.js";
-import { scaledProfile } from "../helpers/scaled-profile.js";
+import { scaledMib, scaledProfile } from "../helpers/scaled-profile.js";
 
 test("a profile at 1/8: every rate and byte count divided, times kept, the shaper's figures divided", () => {
   const oregon = builtInProfiles.find((p) => p.name === "seed-oregon-2026");
@@ -53,4 +53,14 @@ test("a burst given in seconds keeps its seconds; a scaled CPU share says so; ba
     ).profile.hostMegabitsPerSecond,
     180,
   );
+});
+
+test("a size scaled with its profile stays whole MiB, at least 1, or is refused naming it", () => {
+  assert.equal(scaledMib(4_608, 8, "an object"), 576);
+  assert.equal(scaledMib(16, 8, "a chunk"), 2);
+  assert.throws(
+    () => scaledMib(12, 8, "a chunk"),
+    /divisor: 8 does not divide a chunk of 12 MiB into whole MiB/,
+  );
+  assert.throws(() => scaledMib(4, 8, "a part"), /a part of 4 MiB/);
 });
