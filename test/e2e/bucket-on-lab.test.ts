@@ -10,7 +10,13 @@ import { renderMarkdown } from "../../src/report/markdown-format.js";
 import { loadReportModel } from "../../src/report/write-report.js";
 import type { BucketModel } from "../../src/results/bucket-cells.js";
 import { bucketProfile } from "../../src/results/bucket-profile.js";
-import { type BucketSchedule, expectedBucket, fingerprintOnLab } from "../helpers/bucket-fingerprint.js";
+import type { ResultRecord } from "../../src/results/result-record.js";
+import {
+  type BucketSchedule,
+  expectedBucket,
+  fingerprintOnLab,
+  repetitionsText,
+} from "../helpers/bucket-fingerprint.js";
 import { rootSkip } from "../helpers/root-gate.js";
 import { scaledProfile } from "../helpers/scaled-profile.js";
 
@@ -110,10 +116,19 @@ function withinPeak(model: BucketModel, expected: number, burstSeconds: number, 
   );
 }
 
-function assertRecovers(model: BucketModel | undefined, profile: LabProfile, label: string): void {
+function assertRecovers(
+  model: BucketModel | undefined,
+  profile: LabProfile,
+  label: string,
+  records: readonly ResultRecord[],
+): void {
   assert.ok(model, `${label}: no model`);
   const want = expectedBucket(profile, model.direction, MEMORY_MB);
-  assert.equal(model.burstFound, model.n, `${label}: a burst in every repetition`);
+  assert.equal(
+    model.burstFound,
+    model.n,
+    `${label}: a burst in every repetition\n${repetitionsText(records, model.direction)}`,
+  );
   within(model.sustainedBitsPerSecond?.median, want.sustainedBitsPerSecond, 0.03, `${label} sustained`);
   const share = SHARE[model.direction];
   const peak = want.peakBitsPerSecond ?? Number.NaN;
@@ -164,7 +179,7 @@ test(`${oregon.label} (7.5 MB at 500 Mbit/s over 78): the fit recovers bucket, p
   for (const direction of ["download", "upload"]) {
     const model = run.models.get(direction);
     console.log(`${oregon.label} ${direction}: ${summary(model)}`);
-    assertRecovers(model, oregon.profile, `${oregon.label} ${direction}`);
+    assertRecovers(model, oregon.profile, `${oregon.label} ${direction}`, run.records);
     assert.equal(model?.refill?.shape, "linear", "the lab's tbf refills linearly");
   }
   oregonRecovered = run.models;
@@ -202,7 +217,7 @@ test(`a large bucket, ${large.label} (34 MB at 338 Mbit/s over 78): the fit reco
   timeout: 900_000,
 }, async () => {
   // the full bucket lasts 1.05 s at the peak and refills in ~3.5 s
-  const { models } = await fingerprint(
+  const run = await fingerprint(
     large.name,
     ["download"],
     {
@@ -213,9 +228,9 @@ test(`a large bucket, ${large.label} (34 MB at 338 Mbit/s over 78): the fit reco
     },
     large.profile,
   );
-  const model = models.get("download");
+  const model = run.models.get("download");
   console.log(`${large.label} download: ${summary(model)}`);
-  assertRecovers(model, large.profile, large.label);
+  assertRecovers(model, large.profile, large.label, run.records);
 });
 
 const flat = scaledProfile(
@@ -282,8 +297,8 @@ test(`round trip: the profile saved from ${oregon.label}'s fit shapes that fit, 
   // 10.20 MB/s, each within 5% of its own shaping, 10.2% apart). One direction replays the
   // saved bucket (one for the environment); the upload's saved rate is checked exactly above,
   // and the lab shaping an upload is the first test's.
-  const again = (await fingerprint("bucket-replay", ["download"], oregonSchedule, saved)).models;
-  const model = again.get("download");
+  const again = await fingerprint("bucket-replay", ["download"], oregonSchedule, saved);
+  const model = again.models.get("download");
   console.log(`replay download: ${summary(model)}`);
-  assertRecovers(model, saved, "replay download");
+  assertRecovers(model, saved, "replay download", again.records);
 });

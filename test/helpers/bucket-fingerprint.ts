@@ -94,3 +94,30 @@ export function expectedBucket(profile: LabProfile, direction: "upload" | "downl
 export function relativeError(actual: number | null | undefined, expected: number): number | null {
   return actual === null || actual === undefined ? null : Math.abs(actual - expected) / expected;
 }
+
+/**
+ * Each repetition's fit of one direction and the long transfer's first samples (ms and KB), for
+ * a failure message: a burst not found is a fit or a sampling question, and the log is all CI keeps.
+ */
+export function repetitionsText(records: readonly ResultRecord[], direction: "upload" | "download"): string {
+  const M = 1e6;
+  return records
+    .filter((r) => r.bucket?.measurement.direction === direction)
+    .map((r, i) => {
+      const fit = r.bucket?.fit;
+      const samples = r.bucket?.measurement.transfers[0]?.samples;
+      const first = samples
+        ? samples.bytes
+            .slice(0, 30)
+            .map(
+              (b, k) => `${((samples.durationSeconds[k] ?? 0) * 1000).toFixed(0)}:${(b / 1000).toFixed(0)}`,
+            )
+            .join(" ")
+        : "none";
+      const figures = fit
+        ? `burst ${fit.burst} sustained ${(fit.sustainedBitsPerSecond / M).toFixed(1)} peak ${(fit.peakBitsPerSecond / M).toFixed(1)} bucket ${(fit.bucketBytes / M).toFixed(2)} MB break ${fit.transfer.breakSeconds.toFixed(3)} s start ${fit.transfer.startSeconds.toFixed(3)} s`
+        : "no fit";
+      return `#${i + 1}: ${figures}; first samples (ms:KB) ${first}`;
+    })
+    .join("\n");
+}

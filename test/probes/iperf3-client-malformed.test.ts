@@ -49,8 +49,11 @@ describe("iperf3 client against malformed peers", () => {
     const server = await startFakeServer(async (control) => {
       control.write("HTTP/1.1 400 Bad Request\r\n\r\n");
     });
-    const seconds = await expectFailure(server, "protocol", /unknown state byte 72 .*not an iperf3 server/);
-    assert.ok(seconds < 1);
+    // a 30 s test: a client that read past the garbage would end on the deadline (kind "deadline"),
+    // so the kind says the byte itself failed it, however late a busy host runs the test
+    await expectFailure(server, "protocol", /unknown state byte 72 .*not an iperf3 server/, {
+      timeSeconds: 30,
+    });
   });
 
   test("a huge JSON length prefix is refused before allocating", async () => {
@@ -111,11 +114,12 @@ describe("iperf3 client against malformed peers", () => {
       await startTest(control, context, 2);
       setTimeout(() => control.destroy(), 300);
     });
+    // a 60 s test: noticing the close only at its end would take the whole minute
     const seconds = await expectFailure(server, "protocol", /closed the control connection while running/, {
       parallel: 2,
-      timeSeconds: 5,
+      timeSeconds: 60,
     });
-    assert.ok(seconds < 2, `took ${seconds} s`);
+    assert.ok(seconds < 10, `took ${seconds} s`);
   });
 
   test("a silent server hits the hard deadline (connect timeout + time + margin)", async () => {
