@@ -52,15 +52,33 @@ export function modelLines(label: string, model: BucketModel, width: number): st
   return wrap(`${label}: ${describeModel(model)}`, width, "    ");
 }
 
+/** The peak, "at least ..." when no repetition's samples resolved it (a stalled receiver lumped the burst). */
+function peakText(model: BucketModel, atLeast: string): string {
+  return `${model.peakBound === "at-least" ? atLeast : ""}${spread(model.peakBitsPerSecond, mbps)}`;
+}
+
+/** The seconds at the peak, "at most ..." when they follow from a peak the samples only bound. */
+function burstSecondsText(model: BucketModel, atMost: string): string {
+  return `${model.burstSecondsBound === "at-most" ? atMost : ""}${spread(model.burstSeconds, (v) => v.toFixed(2))}`;
+}
+
+/** Says how many repetitions' samples resolved the peak, when some but not all of those with a burst did. */
+function unresolvedNote(model: BucketModel): string {
+  if (model.peakResolved === 0 || model.peakResolved >= model.burstFound) return "";
+  return ` (from the ${model.peakResolved} of ${model.burstFound} repetitions whose samples resolved it; the others' burst lay inside samples too long to resolve it)`;
+}
+
 /** The model in one sentence: sustained, peak, bucket, refill. */
 function describeModel(model: BucketModel): string {
   const sustained = `sustained ${spread(model.sustainedBitsPerSecond, mbps)} Mbit/s`;
   if (model.burstFound === 0) return `${sustained}; no burst in ${model.n} repetition(s)`;
   const partial = model.burstFound < model.n ? ` (burst in ${model.burstFound} of ${model.n})` : "";
+  const bounded =
+    model.peakBound === "at-least" ? " (the burst lay inside samples too long to resolve its rate)" : "";
   return [
     sustained,
-    `peak ${spread(model.peakBitsPerSecond, mbps)} Mbit/s`,
-    `bucket ${spread(model.bucketBytes, megabytes)} MB above the sustained rate${partial}, ${spread(model.burstSeconds, (v) => v.toFixed(2))} s at the peak`,
+    `peak ${peakText(model, "at least ")} Mbit/s${unresolvedNote(model)}${bounded}`,
+    `bucket ${spread(model.bucketBytes, megabytes)} MB above the sustained rate${partial}, ${burstSecondsText(model, "at most ")} s at the peak`,
     describeRefill(model),
   ].join("; ");
 }
@@ -92,17 +110,27 @@ const bucketColumns: ReadonlyArray<TableColumn & { text: (cell: BucketCell) => s
     align: "right",
     text: (cell) => spread(cell.model.sustainedBitsPerSecond, mbps),
   },
-  { header: "Peak (Mbit/s)", align: "right", text: (cell) => spread(cell.model.peakBitsPerSecond, mbps) },
+  { header: "Peak (Mbit/s)", align: "right", text: (cell) => peakText(cell.model, ">= ") },
   { header: "Bucket (MB)", align: "right", text: (cell) => spread(cell.model.bucketBytes, megabytes) },
   {
     header: "Burst (s)",
     align: "right",
-    text: (cell) => spread(cell.model.burstSeconds, (v) => v.toFixed(2)),
+    text: (cell) => burstSecondsText(cell.model, "<= "),
   },
   { header: "Refill while idle", text: (cell) => describeRefill(cell.model) },
 ];
 
 const bucketTitle = "Token bucket (each repetition fitted; median [min-max])";
+
+/** What ">=" and "<=" in the table mean, when a cell has them. */
+function boundsLegend(cells: readonly BucketCell[]): string[] {
+  const bounded = cells.some((c) => c.model.burstFound > 0 && c.model.peakBound === "at-least");
+  return bounded
+    ? [
+        "A peak marked >= is a lower bound, its burst's seconds (<=) an upper one: the burst lay inside samples too long to resolve its rate (a receiver descheduled while it ran); the bucket, bytes above the sustained rate, holds at any sampling.",
+      ]
+    : [];
+}
 
 /** "- CELL: published (...): ..." for each published figure that measured a cell's direction and size. */
 function publishedLines(cells: readonly BucketCell[]): string[] {
@@ -141,6 +169,7 @@ export function bucketTextLines(cells: readonly BucketCell[], width: number): st
       bucketColumns,
       cells.map((cell) => bucketColumns.map((c) => c.text(cell))),
     ),
+    ...wrapEach(boundsLegend(cells), width),
     ...(published.length > 0 ? ["", ...wrap(publishedHeading, width), ...wrapEach(published, width)] : []),
   ];
 }
@@ -155,6 +184,7 @@ export function bucketMarkdownLines(cells: readonly BucketCell[]): string[] {
       bucketColumns,
       cells.map((cell) => bucketColumns.map((c) => c.text(cell))),
     ),
+    ...boundsLegend(cells),
     ...(published.length > 0 ? [publishedHeading, published] : []),
   );
 }

@@ -18,10 +18,19 @@ export interface BucketModel {
   sustainedBitsPerSecond: Spread | null;
   /** The first second's rate: what tools sampling each second publish as "the burst". */
   firstSecondBitsPerSecond: Spread | null;
-  /** Over the repetitions with a burst. */
+  /**
+   * Over the repetitions with a burst whose samples resolved the peak, when any did
+   * (`peakBound` measured); else over all of them as lower bounds (at-least).
+   */
   peakBitsPerSecond: Spread | null;
+  peakBound: "measured" | "at-least";
+  /** Repetitions with a burst whose samples resolved its peak (the rest only bound it). */
+  peakResolved: number;
+  /** Over the repetitions with a burst. */
   bucketBytes: Spread | null;
+  /** As the peak: measured where any repetition resolved it, else upper bounds (at-most). */
   burstSeconds: Spread | null;
+  burstSecondsBound: "measured" | "at-most";
   refill: {
     bytesPerSecond: Spread | null;
     delaySeconds: Spread | null;
@@ -38,7 +47,13 @@ export interface BucketModel {
 export interface BucketCell extends RecordCell {
   model: BucketModel;
   /** The repetition whose bucket is the median one: its long transfer's samples and fit, for the chart. */
-  example: { samples: IntervalSamples; fit: TransferFit; sustainedBitsPerSecond: number } | null;
+  example: {
+    samples: IntervalSamples;
+    fit: TransferFit;
+    sustainedBitsPerSecond: number;
+    /** The example's burst was resolved: its two segments are the burst as the link ran it. */
+    peakResolved: boolean;
+  } | null;
 }
 
 const pick = (values: Array<number | null | undefined>) =>
@@ -49,6 +64,10 @@ export function summarizeBucketFits(fits: readonly BucketFit[]): BucketModel | n
   const first = fits[0];
   if (!first) return null;
   const bursts = fits.filter((f) => f.burst);
+  const resolved = bursts.filter((f) => f.peakBound === "measured");
+  const peaks = resolved.length > 0 ? resolved : bursts;
+  const lengthsResolved = bursts.filter((f) => f.burstSecondsBound === "measured");
+  const lengths = lengthsResolved.length > 0 ? lengthsResolved : bursts;
   const refills = bursts
     .map((f) => f.refill)
     .filter((r): r is NonNullable<BucketFit["refill"]> => r !== null);
@@ -62,9 +81,12 @@ export function summarizeBucketFits(fits: readonly BucketFit[]): BucketModel | n
     burstFound: bursts.length,
     sustainedBitsPerSecond: pick(fits.map((f) => f.sustainedBitsPerSecond)),
     firstSecondBitsPerSecond: pick(fits.map((f) => f.firstSecondBitsPerSecond)),
-    peakBitsPerSecond: pick(bursts.map((f) => f.peakBitsPerSecond)),
+    peakBitsPerSecond: pick(peaks.map((f) => f.peakBitsPerSecond)),
+    peakBound: resolved.length > 0 || bursts.length === 0 ? "measured" : "at-least",
+    peakResolved: resolved.length,
     bucketBytes: pick(bursts.map((f) => f.bucketBytes)),
-    burstSeconds: pick(bursts.map((f) => f.burstSeconds)),
+    burstSeconds: pick(lengths.map((f) => f.burstSeconds)),
+    burstSecondsBound: lengthsResolved.length > 0 || bursts.length === 0 ? "measured" : "at-most",
     refill:
       refills.length === 0
         ? null
@@ -105,12 +127,20 @@ export function bucketCells(records: readonly ResultRecord[]): BucketCell[] {
   });
 }
 
-function medianExample(fitted: Array<{ record: ResultRecord; fit: BucketFit }>): BucketCell["example"] {
+/** The repetition whose bucket is the median one, among those whose samples resolved the peak when any did. */
+function medianExample(all: Array<{ record: ResultRecord; fit: BucketFit }>): BucketCell["example"] {
+  const resolved = all.filter((f) => f.fit.peakBound === "measured");
+  const fitted = resolved.length > 0 ? resolved : all;
   const middle = median(fitted.map((f) => f.fit.bucketBytes));
   const chosen = [...fitted].sort(
     (a, b) => Math.abs(a.fit.bucketBytes - middle) - Math.abs(b.fit.bucketBytes - middle),
   )[0];
   const samples = chosen?.record.bucket?.measurement.transfers[0]?.samples;
   if (!chosen || !samples) return null;
-  return { samples, fit: chosen.fit.transfer, sustainedBitsPerSecond: chosen.fit.sustainedBitsPerSecond };
+  return {
+    samples,
+    fit: chosen.fit.transfer,
+    sustainedBitsPerSecond: chosen.fit.sustainedBitsPerSecond,
+    peakResolved: chosen.fit.burst && chosen.fit.peakBound === "measured",
+  };
 }

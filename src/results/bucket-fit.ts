@@ -1,5 +1,6 @@
 import type { BucketMeasurement } from "../probes/bucket/measurement.js";
 import type { IntervalSamples } from "../probes/interval-sampler.js";
+import { leadingBurstFigures } from "./burst-figures.js";
 import { median } from "./statistics.js";
 
 /**
@@ -23,6 +24,17 @@ export interface TransferFit {
   breakSeconds: number;
   /** Bytes above the sustained rate: (P - S) x (T - t0); 0 without a burst. */
   excessBytes: number;
+  /**
+   * Samples wholly inside the first segment. With fewer than MIN_INSIDE_SAMPLES the peak is the
+   * segment's slope, which averages the burst with slower samples: not a rate the link ran.
+   */
+  insideSamples: number;
+  /**
+   * Samples of the burst's window (the first segment's and the one after its break) longer than
+   * STRETCHED_INTERVALS intervals: the sampler stalled there (a descheduled receiver), so the
+   * break, placed on a sample's end, may be off by that sample's length.
+   */
+  stretchedSamples: number;
 }
 
 export interface RefillPoint {
@@ -66,10 +78,17 @@ export interface BucketFit {
   burst: boolean;
   /** Peak rate, bits per second (the sustained rate when there is no burst). */
   peakBitsPerSecond: number;
+  /**
+   * at-least: the burst ran inside too few samples, or inside one the sampler stretched over a
+   * stall, to resolve its rate; the peak is then a lower bound.
+   */
+  peakBound: "measured" | "at-least";
   /** Bucket size: bytes above the sustained rate; 0 without a burst. */
   bucketBytes: number;
   /** How long the full bucket lasted at the peak rate, seconds. */
   burstSeconds: number;
+  /** at-most with an at-least peak: the burst lasted at most this long. */
+  burstSecondsBound: "measured" | "at-most";
   /** The long transfer's rate over its first second: what a tool sampling each second reports as the burst. */
   firstSecondBitsPerSecond: number | null;
   /** The long transfer's two segments (for charts). */
@@ -178,26 +197,47 @@ export function fitTransfer(samples: IntervalSamples, sustainedBytesPerSecond: n
   const breakSeconds = t[best.k] as number;
   const startSeconds = Math.min(breakSeconds, Math.max(0, -best.a / best.p));
   const excessBytes = Math.max(0, (best.p - s) * (breakSeconds - startSeconds));
-  const peakBytesPerSecond = insideMedianRate(samples, startSeconds, breakSeconds) ?? best.p;
-  return { peakBitsPerSecond: peakBytesPerSecond * 8, startSeconds, breakSeconds, excessBytes };
+  const inside = insideRates(samples, startSeconds, breakSeconds);
+  const peakBytesPerSecond = inside.length < MIN_INSIDE_SAMPLES ? best.p : median(inside);
+  return {
+    peakBitsPerSecond: peakBytesPerSecond * 8,
+    startSeconds,
+    breakSeconds,
+    excessBytes,
+    insideSamples: inside.length,
+    stretchedSamples: stretchedUpTo(samples, breakSeconds),
+  };
+}
+
+/** A sample this many nominal intervals long or longer spans a stall of the sampler. */
+const STRETCHED_INTERVALS = 2;
+
+/** Samples that start before `breakSeconds`, or just at it, and span a stall. */
+function stretchedUpTo(samples: IntervalSamples, breakSeconds: number): number {
+  const interval = samples.intervalSeconds;
+  return samples.durationSeconds.filter(
+    (duration, i) =>
+      (samples.startSeconds[i] ?? 0) < breakSeconds + interval / 2 &&
+      duration >= interval * STRETCHED_INTERVALS,
+  ).length;
 }
 
 /** Fewer samples inside the burst than this: its rate is the segment's slope. */
 const MIN_INSIDE_SAMPLES = 3;
 
 /**
- * The median rate of the samples wholly inside [from, to]: the peak as the link ran it. The
- * slope of the first segment also spans the transfer's first, slower interval (connect and TCP
- * start): on a 4,000 Mbit/s lab peak it read 3,835, the median of the inside samples 4,000.
+ * The rates of the samples wholly inside [from, to], whose median is the peak as the link ran
+ * it. The slope of the first segment also spans the transfer's first, slower interval (connect
+ * and TCP start): on a 4,000 Mbit/s lab peak it read 3,835, the median of the inside samples 4,000.
  */
-function insideMedianRate(samples: IntervalSamples, from: number, to: number): number | null {
+function insideRates(samples: IntervalSamples, from: number, to: number): number[] {
   const rates: number[] = [];
   samples.bytes.forEach((b, i) => {
     const start = samples.startSeconds[i] ?? 0;
     const duration = samples.durationSeconds[i] ?? 0;
     if (start >= from && start + duration <= to && duration > 0) rates.push(b / duration);
   });
-  return rates.length < MIN_INSIDE_SAMPLES ? null : median(rates);
+  return rates;
 }
 
 /**
@@ -214,11 +254,65 @@ function sustainedAndFit(samples: IntervalSamples): { sustained: number; fit: Tr
   return { sustained: settled, fit };
 }
 
-function isBurst(fit: TransferFit, sustainedBytesPerSecond: number, intervalSeconds: number): boolean {
+/** A burst's figures as the fit reports them, each with how far the samples resolve it. */
+interface Burst {
+  peakBitsPerSecond: number;
+  peakBound: BucketFit["peakBound"];
+  bucketBytes: number;
+  burstSeconds: number;
+  burstSecondsBound: BucketFit["burstSecondsBound"];
+}
+
+function isBurst(
+  peakBitsPerSecond: number,
+  excessBytes: number,
+  sustainedBytesPerSecond: number,
+  intervalSeconds: number,
+): boolean {
   return (
-    fit.peakBitsPerSecond / 8 > sustainedBytesPerSecond * (1 + BURST_RATE_SHARE) &&
-    fit.excessBytes > sustainedBytesPerSecond * intervalSeconds * MIN_BURST_INTERVALS
+    peakBitsPerSecond / 8 > sustainedBytesPerSecond * (1 + BURST_RATE_SHARE) &&
+    excessBytes > sustainedBytesPerSecond * intervalSeconds * MIN_BURST_INTERVALS
   );
+}
+
+/**
+ * The burst of the long transfer. Resolved when the two-segment fit finds one with enough
+ * samples inside it and none stretched over a stall. When it does not, the samples may still
+ * hold a burst the fit cannot place: a receiver descheduled at the start reads the whole burst in
+ * one sample the sampler stretched over the stall (its bytes crossed the link inside it), and the
+ * fit's line, free to start anywhere, takes that lump as its intercept and finds no burst, or a
+ * slope averaged with the stall (a 454 Mbit/s peak read 223-334 in simulation, and a 6.8 MB
+ * bucket 5.2 with a stall inside the burst). A download's bytes above the sustained
+ * rate, once its leading fast samples are over, are then the bucket at any sampling
+ * (burst-figures.ts), with the peak bounded from below when the samples cannot resolve it. An
+ * upload's samples are the sender's, which run ahead of the link by a socket buffer at the
+ * start: a lump there is no evidence of a burst, so an upload keeps the fit's verdict, its slope
+ * as a lower bound on the peak.
+ */
+function longTransferBurst(
+  measurement: BucketMeasurement,
+  samples: IntervalSamples,
+  fit: TransferFit,
+  sustained: number,
+): Burst | null {
+  const fitBurst = isBurst(fit.peakBitsPerSecond, fit.excessBytes, sustained, samples.intervalSeconds);
+  const segment = {
+    peakBitsPerSecond: fit.peakBitsPerSecond,
+    bucketBytes: fit.excessBytes,
+    burstSeconds: fit.breakSeconds - fit.startSeconds,
+  };
+  if (fitBurst && fit.insideSamples >= MIN_INSIDE_SAMPLES && fit.stretchedSamples === 0)
+    return { ...segment, peakBound: "measured", burstSecondsBound: "measured" };
+  const leading = measurement.direction === "download" ? leadingBurstFigures(samples, sustained) : null;
+  if (leading && isBurst(leading.peakBitsPerSecond, leading.excessBytes, sustained, samples.intervalSeconds))
+    return {
+      peakBitsPerSecond: leading.peakBitsPerSecond,
+      peakBound: leading.peakBound,
+      bucketBytes: leading.excessBytes,
+      burstSeconds: leading.seconds,
+      burstSecondsBound: leading.secondsBound,
+    };
+  return fitBurst ? { ...segment, peakBound: "at-least", burstSecondsBound: "at-most" } : null;
 }
 
 /** Fits one bucket measurement; null when the long transfer has too few samples to fit. */
@@ -228,9 +322,8 @@ export function fitBucket(measurement: BucketMeasurement): BucketFit | null {
   const fitted = sustainedAndFit(first.samples);
   if (!fitted) return null;
   const { sustained, fit } = fitted;
-  const burst = isBurst(fit, sustained, first.samples.intervalSeconds);
-  const bucketBytes = burst ? fit.excessBytes : 0;
-  const peak = burst ? fit.peakBitsPerSecond : sustained * 8;
+  const burst = longTransferBurst(measurement, first.samples, fit, sustained);
+  const bucketBytes = burst?.bucketBytes ?? 0;
   const refillPoints = refills.flatMap((transfer): RefillPoint[] => {
     const refilled = settledExcessBytes(transfer.samples, sustained);
     if (refilled === null || transfer.idleSeconds === null) return [];
@@ -247,10 +340,12 @@ export function fitBucket(measurement: BucketMeasurement): BucketFit | null {
   return {
     direction: measurement.direction,
     sustainedBitsPerSecond: sustained * 8,
-    burst,
-    peakBitsPerSecond: peak,
+    burst: burst !== null,
+    peakBitsPerSecond: burst?.peakBitsPerSecond ?? sustained * 8,
+    peakBound: burst?.peakBound ?? "measured",
     bucketBytes,
-    burstSeconds: burst ? fit.breakSeconds - fit.startSeconds : 0,
+    burstSeconds: burst?.burstSeconds ?? 0,
+    burstSecondsBound: burst?.burstSecondsBound ?? "measured",
     firstSecondBitsPerSecond: firstSecondRate(first.samples),
     transfer: fit,
     refill: burst && refillPoints.length > 0 ? fitRefill(refillPoints, bucketBytes) : null,

@@ -41,7 +41,7 @@ function describeFit(fit: FittedDirection): string {
     : "no refill measured";
   const burst =
     m.peakBitsPerSecond && m.bucketBytes
-      ? `peak ${mbps(m.peakBitsPerSecond.median)} Mbit/s, bucket ${megabytes(m.bucketBytes.median)} MB, ${refill}`
+      ? `peak ${m.peakBound === "at-least" ? "at least " : ""}${mbps(m.peakBitsPerSecond.median)} Mbit/s, bucket ${megabytes(m.bucketBytes.median)} MB, ${refill}`
       : "no burst";
   return `${m.direction} ${fit.memoryMb} MB: sustained ${mbps(m.sustainedBitsPerSecond?.median ?? 0)} Mbit/s, ${burst} (n=${m.n})`;
 }
@@ -63,6 +63,9 @@ export function bucketProfile(name: string, fits: FittedDirection[], measuredOn:
     source: [
       `bucket probe fit (lambda-netbench) of ${measuredOn}; rates and bytes are TCP payload, medians over the repetitions.`,
       oneDirection ? `Only ${oneDirection} was measured: the other direction copies it.` : "",
+      fits.some((f) => f.model.burstFound > 0 && f.model.peakBound === "at-least")
+        ? "The samples bound a peak from below only (its burst lay inside samples too long to resolve it): the profile takes that bound (the slowest peak the samples allow)."
+        : "",
       "The lab's shaper refills its bucket at the sustained rate while idle, whatever refill was measured; no per-flow cap, round trip or CPU share was measured (defaults apply).",
     ]
       .filter((part) => part !== "")

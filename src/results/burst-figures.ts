@@ -93,6 +93,44 @@ export function burstFigures(
   };
 }
 
+/** A sample this far above the sustained rate still holds some of the burst. */
+export const ABOVE_SHARE = 0.1;
+
+const rateOf = (samples: IntervalSamples, i: number) =>
+  (samples.bytes[i] as number) / (samples.durationSeconds[i] as number);
+
+/** The samples from the first that moved a byte on: the ones before it hold the connection's set-up. */
+function fromFirstByte(samples: IntervalSamples): IntervalSamples {
+  const first = samples.bytes.findIndex((bytes) => bytes > 0);
+  if (first <= 0) return samples;
+  return {
+    intervalSeconds: samples.intervalSeconds,
+    startSeconds: samples.startSeconds.slice(first),
+    durationSeconds: samples.durationSeconds.slice(first),
+    bytes: samples.bytes.slice(first),
+  };
+}
+
+/**
+ * The figures of the burst, if any, that ran in the leading samples still above the sustained
+ * rate, counted from the first byte: a transfer that waited 20 ms for it (two empty 10 ms
+ * samples) read as no burst. Null without such samples, or without bytes above the sustained
+ * rate once they are over.
+ */
+export function leadingBurstFigures(
+  samples: IntervalSamples,
+  sustainedBytesPerSecond: number,
+): BurstFigures | null {
+  const moving = fromFirstByte(samples);
+  let burstSamples = 0;
+  while (
+    burstSamples < moving.bytes.length - 1 &&
+    rateOf(moving, burstSamples) > sustainedBytesPerSecond * (1 + ABOVE_SHARE)
+  )
+    burstSamples += 1;
+  return burstFigures(moving, sustainedBytesPerSecond, burstSamples);
+}
+
 /**
  * Cumulative bytes - sustained x elapsed time, median over the samples after the burst. Elapsed
  * from the transfer's effective start: with a measured peak, where a line at the peak through the

@@ -1,6 +1,6 @@
 import type { IntervalSamples } from "../probes/interval-sampler.js";
 import { type BucketFit, fitBucket } from "./bucket-fit.js";
-import { burstFigures } from "./burst-figures.js";
+import { ABOVE_SHARE, leadingBurstFigures } from "./burst-figures.js";
 import type { MeasuredSeries } from "./measured-series.js";
 import { describe, median, type Spread } from "./statistics.js";
 
@@ -52,27 +52,12 @@ export interface SeriesFit {
   probeFit: BucketFit;
 }
 
-/** A sample this far above the sustained rate still holds some of the burst. */
-const ABOVE_SHARE = 0.1;
-
 const rateOf = (samples: IntervalSamples, i: number) =>
   (samples.bytes[i] as number) / (samples.durationSeconds[i] as number);
 const endOf = (samples: IntervalSamples, i: number) =>
   (samples.startSeconds[i] as number) + (samples.durationSeconds[i] as number);
 
 /** The fit of one transfer; null when it has too few samples (4) or no rate after its start. */
-/** The samples from the first that moved a byte on: the ones before it hold the connection's set-up. */
-function fromFirstByte(samples: IntervalSamples): IntervalSamples {
-  const first = samples.bytes.findIndex((bytes) => bytes > 0);
-  if (first <= 0) return samples;
-  return {
-    intervalSeconds: samples.intervalSeconds,
-    startSeconds: samples.startSeconds.slice(first),
-    durationSeconds: samples.durationSeconds.slice(first),
-    bytes: samples.bytes.slice(first),
-  };
-}
-
 export function fitSeries(series: MeasuredSeries): SeriesFit | null {
   const { samples } = series;
   const probeFit = fitBucket({
@@ -96,16 +81,7 @@ export function fitSeries(series: MeasuredSeries): SeriesFit | null {
     firstSecondBitsPerSecond: probeFit.firstSecondBitsPerSecond,
     probeFit,
   };
-  // the burst, if any, ran in the leading samples still above the sustained rate, counted from
-  // the first byte: a transfer that waited 20 ms for it (two empty 10 ms samples) read as no burst
-  const moving = fromFirstByte(samples);
-  let burstSamples = 0;
-  while (
-    burstSamples < moving.bytes.length - 1 &&
-    rateOf(moving, burstSamples) > sustained * (1 + ABOVE_SHARE)
-  )
-    burstSamples += 1;
-  const figures = burstFigures(moving, sustained, burstSamples);
+  const figures = leadingBurstFigures(samples, sustained);
   if (!figures)
     return {
       ...common,
@@ -121,7 +97,7 @@ export function fitSeries(series: MeasuredSeries): SeriesFit | null {
     bucketBytes: figures.excessBytes,
     peakBitsPerSecond: { value: figures.peakBitsPerSecond, bound: figures.peakBound },
     burstSeconds: { value: figures.seconds, bound: figures.secondsBound },
-    burstSamples,
+    burstSamples: figures.burstSamples,
   };
 }
 

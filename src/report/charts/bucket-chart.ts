@@ -6,7 +6,8 @@ import type { ChartSpec } from "./chart-spec.js";
 /**
  * Per bucket cell: the rate of its median repetition's long transfer at the probe's fine
  * sampling (10 ms by default) with the fitted model drawn on it: the peak from the transfer's
- * start to the break, the sustained rate after it. Pure.
+ * start to the break, the sustained rate after it. Pure. The example is a repetition whose samples
+ * resolved the peak when any did.
  */
 export function bucketCharts(model: ReportModel): ChartSpec[] {
   return model.analysis.buckets.flatMap((cell) => {
@@ -26,7 +27,12 @@ function bucketChart(cell: BucketCell, label: string | null): ChartSpec | null {
   const last = samples.bytes.length - 1;
   const endSeconds = (samples.startSeconds[last] ?? 0) + (samples.durationSeconds[last] ?? 0);
   const sustained = example.sustainedBitsPerSecond / 1e6;
-  const burst = cell.model.burstFound > 0 && fit.excessBytes > 0;
+  // a burst the samples only bound (it lay inside a stalled sample) has no segments to draw
+  const burst = cell.model.burstFound > 0 && example.peakResolved && fit.excessBytes > 0;
+  const unresolved =
+    cell.model.burstFound > 0 && !burst
+      ? ["the burst lay inside samples too long to resolve it: only the sustained rate is drawn"]
+      : [];
   const peak = fit.peakBitsPerSecond / 1e6;
   const model = burst
     ? [
@@ -57,6 +63,7 @@ function bucketChart(cell: BucketCell, label: string | null): ChartSpec | null {
         text: title,
         subtitle: [
           `${label ? `${label.toUpperCase()} results (local lab) — ` : ""}grey: ${Math.round(samples.intervalSeconds * 1000)} ms samples of the median repetition; red: the fit (peak, then sustained)`,
+          ...unresolved,
         ],
       },
       width: 560,
