@@ -13,6 +13,16 @@ import { rootSkip } from "../helpers/root-gate.js";
  * The latency probe in lab environments, against curl: the same ranged GETs from the same
  * environment (namespace and cgroup), curl's own -w times beside ours, phase by phase; and the
  * CPU share showing in the TLS handshake of a 128 MB environment against a 1,769 MB one.
+ *
+ * This kernel has no netem, so every phase here is CPU (a few ms of TLS, nginx and the S3
+ * server), and CPU is what a busy host takes: beside one busy loop our new connection's first
+ * byte p50 read 1.2-1.9 ms over curl's (2026-12-04, -06) and 2.5 ms over on a slower host (5.60
+ * ms to 3.13, 2026-12-06), where quiet runs read 1.1; the waits for the CPU stretch our p50 more
+ * than curl's. What the marks must match is the request's own course, which the fastest request
+ * of each shows: the one the host did not interrupt. So each phase's fastest is held to curl's
+ * fastest (15% or 1 ms: they read 0.01-0.25 ms apart beside a whole busy run, 2026-12-06), and
+ * the p50s are logged beside them. The round trip that makes latency a network figure is the
+ * VM's check (20 ms, netem), on its fastest connect too.
  */
 const skip = rootSkip("the latency probe's lab tests");
 const arch = process.arch === "x64" ? "x86_64" : "arm64";
@@ -87,19 +97,27 @@ function nonNull(values: Array<number | null>): number[] {
   return values.filter((v): v is number => v !== null);
 }
 
-/** Our p50 within 15% or 2 ms of curl's (whichever is wider), both in seconds. */
-function assertClose(what: string, ours: number, curls: number, log: (line: string) => void): void {
-  const allowed = Math.max(0.15 * curls, 0.002);
-  log(`${what}: ours ${(ours * 1000).toFixed(3)} ms, curl ${(curls * 1000).toFixed(3)} ms`);
+const ms = (seconds: number) => `${(seconds * 1000).toFixed(3)} ms`;
+
+/**
+ * Our fastest request within 15% or 1 ms of curl's (whichever is wider), times in seconds; both
+ * p50s are logged beside them.
+ */
+function assertClose(what: string, ours: number[], curls: number[], log: (line: string) => void): void {
+  const [oursFastest, curlsFastest] = [Math.min(...ours), Math.min(...curls)];
+  const allowed = Math.max(0.15 * curlsFastest, 0.001);
+  log(
+    `${what}: fastest ours ${ms(oursFastest)}, curl ${ms(curlsFastest)}; p50 ours ${ms(p50(ours))}, curl ${ms(p50(curls))}`,
+  );
   assert.ok(
-    Math.abs(ours - curls) <= allowed,
-    `${what}: our p50 ${(ours * 1000).toFixed(3)} ms, curl's ${(curls * 1000).toFixed(3)} ms (allowed ±${(allowed * 1000).toFixed(3)} ms)`,
+    Math.abs(oursFastest - curlsFastest) <= allowed,
+    `${what}: our fastest ${ms(oursFastest)}, curl's ${ms(curlsFastest)} (allowed ±${ms(allowed)}; p50 ours ${ms(p50(ours))}, curl's ${ms(p50(curls))})`,
   );
 }
 
 const mode = modeOf;
 
-test("each phase's p50 is within 15% or 2 ms of curl's for the same GETs from the same environment", {
+test("each phase's fastest request is within 15% or 1 ms of curl's for the same GETs from the same environment", {
   skip,
 }, async (t) => {
   const log = (line: string) => t.diagnostic(line);
@@ -120,11 +138,11 @@ test("each phase's p50 is within 15% or 2 ms of curl's for the same GETs from th
     );
     assert.ok(p50(column(curlNew, 0)) < 0.002, "curl's look-up of an IP address is next to nothing too");
     // curl's times are cumulative from the transfer's start, as ours are
-    assertClose("new: TCP connect", p50(nonNull(fresh.connectEndSeconds)), p50(column(curlNew, 1)), log);
-    assertClose("new: TLS handshake done", p50(nonNull(fresh.tlsEndSeconds)), p50(column(curlNew, 2)), log);
-    assertClose("new: request sent", p50(fresh.sentSeconds), p50(column(curlNew, 3)), log);
-    assertClose("new: first byte", p50(fresh.firstByteSeconds), p50(column(curlNew, 4)), log);
-    assertClose("new: last byte", p50(fresh.lastByteSeconds), p50(column(curlNew, 5)), log);
+    assertClose("new: TCP connect", nonNull(fresh.connectEndSeconds), column(curlNew, 1), log);
+    assertClose("new: TLS handshake done", nonNull(fresh.tlsEndSeconds), column(curlNew, 2), log);
+    assertClose("new: request sent", fresh.sentSeconds, column(curlNew, 3), log);
+    assertClose("new: first byte", fresh.firstByteSeconds, column(curlNew, 4), log);
+    assertClose("new: last byte", fresh.lastByteSeconds, column(curlNew, 5), log);
 
     const kept = mode(ours, "kept-alive");
     assert.equal(
@@ -133,8 +151,8 @@ test("each phase's p50 is within 15% or 2 ms of curl's for the same GETs from th
       "the warm-up opened the connection every measured request reused",
     );
     assert.deepEqual(nonNull(kept.requests.connectEndSeconds), []);
-    assertClose("kept-alive: first byte", p50(kept.requests.firstByteSeconds), p50(column(curlKept, 4)), log);
-    assertClose("kept-alive: last byte", p50(kept.requests.lastByteSeconds), p50(column(curlKept, 5)), log);
+    assertClose("kept-alive: first byte", kept.requests.firstByteSeconds, column(curlKept, 4), log);
+    assertClose("kept-alive: last byte", kept.requests.lastByteSeconds, column(curlKept, 5), log);
 
     for (const m of ours.modes) {
       assert.equal(m.failedRequests, 0, JSON.stringify(m.failures));
