@@ -145,11 +145,18 @@ test("UDP is refused with a clear error", async () => {
   assertSane(await runClient("127.0.0.1", server.port, ["-t", "1"]), 1, 1);
 });
 
-test("stock client -R -b: our server paces its sending to the requested rate", async () => {
+/**
+ * Pacing's promise on a real peer is its ceiling: never above the rate asked for. How a stream
+ * that fell behind catches up is test/probes/average-rate-pacer.test.ts, on the test's clock:
+ * this file runs at nice 19, where a server starved beside a busy loop sent 88.7 Mbit/s of 100
+ * in a 2 s test (2026-12-06). The floor, a quarter of the rate, still catches a pacer off by a
+ * unit (bits for bytes is 8x).
+ */
+test("stock client -R -b: our server paces its sending to the requested rate, never above it", async () => {
   const report = await runClient("127.0.0.1", server.port, ["-t", "2", "-R", "-b", "100M"]);
   assert.equal(report.error, undefined);
   const mbit = sum(report, "sum_sent").bits_per_second / 1e6;
-  assert.ok(mbit > 90 && mbit < 105, `paced at ${mbit} Mbit/s, asked for 100`);
+  assert.ok(mbit > 25 && mbit < 105, `paced at ${mbit} Mbit/s, asked for 100`);
 });
 
 test("stock client --get-server-output: the server's summary comes back", async () => {

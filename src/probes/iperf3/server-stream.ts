@@ -1,4 +1,5 @@
 import type { Socket } from "node:net";
+import { AverageRatePacer } from "./average-rate-pacer.js";
 import { FlowPacer } from "./flow-pacer.js";
 import { countReceivedBytes, type ReceivePath } from "./server-receive.js";
 
@@ -48,8 +49,8 @@ export class ServerStream {
   private attemptedBytes = 0;
   private baselineSentBytes = 0;
   private pumpScheduled = false;
-  private paceStartMs = 0;
-  private paceBaseBytes = 0;
+  /** Application pacing (`bandwidth` per stream), from the test's start mark; null without. */
+  private ratePacer: AverageRatePacer | null = null;
   private failure: string | undefined;
   /** Sent-to-kernel count taken at TEST_END. */
   private frozenSent: number | undefined;
@@ -108,8 +109,8 @@ export class ServerStream {
     this.counting = true;
     if (!this.sends) return;
     this.sending = true;
-    this.paceStartMs = startMs;
-    this.paceBaseBytes = this.attemptedBytes;
+    if (this.bandwidthBitsPerSecond > 0)
+      this.ratePacer = new AverageRatePacer(this.bandwidthBitsPerSecond, startMs, this.attemptedBytes);
     this.schedulePump();
   }
 
@@ -178,7 +179,7 @@ export class ServerStream {
         this.sending = false;
         return;
       }
-      if (this.bandwidthBitsPerSecond > 0 && this.waitForPace()) return;
+      if (this.ratePacer && this.waitForPace(this.ratePacer)) return;
       if (this.flowPacer && this.waitForFlowCap(this.flowPacer)) return;
       this.flowPacer?.take(block.length);
       this.attemptedBytes += block.length;
@@ -205,12 +206,9 @@ export class ServerStream {
   }
 
   /** Application pacing (`bandwidth` per stream): true when the next write must wait. */
-  private waitForPace(): boolean {
-    const elapsedSeconds = (performance.now() - this.paceStartMs) / 1000;
-    const allowedBytes = (this.bandwidthBitsPerSecond / 8) * elapsedSeconds;
-    const aheadBytes = this.attemptedBytes - this.paceBaseBytes - allowedBytes;
-    if (aheadBytes <= 0) return false;
-    const waitMs = Math.max(1, (aheadBytes * 8 * 1000) / this.bandwidthBitsPerSecond);
+  private waitForPace(pacer: AverageRatePacer): boolean {
+    const waitMs = pacer.waitMs(this.attemptedBytes, performance.now());
+    if (waitMs <= 0) return false;
     this.pumpScheduled = true;
     setTimeout(() => {
       this.pumpScheduled = false;
