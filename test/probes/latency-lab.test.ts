@@ -20,9 +20,14 @@ import { rootSkip } from "../helpers/root-gate.js";
  * ms to 3.13, 2026-12-06), where quiet runs read 1.1; the waits for the CPU stretch our p50 more
  * than curl's. What the marks must match is the request's own course, which the fastest request
  * of each shows: the one the host did not interrupt. So each phase's fastest is held to curl's
- * fastest (15% or 1 ms: they read 0.01-0.25 ms apart beside a whole busy run, 2026-12-06), and
- * the p50s are logged beside them. The round trip that makes latency a network figure is the
- * VM's check (20 ms, netem), on its fastest connect too.
+ * fastest (15% or 2 ms), and the p50s are logged beside them. In the quiet lane beside a busy
+ * loop the fastest read 0.01-0.3 ms apart in every phase but "request sent" (2026-12-06): curl's
+ * time_pretransfer came 0.03-0.2 ms after its handshake in two runs and 0.9 ms after it, on
+ * every request, in a third, 0.98 ms after our mark, while the first byte, which both mark alike,
+ * read 0.29 ms apart. Run beside a whole test run instead, the first and last byte read 0.90 and
+ * 0.97 ms apart: still the host, so 1 ms would be too tight. The
+ * round trip that makes latency a network figure is the VM's check (20 ms, netem), on its
+ * fastest connect too.
  */
 const skip = rootSkip("the latency probe's lab tests");
 const arch = process.arch === "x64" ? "x86_64" : "arm64";
@@ -100,12 +105,12 @@ function nonNull(values: Array<number | null>): number[] {
 const ms = (seconds: number) => `${(seconds * 1000).toFixed(3)} ms`;
 
 /**
- * Our fastest request within 15% or 1 ms of curl's (whichever is wider), times in seconds; both
+ * Our fastest request within 15% or 2 ms of curl's (whichever is wider), times in seconds; both
  * p50s are logged beside them.
  */
 function assertClose(what: string, ours: number[], curls: number[], log: (line: string) => void): void {
   const [oursFastest, curlsFastest] = [Math.min(...ours), Math.min(...curls)];
-  const allowed = Math.max(0.15 * curlsFastest, 0.001);
+  const allowed = Math.max(0.15 * curlsFastest, 0.002);
   log(
     `${what}: fastest ours ${ms(oursFastest)}, curl ${ms(curlsFastest)}; p50 ours ${ms(p50(ours))}, curl ${ms(p50(curls))}`,
   );
@@ -117,7 +122,7 @@ function assertClose(what: string, ours: number[], curls: number[], log: (line: 
 
 const mode = modeOf;
 
-test("each phase's fastest request is within 15% or 1 ms of curl's for the same GETs from the same environment", {
+test("each phase's fastest request is within 15% or 2 ms of curl's for the same GETs from the same environment", {
   skip,
 }, async (t) => {
   const log = (line: string) => t.diagnostic(line);
