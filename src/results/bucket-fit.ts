@@ -101,6 +101,14 @@ export interface BucketFit {
 const BURST_RATE_SHARE = 0.1;
 /** A burst must hold more than this many sample intervals at the sustained rate (tbf's minimum bucket is ~4 ms). */
 const MIN_BURST_INTERVALS = 2;
+/**
+ * A burst the samples do not resolve (it lay inside a stretched sample or a few) must hold more
+ * than this many seconds at the sustained rate above it. A receiver that starts its clock late
+ * finds what the link delivered meanwhile in its first read, a lump above the sustained rate with
+ * no bucket behind it: on the lab's flat profile at 78 Mbit/s one busy run read 0.22 MB (22 ms at
+ * the sustained rate) that way, where the smallest bucket the tests replay holds 0.7 s (6.8 MB).
+ */
+const UNRESOLVED_MIN_SECONDS = 0.1;
 /** A refill at this share of the bucket is taken as full. */
 const SATURATED_SHARE = 0.85;
 /** Below this share of the bucket, a refill point tells only the delay (it is mostly noise). */
@@ -287,7 +295,8 @@ function isBurst(
  * (burst-figures.ts), with the peak bounded from below when the samples cannot resolve it. An
  * upload's samples are the sender's, which run ahead of the link by a socket buffer at the
  * start: a lump there is no evidence of a burst, so an upload keeps the fit's verdict, its slope
- * as a lower bound on the peak.
+ * as a lower bound on the peak. Either way a burst the samples do not resolve must hold more than
+ * UNRESOLVED_MIN_SECONDS at the sustained rate: less is what a receiver that started late reads.
  */
 function longTransferBurst(
   measurement: BucketMeasurement,
@@ -303,8 +312,13 @@ function longTransferBurst(
   };
   if (fitBurst && fit.insideSamples >= MIN_INSIDE_SAMPLES && fit.stretchedSamples === 0)
     return { ...segment, peakBound: "measured", burstSecondsBound: "measured" };
+  const telling = (excessBytes: number) => excessBytes > sustained * UNRESOLVED_MIN_SECONDS;
   const leading = measurement.direction === "download" ? leadingBurstFigures(samples, sustained) : null;
-  if (leading && isBurst(leading.peakBitsPerSecond, leading.excessBytes, sustained, samples.intervalSeconds))
+  if (
+    leading &&
+    isBurst(leading.peakBitsPerSecond, leading.excessBytes, sustained, samples.intervalSeconds) &&
+    telling(leading.excessBytes)
+  )
     return {
       peakBitsPerSecond: leading.peakBitsPerSecond,
       peakBound: leading.peakBound,
@@ -312,7 +326,9 @@ function longTransferBurst(
       burstSeconds: leading.seconds,
       burstSecondsBound: leading.secondsBound,
     };
-  return fitBurst ? { ...segment, peakBound: "at-least", burstSecondsBound: "at-most" } : null;
+  return fitBurst && telling(fit.excessBytes)
+    ? { ...segment, peakBound: "at-least", burstSecondsBound: "at-most" }
+    : null;
 }
 
 /** Fits one bucket measurement; null when the long transfer has too few samples to fit. */

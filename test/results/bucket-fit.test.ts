@@ -281,6 +281,27 @@ test("an unstalled burst is measured, and an upload's lump at the start is no bu
   assert.equal(longTransfer("upload", samples)?.burst, false);
 });
 
+test("a receiver that started its clock late reads what the link delivered meanwhile in one lump: no burst on a flat link", () => {
+  // bucket-on-lab, a busy run: the flat profile at 1/8 read a 0.22 MB "burst" (22 ms at 78 Mbit/s)
+  const flat: Bucket = { peakBytesPerSecond: 9.766e6, sustainedBytesPerSecond: 9.766e6, bucketBytes: 0 };
+  for (const seed of [1, 2, 3, 4, 5])
+    for (const [lateSeconds, stalledSamples] of [
+      [0.025, 1],
+      [0.05, 1],
+      [0.05, 8],
+    ] as const) {
+      const samples = stalled(simulate(flat, 0, 3, seed), 0, stalledSamples);
+      samples.bytes[0] = (samples.bytes[0] as number) + 9.766e6 * lateSeconds;
+      const fit = longTransfer("download", samples);
+      assert.equal(
+        fit?.burst,
+        false,
+        `seed ${seed}: ${lateSeconds} s late, ${stalledSamples} sample(s) stalled`,
+      );
+      near(fit?.sustainedBitsPerSecond, 78.125e6, 0.03, `seed ${seed}: sustained`);
+    }
+});
+
 test("repetitions that resolved the peak give it; the others only count toward the bucket, and the section says so", () => {
   const fits = [1, 2, 3].map((seed) => {
     const samples = simulate(oregonEighth, oregonEighth.bucketBytes, 3, seed);
