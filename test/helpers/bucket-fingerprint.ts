@@ -96,8 +96,10 @@ export function relativeError(actual: number | null | undefined, expected: numbe
 }
 
 /**
- * Each repetition's fit of one direction and the long transfer's first samples (ms and KB), for
- * a failure message: a burst not found is a fit or a sampling question, and the log is all CI keeps.
+ * Each repetition's fit of one direction and the long transfer's samples (ms and KB), every one
+ * of them, for a failure message: a burst not found is a fit or a sampling question, the log is
+ * all CI keeps, and a fit's break can lie seconds after the first samples (an upload's at 1.59 s,
+ * 2026-12-06), so a failure must be rebuilt from the whole transfer.
  */
 export function repetitionsText(records: readonly ResultRecord[], direction: "upload" | "download"): string {
   const M = 1e6;
@@ -106,9 +108,8 @@ export function repetitionsText(records: readonly ResultRecord[], direction: "up
     .map((r, i) => {
       const fit = r.bucket?.fit;
       const samples = r.bucket?.measurement.transfers[0]?.samples;
-      const first = samples
+      const all = samples
         ? samples.bytes
-            .slice(0, 30)
             .map(
               (b, k) => `${((samples.durationSeconds[k] ?? 0) * 1000).toFixed(0)}:${(b / 1000).toFixed(0)}`,
             )
@@ -117,7 +118,7 @@ export function repetitionsText(records: readonly ResultRecord[], direction: "up
       const figures = fit
         ? `burst ${fit.burst} sustained ${(fit.sustainedBitsPerSecond / M).toFixed(1)} peak ${(fit.peakBitsPerSecond / M).toFixed(1)} bucket ${(fit.bucketBytes / M).toFixed(2)} MB break ${fit.transfer.breakSeconds.toFixed(3)} s start ${fit.transfer.startSeconds.toFixed(3)} s`
         : "no fit";
-      return `#${i + 1}: ${figures}; first samples (ms:KB) ${first}`;
+      return `#${i + 1}: ${figures}; samples (ms:KB) ${all}`;
     })
     .join("\n");
 }
