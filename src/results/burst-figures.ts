@@ -53,7 +53,8 @@ function upperMedian(values: readonly number[]): number {
   return sorted[Math.floor(sorted.length / 2)] as number;
 }
 
-const endOf = (samples: IntervalSamples, i: number) =>
+/** A sample's end, seconds from the transfer's start. */
+export const endOf = (samples: IntervalSamples, i: number) =>
   (samples.startSeconds[i] as number) + (samples.durationSeconds[i] as number);
 
 /**
@@ -96,7 +97,8 @@ export function burstFigures(
 /** A sample this far above the sustained rate still holds some of the burst. */
 export const ABOVE_SHARE = 0.1;
 
-const rateOf = (samples: IntervalSamples, i: number) =>
+/** A sample's rate, bytes per second over its measured length. */
+export const rateOf = (samples: IntervalSamples, i: number) =>
   (samples.bytes[i] as number) / (samples.durationSeconds[i] as number);
 
 /** The samples from the first that moved a byte on: the ones before it hold the connection's set-up. */

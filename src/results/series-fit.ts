@@ -1,6 +1,5 @@
-import type { IntervalSamples } from "../probes/interval-sampler.js";
 import { type BucketFit, fitBucket } from "./bucket-fit.js";
-import { ABOVE_SHARE, leadingBurstFigures } from "./burst-figures.js";
+import { ABOVE_SHARE, endOf, leadingBurstFigures, rateOf } from "./burst-figures.js";
 import type { MeasuredSeries } from "./measured-series.js";
 import { describe, median, type Spread } from "./statistics.js";
 
@@ -51,11 +50,6 @@ export interface SeriesFit {
   /** The probe's own fit of the same samples (its two segments), for reference and charts. */
   probeFit: BucketFit;
 }
-
-const rateOf = (samples: IntervalSamples, i: number) =>
-  (samples.bytes[i] as number) / (samples.durationSeconds[i] as number);
-const endOf = (samples: IntervalSamples, i: number) =>
-  (samples.startSeconds[i] as number) + (samples.durationSeconds[i] as number);
 
 /** The fit of one transfer; null when it has too few samples (4) or no rate after its start. */
 export function fitSeries(series: MeasuredSeries): SeriesFit | null {
