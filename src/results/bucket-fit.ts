@@ -182,7 +182,6 @@ export function fitTransfer(samples: IntervalSamples, sustainedBytesPerSecond: n
     sy += ck;
     sxy += tk * ck;
     syy += ck * ck;
-    if (k < 1) continue;
     const m = n - k - 1;
     // after the break: x = T, y = D + S T
     const yTail = (sufD[k + 1] as number) + s * tk * m;
@@ -192,14 +191,9 @@ export function fitTransfer(samples: IntervalSamples, sustainedBytesPerSecond: n
     const Sy = sy + yTail;
     const Sxy = sxy + tk * yTail;
     const Syy = syy + y2Tail;
-    const varX = Sxx - (Sx * Sx) / n;
-    if (!(varX > 0)) continue;
-    const cov = Sxy - (Sx * Sy) / n;
-    const p = cov / varX;
-    const a = (Sy - p * Sx) / n;
-    const sse = Syy - (Sy * Sy) / n - (cov * cov) / varX;
+    const line = firstSegment(n, Sx, Sxx, Sy, Sxy, Syy);
     // a flat first segment is a stall (a slow start, a descheduled sender), not a burst's line
-    if (p > 0 && (best === null || sse < best.sse)) best = { sse, a, p, k };
+    if (line && line.p > 0 && (best === null || line.sse < best.sse)) best = { ...line, k };
   }
   if (best === null) return null;
   const breakSeconds = t[best.k] as number;
@@ -215,6 +209,36 @@ export function fitTransfer(samples: IntervalSamples, sustainedBytesPerSecond: n
     insideSamples: inside.length,
     stretchedSamples: stretchedUpTo(samples, breakSeconds),
   };
+}
+
+/**
+ * The first segment's line (intercept a, slope p) and squared error, from the regression's raw
+ * sums. No bytes cross before the samples' clock starts, so the line may meet zero bytes late
+ * (connect, TCP start: a < 0) but never start above it: when the free line would (a > 0), the
+ * best line with a <= 0 goes through the origin. A free intercept took a burst that a stalled
+ * sampler read in a few stretched samples as bytes before the start: an upload of seed-oregon
+ * at 1/8 whose sender then stalled 0.3 s mid-transfer read a 7 MB bucket as a 7 MB intercept,
+ * "no burst", with the break 1.6 s late.
+ */
+function firstSegment(
+  n: number,
+  Sx: number,
+  Sxx: number,
+  Sy: number,
+  Sxy: number,
+  Syy: number,
+): { a: number; p: number; sse: number } | null {
+  const varX = Sxx - (Sx * Sx) / n;
+  if (varX > 0) {
+    const cov = Sxy - (Sx * Sy) / n;
+    const p = cov / varX;
+    const a = (Sy - p * Sx) / n;
+    if (a <= 0) return { a, p, sse: Syy - (Sy * Sy) / n - (cov * cov) / varX };
+  }
+  // through the origin, one sample is a line too: a burst inside the first sample
+  if (!(Sxx > 0)) return null;
+  const throughOrigin = Sxy / Sxx;
+  return { a: 0, p: throughOrigin, sse: Syy - Sxy * throughOrigin };
 }
 
 /** A sample this many nominal intervals long or longer spans a stall of the sampler. */
@@ -248,18 +272,31 @@ function insideRates(samples: IntervalSamples, from: number, to: number): number
   return rates;
 }
 
+/** Rounds of sustained rate and break, at most: each moves the break toward the burst's end. */
+const SETTLING_ROUNDS = 4;
+
 /**
- * The sustained rate after the burst: first over the second half of the transfer (past any
- * burst the probe is built to outlast), then once more after the break that rate gives.
+ * The sustained rate after the burst and the fit with it: first the rate over the second half of
+ * the transfer (past any burst the probe is built to outlast), then the rate after the break that
+ * rate gives, until the break stays put. One round was not always enough: a sender stalled 0.5 s
+ * at 1 s caught up in the second half, which read 104 Mbit/s on a 78 link; the break that rate
+ * gave lay inside the burst, and the rate after it, 87, held the burst's end.
  */
 function sustainedAndFit(samples: IntervalSamples): { sustained: number; fit: TransferFit } | null {
-  const initial = rateAfter(samples, transferEnd(samples) / 2);
-  if (initial === null || !(initial > 0)) return null;
-  const firstFit = fitTransfer(samples, initial);
-  if (!firstFit) return null;
-  const settled = rateAfter(samples, firstFit.breakSeconds + samples.intervalSeconds) ?? initial;
-  const fit = fitTransfer(samples, settled) ?? firstFit;
-  return { sustained: settled, fit };
+  let sustained = rateAfter(samples, transferEnd(samples) / 2);
+  if (sustained === null || !(sustained > 0)) return null;
+  let fit = fitTransfer(samples, sustained);
+  if (!fit) return null;
+  for (let round = 1; round < SETTLING_ROUNDS; round += 1) {
+    const settled = rateAfter(samples, fit.breakSeconds + samples.intervalSeconds);
+    const next = settled === null ? null : fitTransfer(samples, settled);
+    if (settled === null || next === null) break;
+    const moved = next.breakSeconds !== fit.breakSeconds;
+    sustained = settled;
+    fit = next;
+    if (!moved) break;
+  }
+  return { sustained, fit };
 }
 
 /** A burst's figures as the fit reports them, each with how far the samples resolve it. */
@@ -293,10 +330,12 @@ function isBurst(
  * bucket 5.2 with a stall inside the burst). A download's bytes above the sustained
  * rate, once its leading fast samples are over, are then the bucket at any sampling
  * (burst-figures.ts), with the peak bounded from below when the samples cannot resolve it. An
- * upload's samples are the sender's, which run ahead of the link by a socket buffer at the
- * start: a lump there is no evidence of a burst, so an upload keeps the fit's verdict, its slope
- * as a lower bound on the peak. Either way a burst the samples do not resolve must hold more than
- * UNRESOLVED_MIN_SECONDS at the sustained rate: less is what a receiver that started late reads.
+ * upload's samples count what the peer acknowledged, read from the kernel's table at most every
+ * 5 ms, which moves bytes between neighbouring samples: one busy run read 2.8 MB in 19 ms
+ * (1,185 Mbit/s through a 454 Mbit/s shaper), so an upload's fastest sample bounds nothing, and
+ * an upload keeps the fit's verdict, its line's slope as a lower bound on the peak. Either way a
+ * burst the samples do not resolve must hold more than UNRESOLVED_MIN_SECONDS at the sustained
+ * rate: less is what a receiver that started late reads.
  */
 function longTransferBurst(
   measurement: BucketMeasurement,
