@@ -1,4 +1,4 @@
-import { execFile } from "node:child_process";
+import { type ChildProcess, execFile } from "node:child_process";
 
 /**
  * argv (after `process.execPath`) that runs the lambda-netbench CLI from source through tsx
@@ -42,4 +42,43 @@ export function runCli(
       },
     );
   });
+}
+
+/**
+ * How long a CLI server started from source may take to say it listens. A bound on whether it
+ * starts, not on how fast: in the shared lane at nice 19, beside a busy loop, the VM and two
+ * measuring files, `iperf3-server` took more than 20 s from spawn to its listening line
+ * (2026-12-06), its receive-path self-test already passed.
+ */
+export const START_UP_SECONDS = 120;
+
+/**
+ * The port a CLI server child (`iperf3-server`) logs on stderr as `listening on HOST port N`;
+ * `log()` has everything it wrote so far, for a failed test's message.
+ */
+export async function listeningPort(
+  child: ChildProcess,
+  host: string,
+): Promise<{ port: number; log: () => string }> {
+  let text = "";
+  const pattern = new RegExp(`listening on ${host.replaceAll(".", "\\.")} port (\\d+)`);
+  const port = await new Promise<number>((resolve, reject) => {
+    const timer = setTimeout(
+      () => reject(new Error(`no listening line within ${START_UP_SECONDS} s: ${text}`)),
+      START_UP_SECONDS * 1000,
+    );
+    child.once("exit", (code, signal) => {
+      clearTimeout(timer);
+      reject(new Error(`exited (${signal ?? code}) before its listening line: ${text}`));
+    });
+    child.stderr?.on("data", (chunk: Buffer) => {
+      text += chunk.toString();
+      const match = pattern.exec(text);
+      if (match) {
+        clearTimeout(timer);
+        resolve(Number(match[1]));
+      }
+    });
+  });
+  return { port, log: () => text };
 }

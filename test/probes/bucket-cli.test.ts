@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
 import { validatePlan } from "../../src/plan/load-plan.js";
-import { runCli as cli, cliArgv } from "../helpers/cli-process.js";
+import { runCli as cli, cliArgv, listeningPort } from "../helpers/cli-process.js";
 
 /**
  * `probe bucket` end to end on loopback against our iperf3 server (no burst is expected: this
@@ -24,18 +24,7 @@ test("probe bucket: models per direction as JSON, and --save-profile writes a pl
   );
   const dir = await mkdtemp(join(tmpdir(), "lnb-bucket-cli-"));
   try {
-    let log = "";
-    const port = await new Promise<number>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`no listening line: ${log}`)), 20_000);
-      server.stderr?.on("data", (chunk: Buffer) => {
-        log += chunk.toString();
-        const match = /listening on 127\.0\.0\.1 port (\d+)/.exec(log);
-        if (match) {
-          clearTimeout(timer);
-          resolve(Number(match[1]));
-        }
-      });
-    });
+    const { port } = await listeningPort(server, "127.0.0.1");
     const run = await cli([
       "probe",
       "bucket",

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { execFile, spawn } from "node:child_process";
 import { test } from "node:test";
-import { cliArgv } from "../helpers/cli-process.js";
+import { cliArgv, listeningPort } from "../helpers/cli-process.js";
 import { runStockClient } from "./iperf3-support/stock-client.js";
 
 function cli(args: string[]): Promise<{ code: number | null; stderr: string }> {
@@ -21,22 +21,12 @@ test("iperf3-server --one-off on port 0: logs its port, serves one test, logs it
     },
   );
   try {
-    let stderr = "";
-    const port = await new Promise<number>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`no listening line: ${stderr}`)), 20_000);
-      child.stderr?.on("data", (chunk: Buffer) => {
-        stderr += chunk.toString();
-        const match = /listening on 127\.0\.0\.1 port (\d+)/.exec(stderr);
-        if (match) {
-          clearTimeout(timer);
-          resolve(Number(match[1]));
-        }
-      });
-    });
+    const { port, log } = await listeningPort(child, "127.0.0.1");
     const exited = new Promise<number | null>((resolve) => child.once("exit", resolve));
     const report = await runStockClient("127.0.0.1", port, ["-t", "1", "-P", "2"]);
     assert.equal(report.error, undefined);
     assert.equal(await exited, 0);
+    const stderr = log();
     assert.match(
       stderr,
       /test from 127\.0\.0\.1:\d+: normal \(client sends\), 2 stream\(s\), [\d.]+ s: received \d+ bytes = [\d.]+ Mbit\/s/,

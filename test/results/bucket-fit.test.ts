@@ -3,7 +3,7 @@ import { test } from "node:test";
 import { agentEventSchema } from "../../src/agent/event.js";
 import { validatePlan } from "../../src/plan/load-plan.js";
 import type { BucketMeasurement, BucketTransfer } from "../../src/probes/bucket/measurement.js";
-import type { IntervalSamples } from "../../src/probes/interval-sampler.js";
+import { emptySamples, type IntervalSamples } from "../../src/probes/interval-sampler.js";
 import { bucketCompactLines, bucketMarkdownLines, describeRefill } from "../../src/report/bucket-section.js";
 import { publishedBucketsFor } from "../../src/results/bucket-baseline.js";
 import { bucketCells, summarizeBucketFits } from "../../src/results/bucket-cells.js";
@@ -40,12 +40,7 @@ function simulate(
   firstSampleSeconds = 0.01,
 ): IntervalSamples {
   const random = noise(seed);
-  const samples: IntervalSamples = {
-    intervalSeconds: 0.01,
-    startSeconds: [],
-    durationSeconds: [],
-    bytes: [],
-  };
+  const samples = emptySamples(10);
   let t = 0;
   let left = tokens;
   while (t < seconds) {
@@ -291,12 +286,7 @@ const stalledUploadStart =
  */
 function stalledUpload(seed: number, stallSeconds: number, madeUpShare: number): IntervalSamples {
   const random = noise(seed);
-  const samples: IntervalSamples = {
-    intervalSeconds: 0.01,
-    startSeconds: [],
-    durationSeconds: [],
-    bytes: [],
-  };
+  const samples = emptySamples(10);
   const push = (seconds: number, bytes: number) => {
     samples.startSeconds.push(endOf(samples));
     samples.durationSeconds.push(seconds);
