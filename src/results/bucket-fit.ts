@@ -325,15 +325,16 @@ function isBurst(
  * samples inside it and none stretched over a stall. When it does not, the samples may still
  * hold a burst the fit cannot place: a receiver descheduled at the start reads the whole burst in
  * one sample the sampler stretched over the stall (its bytes crossed the link inside it), and the
- * fit's line, free to start anywhere, takes that lump as its intercept and finds no burst, or a
- * slope averaged with the stall (a 454 Mbit/s peak read 223-334 in simulation, and a 6.8 MB
- * bucket 5.2 with a stall inside the burst). A download's bytes above the sustained
+ * fit's line, which a free intercept let take that lump as bytes before the start ("no burst"),
+ * now holds a slope averaged with the stall (a 454 Mbit/s peak read 223-334 in simulation, and a
+ * 6.8 MB bucket 5.2 with a stall inside the burst). A download's bytes above the sustained
  * rate, once its leading fast samples are over, are then the bucket at any sampling
  * (burst-figures.ts), with the peak bounded from below when the samples cannot resolve it. An
  * upload's samples count what the peer acknowledged, read from the kernel's table at most every
  * 5 ms, which moves bytes between neighbouring samples: one busy run read 2.8 MB in 19 ms
  * (1,185 Mbit/s through a 454 Mbit/s shaper), so an upload's fastest sample bounds nothing, and
- * an upload keeps the fit's verdict, its line's slope as a lower bound on the peak. Either way a
+ * an upload keeps the fit's verdict, its peak (the median of the samples inside its first line,
+ * or with fewer than three the line's slope) as a lower bound. Either way a
  * burst the samples do not resolve must hold more than UNRESOLVED_MIN_SECONDS at the sustained
  * rate: less is what a receiver that started late reads.
  */
