@@ -9,6 +9,7 @@ import { publishedBucketsFor } from "../../src/results/bucket-baseline.js";
 import { bucketCells, summarizeBucketFits } from "../../src/results/bucket-cells.js";
 import { fitBucket, fitRefill } from "../../src/results/bucket-fit.js";
 import { bucketProfile } from "../../src/results/bucket-profile.js";
+import { endOf } from "../../src/results/burst-figures.js";
 import { fixtureManifest, fixtureRecord } from "../helpers/fixture-run.js";
 
 /**
@@ -288,7 +289,7 @@ function stalledUpload(seed: number, stallSeconds: number, madeUpShare: number):
   const random = noise(seed);
   const samples = emptySamples(10);
   const push = (seconds: number, bytes: number) => {
-    samples.startSeconds.push(endOf(samples));
+    samples.startSeconds.push(lastEnd(samples));
     samples.durationSeconds.push(seconds);
     samples.bytes.push(bytes);
   };
@@ -299,8 +300,8 @@ function stalledUpload(seed: number, stallSeconds: number, madeUpShare: number):
   const sustained = oregonEighth.sustainedBytesPerSecond;
   let owed = 0;
   let stalled = stallSeconds === 0;
-  while (endOf(samples) < 3) {
-    if (!stalled && endOf(samples) >= 1) {
+  while (lastEnd(samples) < 3) {
+    if (!stalled && lastEnd(samples) >= 1) {
       push(stallSeconds, 0);
       stalled = true;
       owed = sustained * stallSeconds * madeUpShare;
@@ -313,10 +314,9 @@ function stalledUpload(seed: number, stallSeconds: number, madeUpShare: number):
   return samples;
 }
 
-function endOf(samples: IntervalSamples): number {
-  const last = samples.bytes.length - 1;
-  return last < 0 ? 0 : (samples.startSeconds[last] as number) + (samples.durationSeconds[last] as number);
-}
+/** End of the last sample, seconds (0 before the first). */
+const lastEnd = (samples: IntervalSamples) =>
+  samples.bytes.length === 0 ? 0 : endOf(samples, samples.bytes.length - 1);
 
 test("an upload whose sampler stalled through the burst and whose sender stalled later: the burst, its peak bounded by the line", () => {
   // the free first line took the 7 MB read in stretched samples as bytes before the start, and
