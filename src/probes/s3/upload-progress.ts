@@ -102,14 +102,24 @@ function addTo<K>(counts: Map<K, number>, key: K, byteCount: number): void {
 
 /**
  * Of the `writing` bytes on `socket` whose write has not completed, those already in the kernel:
- * what Node holds for the socket (writableLength) minus what its handle has not yet handed to
- * the kernel (writeQueueSize: libuv's queue; under TLS the ciphertext, 0.2 % larger, so this
- * errs low). writeQueueSize is the handle's own field, which Node's net.js reads for its
- * timeouts; where a runtime lacks it nothing is added (the slice counts when its write completes).
+ * what Node holds for the socket (writableLength) minus what libuv has not yet handed to the
+ * kernel (writeQueueSize of the TCP handle; Node's net.js reads the same field for its
+ * timeouts). Under TLS the socket's handle is the TLS layer, which encrypts a write whole and
+ * passes the ciphertext to the TCP handle beneath it (`_parent`): the TLS handle's own
+ * writeQueueSize stays at the whole ciphertext until the write completes (Node 20 and 22), so
+ * read there, nothing of a slice in flight counted (test/probes/upload-progress.test.ts). The
+ * TCP handle queues ciphertext, 0.2 % larger than the body, so this errs low. Where a runtime
+ * lacks the field nothing is added (the slice counts when its write completes).
  */
 function takenByKernel(socket: Socket, writing: number): number {
-  const queued = (socket as unknown as { _handle?: { writeQueueSize?: unknown } | null })._handle
-    ?.writeQueueSize;
+  const handle = (socket as unknown as { _handle?: KernelFacingHandle | null })._handle;
+  const queued = (handle?._parent ?? handle)?.writeQueueSize;
   if (typeof queued !== "number") return 0;
   return Math.min(writing, Math.max(0, socket.writableLength - queued));
+}
+
+/** What takenByKernel reads of a socket's handle: libuv's queue, and under TLS the TCP handle. */
+interface KernelFacingHandle {
+  writeQueueSize?: unknown;
+  _parent?: { writeQueueSize?: unknown } | null;
 }
