@@ -12,6 +12,11 @@
 const DEPTH_SECONDS = 0.1;
 const MIN_DEPTH_BYTES = 1_048_576;
 
+/** The bucket's depth at a cap: the most a flow can move above the cap in any stretch of time. */
+export function flowBucketDepthBytes(bitsPerSecond: number): number {
+  return Math.max(MIN_DEPTH_BYTES, (bitsPerSecond / 8) * DEPTH_SECONDS);
+}
+
 export class FlowPacer {
   private readonly bytesPerMs: number;
   private readonly depthBytes: number;
@@ -25,7 +30,7 @@ export class FlowPacer {
   ) {
     if (!(bitsPerSecond > 0)) throw new Error(`flow cap: ${bitsPerSecond} bit/s is not a positive rate`);
     this.bytesPerMs = bitsPerSecond / 8 / 1000;
-    this.depthBytes = Math.max(MIN_DEPTH_BYTES, (bitsPerSecond / 8) * DEPTH_SECONDS);
+    this.depthBytes = flowBucketDepthBytes(bitsPerSecond);
     this.tokens = this.depthBytes;
     this.lastMs = nowMs;
   }
