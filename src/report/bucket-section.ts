@@ -23,6 +23,8 @@ function spread(value: Spread | null, format: (v: number) => string): string {
 }
 
 export function describeRefill(model: BucketModel): string {
+  // every repetition never left its burst: the bucket outlasted the transfer, nothing to refill yet
+  if (model.n === 0) return "–";
   const refill = model.refill;
   const unsettled = unsettledNote(model);
   if (!refill?.bytesPerSecond)
@@ -68,9 +70,21 @@ function unresolvedNote(model: BucketModel): string {
   return ` (from the ${model.peakResolved} of ${model.burstFound} repetitions whose samples resolved it; the others' burst lay inside samples too long to resolve it)`;
 }
 
+/**
+ * Says which repetitions never left their burst: still above the ceiling in force after the
+ * fit's break, so what they ran at is burst, not a sustained rate; "" when none did.
+ */
+export function neverLeftBurstText(model: BucketModel): string {
+  const left = model.neverLeftBurst;
+  if (!left) return "";
+  return `${left.repetitions} of ${left.repetitions + model.n} repetition(s) never left the burst: ${spread(left.rateBitsPerSecond, mbps)} Mbit/s to the end of the long transfer, above the ${mbps(left.ceilingBitsPerSecond)} Mbit/s ceiling in force, so no sustained rate or bucket from them (the bucket outlasted the transfer: lengthen it, transferSeconds)`;
+}
+
 /** The model in one sentence: sustained, peak, bucket, refill. */
 function describeModel(model: BucketModel): string {
-  const sustained = `sustained ${spread(model.sustainedBitsPerSecond, mbps)} Mbit/s`;
+  const neverLeft = neverLeftBurstText(model);
+  if (model.n === 0) return `no sustained rate: ${neverLeft}`;
+  const sustained = `sustained ${spread(model.sustainedBitsPerSecond, mbps)} Mbit/s${neverLeft ? ` (${neverLeft})` : ""}`;
   if (model.burstFound === 0) return `${sustained}; no burst in ${model.n} repetition(s)`;
   const partial = model.burstFound < model.n ? ` (burst in ${model.burstFound} of ${model.n})` : "";
   const bounded =
@@ -132,6 +146,14 @@ function boundsLegend(cells: readonly BucketCell[]): string[] {
     : [];
 }
 
+/** "- CELL: K of N repetitions never left the burst ..." for each cell where some did. */
+function neverLeftLines(cells: readonly BucketCell[]): string[] {
+  return cells.flatMap((cell) => {
+    const text = neverLeftBurstText(cell.model);
+    return text ? [`- ${cellTitle(cell)}: ${text}.`] : [];
+  });
+}
+
 /** "- CELL: published (...): ..." for each published figure that measured a cell's direction and size. */
 function publishedLines(cells: readonly BucketCell[]): string[] {
   return cells.flatMap((cell) =>
@@ -170,6 +192,7 @@ export function bucketTextLines(cells: readonly BucketCell[], width: number): st
       cells.map((cell) => bucketColumns.map((c) => c.text(cell))),
     ),
     ...wrapEach(boundsLegend(cells), width),
+    ...wrapEach(neverLeftLines(cells), width),
     ...(published.length > 0 ? ["", ...wrap(publishedHeading, width), ...wrapEach(published, width)] : []),
   ];
 }
@@ -185,6 +208,7 @@ export function bucketMarkdownLines(cells: readonly BucketCell[]): string[] {
       cells.map((cell) => bucketColumns.map((c) => c.text(cell))),
     ),
     ...boundsLegend(cells),
+    ...neverLeftLines(cells),
     ...(published.length > 0 ? [publishedHeading, published] : []),
   );
 }

@@ -6,7 +6,7 @@ import { movesData } from "../probes/registry.js";
 import { type Bottleneck, bottleneckInput, nameBottleneck } from "./bottleneck.js";
 import { type BucketCell, bucketCells } from "./bucket-cells.js";
 import { type CellBurst, cellBurst } from "./burst-figures.js";
-import { type Ceiling, ceilingInForce, ceilingOfRecord } from "./ceiling.js";
+import { bucketCeilingOfRecord, type Ceiling, ceilingInForce, ceilingOfRecord } from "./ceiling.js";
 import { cpuBoundShare, environmentCpuShare } from "./cpu-share.js";
 import { type LatencyCell, type LatencyCurve, latencyCells, latencyCurves } from "./latency-cells.js";
 import type { RunManifest } from "./manifest.js";
@@ -217,7 +217,7 @@ export function analyzeRun(
     cells,
     curves,
     quotas,
-    buckets: bucketCells(measured),
+    buckets: bucketCells(measured, (record) => bucketCeilingOfRecord(manifest, record)),
     streams: sweeps,
     latency: latencyOf(measured, facts),
     prices: { retrievedOn: prices.retrievedOn, source: prices.source, byTarget: byTargetPrice },

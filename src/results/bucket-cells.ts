@@ -1,5 +1,6 @@
 import type { IntervalSamples } from "../probes/interval-sampler.js";
 import { type BucketFit, fitBucket, type RefillPoint, type TransferFit } from "./bucket-fit.js";
+import { ceilingNoiseShare } from "./ceiling.js";
 import { type RecordCell, recordCell } from "./record-cell.js";
 import type { ResultRecord } from "./result-record.js";
 import { describe, median, type Spread } from "./statistics.js";
@@ -11,7 +12,10 @@ import { describe, median, type Spread } from "./statistics.js";
  */
 export interface BucketModel {
   direction: "upload" | "download";
-  /** Repetitions fitted (successful measurements with enough samples). */
+  /**
+   * Repetitions fitted (successful measurements with enough samples) whose transfer left its
+   * burst: every other figure is over these. Those that did not are in `neverLeftBurst`.
+   */
   n: number;
   /** Repetitions whose transfer ran measurably above the sustained rate at its start. */
   burstFound: number;
@@ -42,6 +46,18 @@ export interface BucketModel {
     /** Idle seconds and refilled bytes of every repetition (for tables and charts). */
     points: RefillPoint[];
   } | null;
+  /**
+   * Repetitions whose long transfer still ran above the ceiling in force (the profile's rate or
+   * the quota, beyond its noise) after the fit's break: it never left its burst, so the rate
+   * after the break is burst, not sustained, and the bucket is larger than the transfer could
+   * show. Left out of every figure above; null when none (or no ceiling is known).
+   */
+  neverLeftBurst: {
+    repetitions: number;
+    /** What their transfers ran at after the fit's break (burst, not sustained). */
+    rateBitsPerSecond: Spread;
+    ceilingBitsPerSecond: number;
+  } | null;
 }
 
 export interface BucketCell extends RecordCell {
@@ -59,10 +75,19 @@ export interface BucketCell extends RecordCell {
 const pick = (values: Array<number | null | undefined>) =>
   describe(values.filter((v): v is number => typeof v === "number"));
 
-/** One direction's model from its repetitions' fits (all of one direction); null when there is none. */
-export function summarizeBucketFits(fits: readonly BucketFit[]): BucketModel | null {
-  const first = fits[0];
+/**
+ * One direction's model from its repetitions' fits (all of one direction); null when there is
+ * none. With the ceiling in force (payload bit/s), a fit whose rate after the break is above it
+ * beyond its noise never left its burst: it is counted in `neverLeftBurst`, not in the figures.
+ */
+export function summarizeBucketFits(
+  all: readonly BucketFit[],
+  ceilingBitsPerSecond: number | null = null,
+): BucketModel | null {
+  const first = all[0];
   if (!first) return null;
+  const fits = all.filter((f) => !neverLeftBurst(f, ceilingBitsPerSecond));
+  const unsettled = all.filter((f) => neverLeftBurst(f, ceilingBitsPerSecond));
   const bursts = fits.filter((f) => f.burst);
   const resolved = bursts.filter((f) => f.peakBound === "measured");
   const peaks = resolved.length > 0 ? resolved : bursts;
@@ -98,15 +123,36 @@ export function summarizeBucketFits(fits: readonly BucketFit[]): BucketModel | n
             shape,
             points: refills.flatMap((r) => r.points),
           },
+    neverLeftBurst:
+      unsettled.length > 0 && ceilingBitsPerSecond !== null
+        ? {
+            repetitions: unsettled.length,
+            rateBitsPerSecond: describe(unsettled.map((f) => f.sustainedBitsPerSecond)) as Spread,
+            ceilingBitsPerSecond,
+          }
+        : null,
   };
+}
+
+/** The fit's rate after its break is above the ceiling beyond the ceiling's noise: still burst. */
+function neverLeftBurst(fit: BucketFit, ceilingBitsPerSecond: number | null): boolean {
+  return (
+    ceilingBitsPerSecond !== null &&
+    fit.sustainedBitsPerSecond > ceilingBitsPerSecond * (1 + ceilingNoiseShare)
+  );
 }
 
 /**
  * The bucket cells of a run, one per cell with at least one fitted repetition, in record order.
  * Each repetition is fitted again from its stored samples, so a report of an older run uses
- * today's fit (the record keeps the fit made when it was written).
+ * today's fit (the record keeps the fit made when it was written). `ceilingOf` gives a record's
+ * ceiling in force (payload bit/s, null when none is known): a transfer still above it after the
+ * break never left its burst (summarizeBucketFits).
  */
-export function bucketCells(records: readonly ResultRecord[]): BucketCell[] {
+export function bucketCells(
+  records: readonly ResultRecord[],
+  ceilingOf: (record: ResultRecord) => number | null = () => null,
+): BucketCell[] {
   const byCell = new Map<string, Array<{ record: ResultRecord; fit: BucketFit }>>();
   for (const record of records) {
     if (record.warmup || !record.ok || !record.bucket) continue;
@@ -115,13 +161,17 @@ export function bucketCells(records: readonly ResultRecord[]): BucketCell[] {
   }
   return [...byCell.values()].flatMap((fitted): BucketCell[] => {
     const first = (fitted[0] as { record: ResultRecord }).record;
-    const model = summarizeBucketFits(fitted.map((f) => f.fit));
+    const ceiling = ceilingOf(first);
+    const model = summarizeBucketFits(
+      fitted.map((f) => f.fit),
+      ceiling,
+    );
     if (!model) return [];
     return [
       {
         ...recordCell(first),
         model,
-        example: medianExample(fitted),
+        example: medianExample(fitted.filter((f) => !neverLeftBurst(f.fit, ceiling))),
       },
     ];
   });
@@ -129,6 +179,7 @@ export function bucketCells(records: readonly ResultRecord[]): BucketCell[] {
 
 /** The repetition whose bucket is the median one, among those whose samples resolved the peak when any did. */
 function medianExample(all: Array<{ record: ResultRecord; fit: BucketFit }>): BucketCell["example"] {
+  if (all.length === 0) return null;
   const resolved = all.filter((f) => f.fit.peakBound === "measured");
   const fitted = resolved.length > 0 ? resolved : all;
   const middle = median(fitted.map((f) => f.fit.bucketBytes));

@@ -43,7 +43,10 @@ function describeFit(fit: FittedDirection): string {
     m.peakBitsPerSecond && m.bucketBytes
       ? `peak ${m.peakBound === "at-least" ? "at least " : ""}${mbps(m.peakBitsPerSecond.median)} Mbit/s, bucket ${megabytes(m.bucketBytes.median)} MB, ${refill}`
       : "no burst";
-  return `${m.direction} ${fit.memoryMb} MB: sustained ${mbps(m.sustainedBitsPerSecond?.median ?? 0)} Mbit/s, ${burst} (n=${m.n})`;
+  const sustained = m.sustainedBitsPerSecond
+    ? `sustained ${mbps(m.sustainedBitsPerSecond.median)} Mbit/s`
+    : "no sustained rate (never left the burst)";
+  return `${m.direction} ${fit.memoryMb} MB: ${sustained}, ${burst} (n=${m.n})`;
 }
 
 /** The profile; throws when no fit has a sustained rate (nothing to replay). */

@@ -7,6 +7,7 @@ import {
   wireFactor,
 } from "../plan/lab-profile.js";
 import { isEmulated, targetKey } from "../plan/platforms.js";
+import type { TransferDirection } from "../probes/probe-descriptor.js";
 import { plannedProbe } from "../probes/registry.js";
 import type { RunManifest } from "./manifest.js";
 import type { PlatformFacts } from "./platform-facts.js";
@@ -45,10 +46,22 @@ function payloadBitsPerSecond(profile: LabProfile, megabitsPerSecond: number): n
 
 /** The ceiling in force for the cell; null when none is known (no quota read, a VPC cell, an unshaped lab). */
 export function ceilingInForce(cell: Cell, facts: PlatformFacts | undefined): Ceiling | null {
+  return ceilingOfDirections(cell, facts, plannedProbe(cell.probe).directions(cell.probe));
+}
+
+/**
+ * The ceiling of the given directions for the cell: ceilingInForce's figure for a cell whose
+ * probe is not read against the quota (a bucket cell's one direction, checked for a transfer
+ * that never left its burst).
+ */
+export function ceilingOfDirections(
+  cell: Cell,
+  facts: PlatformFacts | undefined,
+  directions: readonly TransferDirection[],
+): Ceiling | null {
+  if (directions.length === 0) return null;
   const profile = labProfileOf(facts);
   if (profile) {
-    const directions = plannedProbe(cell.probe).directions(cell.probe);
-    if (directions.length === 0) return null;
     const curve = directions.map((direction) =>
       interpolateMegabitsPerSecond(profile[direction], cell.memoryMb),
     );
@@ -62,8 +75,6 @@ export function ceilingInForce(cell: Cell, facts: PlatformFacts | undefined): Ce
   // the bandwidth quota covers functions outside a VPC only
   const quota = facts?.quotaBitsPerSecond ?? null;
   if (!facts || facts.unshaped || quota === null || cell.vpc) return null;
-  const directions = plannedProbe(cell.probe).directions(cell.probe);
-  if (directions.length === 0) return null;
   // the quota is per direction: a bidirectional transfer may move it each way
   // a lab run whose facts carry no profile (written without one) still recorded its quota
   const whose = isEmulated(facts.platform)
@@ -73,6 +84,20 @@ export function ceilingInForce(cell: Cell, facts: PlatformFacts | undefined): Ce
     bitsPerSecond: quota * directions.length,
     basis: `${whose}${directions.length > 1 ? ", each direction" : ""}`,
   };
+}
+
+/**
+ * The ceiling of a bucket record's direction, payload bit/s; null for other records, or when the
+ * facts know none. The bucket probe's rates are the fit's, not read against the quota, but a
+ * long transfer still above this after the fit's break never left its burst (bucket-cells.ts).
+ */
+export function bucketCeilingOfRecord(manifest: RunManifest, record: ResultRecord): number | null {
+  const cell = manifest.cells.find((c) => c.id === record.cellId);
+  if (cell?.probe.kind !== "bucket") return null;
+  return (
+    ceilingOfDirections(cell, manifest.platforms[targetKey(cell.target)], [cell.probe.direction])
+      ?.bitsPerSecond ?? null
+  );
 }
 
 /** The ceiling for a record of the run, payload bit/s; null when its cell or target's facts say none. */
