@@ -87,7 +87,7 @@ export function summarizeBucketFits(
   const first = all[0];
   if (!first) return null;
   const fits = all.filter((f) => !neverLeftBurst(f, ceilingBitsPerSecond));
-  const unsettled = all.filter((f) => neverLeftBurst(f, ceilingBitsPerSecond));
+  const stillBursting = all.filter((f) => neverLeftBurst(f, ceilingBitsPerSecond));
   const bursts = fits.filter((f) => f.burst);
   const resolved = bursts.filter((f) => f.peakBound === "measured");
   const peaks = resolved.length > 0 ? resolved : bursts;
@@ -124,10 +124,10 @@ export function summarizeBucketFits(
             points: refills.flatMap((r) => r.points),
           },
     neverLeftBurst:
-      unsettled.length > 0 && ceilingBitsPerSecond !== null
+      stillBursting.length > 0 && ceilingBitsPerSecond !== null
         ? {
-            repetitions: unsettled.length,
-            rateBitsPerSecond: describe(unsettled.map((f) => f.sustainedBitsPerSecond)) as Spread,
+            repetitions: stillBursting.length,
+            rateBitsPerSecond: describe(stillBursting.map((f) => f.sustainedBitsPerSecond)) as Spread,
             ceilingBitsPerSecond,
           }
         : null,
