@@ -11,12 +11,24 @@ import { createTestTls } from "../helpers/tls-ca.js";
 
 const BODY_BYTES = 64 * 1_048_576;
 
+/** A PUT of BODY_BYTES to `port` on loopback, sent with `send` (http or https) through `agent`. */
+function partRequest(send: typeof httpRequest, port: number, agent: Agent): ClientRequest {
+  return send({
+    host: "127.0.0.1",
+    port,
+    method: "PUT",
+    path: "/part",
+    agent,
+    headers: { "content-length": String(BODY_BYTES) },
+  });
+}
+
 /**
  * One slice of BODY_BYTES written on `request` to a peer that never reads: its receive buffer
  * (acknowledged) and our send buffer fill, then nothing moves and the write never completes.
- * Returns what UploadProgress counts by then.
+ * What the peer's kernel acknowledged must count by then: more than 0, less than the slice.
  */
-async function countedBeforeTheWriteCompletes(request: ClientRequest): Promise<number> {
+async function assertCountedBeforeTheWriteCompletes(request: ClientRequest): Promise<void> {
   request.on("error", () => {});
   const progress = new UploadProgress();
   progress.watch(request);
@@ -33,7 +45,12 @@ async function countedBeforeTheWriteCompletes(request: ClientRequest): Promise<n
     total = progress.total();
   }
   assert.equal(completed, false, "the write cannot complete: the peer reads nothing");
-  return total;
+  assert.ok(
+    total > 0,
+    `${total} bytes counted: what the peer's kernel acknowledged counts before the write completes`,
+  );
+  assert.ok(total < BODY_BYTES, `${total} bytes counted of ${BODY_BYTES}, most still unsent`);
+  request.destroy();
 }
 
 /** The port `server` listens on, on loopback. */
@@ -57,18 +74,7 @@ test("bytes written before the request has its socket count once acknowledged, b
   const agent = new Agent({ keepAlive: true });
   try {
     const port = await listening(server);
-    const request = httpRequest({
-      host: "127.0.0.1",
-      port,
-      method: "PUT",
-      path: "/part",
-      agent,
-      headers: { "content-length": String(BODY_BYTES) },
-    });
-    const total = await countedBeforeTheWriteCompletes(request);
-    assert.ok(total > 0, "what the peer's kernel acknowledged counts before the write completes");
-    assert.ok(total < BODY_BYTES, `${total} bytes counted of ${BODY_BYTES}, most still unsent`);
-    request.destroy();
+    await assertCountedBeforeTheWriteCompletes(partRequest(httpRequest, port, agent));
   } finally {
     agent.destroy();
     for (const peer of peers) peer.destroy();
@@ -80,8 +86,8 @@ test("bytes written before the request has its socket count once acknowledged, b
  * Every S3 upload is HTTPS. The TLS layer encrypts a slice whole and hands the ciphertext to the
  * TCP handle beneath it; the TLS handle's own writeQueueSize stays at the whole ciphertext until
  * the write completes (Node 20 and 22), so what the kernel already took of the slice was not
- * counted: the total read below zero (the unacknowledged bytes, none of them counted as sent)
- * and intervals moved in whole slices. The TCP handle's queue is live.
+ * counted: the total read 0 here (the unacknowledged bytes, none of them counted as sent) and
+ * intervals moved in whole slices. The TCP handle's queue is live.
  */
 test("over TLS, what the kernel took of a slice still being written counts once acknowledged", async () => {
   const tls = createTestTls();
@@ -93,21 +99,7 @@ test("over TLS, what the kernel took of a slice still being written counts once 
   const agent = new HttpsAgent({ keepAlive: true, ca: tls.caPem });
   try {
     const port = await listening(server);
-    const request = httpsRequest({
-      host: "127.0.0.1",
-      port,
-      method: "PUT",
-      path: "/part",
-      agent,
-      headers: { "content-length": String(BODY_BYTES) },
-    });
-    const total = await countedBeforeTheWriteCompletes(request);
-    assert.ok(
-      total > 0,
-      `${total} bytes counted: what the peer's kernel acknowledged counts before the write completes`,
-    );
-    assert.ok(total < BODY_BYTES, `${total} bytes counted of ${BODY_BYTES}, most still unsent`);
-    request.destroy();
+    await assertCountedBeforeTheWriteCompletes(partRequest(httpsRequest, port, agent));
   } finally {
     agent.destroy();
     for (const peer of peers) peer.destroy();
