@@ -1,5 +1,6 @@
 import { closeSync, openSync, readSync } from "node:fs";
 import { isIPv6 } from "node:net";
+import type { RunningTotal } from "./interval-sampler.js";
 
 /**
  * Bytes a sender's kernel has accepted on a set of TCP connections that the peer has not
@@ -26,6 +27,7 @@ export class UnacknowledgedBytes {
   private lastReadMs = Number.NEGATIVE_INFINITY;
   private lastValue = 0;
   private freshReads = 0;
+  private tablesReadAtMs: number | null = null;
 
   constructor(
     private readonly tables: { ipv4: string; ipv6: string } = {
@@ -69,25 +71,35 @@ export class UnacknowledgedBytes {
   /**
    * The tracked connections' unacknowledged bytes now; null when the table cannot be read
    * (not Linux, /proc not mounted), and from then on, so a caller falls back to what the
-   * kernel accepted. Synchronous: it runs at every interval close (4 a second).
+   * kernel accepted. Synchronous: it runs at every interval close (4 a second). `fresh` (an
+   * interval's close) reads the tables whatever the last read's age.
    */
-  read(): number | null {
+  read(fresh = false): number | null {
     if (!this.available) return null;
     const nowMs = performance.now();
-    if (nowMs - this.lastReadMs < this.reuseMs) return this.lastValue;
-    let total = 0;
+    if (!fresh && nowMs - this.lastReadMs < this.reuseMs) return this.lastValue;
+    const texts: Array<[string, ReadonlySet<string>]> = [];
     for (const [table, keys] of this.keys) {
       const text = this.readTable(table);
       if (text === null) {
         this.available = false;
         return null;
       }
-      total += sumTxQueue(text, keys);
+      texts.push([text, keys]);
     }
+    // the figure is the kernel's at its read: parsing after the stamp keeps it out of the window
+    this.tablesReadAtMs = performance.now();
+    let total = 0;
+    for (const [text, keys] of texts) total += sumTxQueue(text, keys);
     this.lastReadMs = nowMs;
     this.lastValue = total;
     this.freshReads += 1;
     return total;
+  }
+
+  /** performance.now() when the last figure's tables had been read (null before any read). */
+  get readAtMs(): number | null {
+    return this.tablesReadAtMs;
   }
 
   /** How many times the tables were really read: the same count means the same moment. */
@@ -159,10 +171,12 @@ export function sumTxQueue(table: string, keys: ReadonlySet<string>): number {
  * to the kernel in 2.4 ms showed as crossed at an interval's close: 110 Mbit/s, then 83, on a
  * 100 Mbit/s link.
  */
-export class AcknowledgedTotal {
+export class AcknowledgedTotal implements RunningTotal {
   private floor = Number.NEGATIVE_INFINITY;
   private readCount = -1;
   private sentAtRead = 0;
+  /** Whether the last total came from a table read (false: what the kernel accepted, true now). */
+  private fromTable = false;
 
   constructor(
     private readonly unacknowledged: UnacknowledgedBytes,
@@ -176,8 +190,12 @@ export class AcknowledgedTotal {
     this.readCount = -1;
   }
 
-  readonly total = (): number => {
-    const unacknowledged = this.unacknowledged.read();
+  readonly total = (): number => this.read(false);
+
+  /** The total, as the interval sampler reads it (RunningTotal): `fresh` at an interval's close. */
+  read(fresh: boolean): number {
+    const unacknowledged = this.unacknowledged.read(fresh);
+    this.fromTable = unacknowledged !== null;
     const sent = this.sent();
     if (unacknowledged === null || this.unacknowledged.readCount !== this.readCount) {
       this.readCount = this.unacknowledged.readCount;
@@ -186,5 +204,10 @@ export class AcknowledgedTotal {
     const acknowledgedSent = Math.min(sent, this.sentAtRead) - (unacknowledged ?? 0);
     this.floor = Math.max(this.floor, acknowledgedSent + this.received());
     return this.floor;
-  };
+  }
+
+  /** When the last total was true: its table read (RunningTotal); null without one. */
+  takenAtMs(): number | null {
+    return this.fromTable ? this.unacknowledged.readAtMs : null;
+  }
 }

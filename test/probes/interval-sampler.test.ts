@@ -1,6 +1,10 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { IntervalSampler, type IntervalSamples } from "../../src/probes/interval-sampler.js";
+import {
+  IntervalSampler,
+  type IntervalSamples,
+  type RunningTotal,
+} from "../../src/probes/interval-sampler.js";
 import { VirtualLoop } from "./support/virtual-loop.js";
 
 /**
@@ -178,4 +182,37 @@ test("a backlog with a gap longer than the sampler's window: the rest goes to th
   const stalled = samples.durationSeconds.findIndex((seconds) => seconds >= 0.25);
   assert.equal(samples.bytes[stalled], before, `intervals: ${samples.bytes.join(", ")}`);
   assert.equal(samples.bytes[stalled + 1], after);
+});
+
+/**
+ * A kernel-read total (the bytes the peer acknowledged, read from /proc) is true when the table
+ * was read. A busy run's s3-put showed the process paused 50 ms between that read and the close's
+ * end: the interval got the time but not its bytes, the next one the bytes (77 then 120 Mbit/s
+ * on a 100 Mbit/s link). The close now ends where the total was true.
+ */
+test("a pause between the total's read and the close: the interval ends when the total was true", () => {
+  const loop = new VirtualLoop();
+  // one byte per ms crosses the link whatever the process does; each read sees what crossed by then
+  let readAtMs: number | null = null;
+  let freshReads = 0;
+  const acknowledged: RunningTotal = {
+    read: (fresh) => {
+      readAtMs = loop.nowMs();
+      // the start's read, two closes, then a 50 ms pause right after the third close's read
+      if (fresh && ++freshReads === 4) loop.pause(50);
+      return readAtMs;
+    },
+    takenAtMs: () => readAtMs,
+  };
+  const sampler = new IntervalSampler(50, acknowledged, loop);
+  sampler.start(0);
+  loop.run(400, 2);
+  const samples = sampler.stop(400);
+  assertTiles(samples, 0.4);
+  assert.equal(total(samples.bytes), 400, "every byte in one interval");
+  const rates = samples.bytes.map((bytes, i) => bytes / ((samples.durationSeconds[i] as number) * 1000));
+  assert.ok(
+    rates.every((rate) => Math.abs(rate - 1) < 1e-9),
+    `every interval at the link's 1 byte/ms: ${rates.map((rate) => rate.toFixed(3)).join(", ")}`,
+  );
 });

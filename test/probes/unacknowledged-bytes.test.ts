@@ -145,3 +145,28 @@ test("UnacknowledgedBytes on a live loopback connection: what the peer has not t
     server.close();
   }
 });
+
+test("an interval's close reads the table afresh and says when: the figure is true at that read", () => {
+  const dir = mkdtempSync(join(tmpdir(), "lnb-txq-"));
+  try {
+    const ipv4 = join(dir, "tcp");
+    writeFileSync(ipv4, table);
+    // reads reused for a minute, as in the test above
+    const unacknowledged = new UnacknowledgedBytes({ ipv4, ipv6: join(dir, "tcp6") }, 60_000);
+    unacknowledged.track(0xdc00, 0x1f90, "127.0.0.1");
+    let sent = 100_000;
+    const acknowledged = new AcknowledgedTotal(unacknowledged, () => sent);
+    const beforeMs = performance.now();
+    assert.equal(acknowledged.read(false), 100_000 - 0x2000);
+    const firstReadMs = acknowledged.takenAtMs() as number;
+    assert.ok(firstReadMs >= beforeMs && firstReadMs <= performance.now());
+    sent = 200_000;
+    writeFileSync(ipv4, table.replace("00002000", "00001000"));
+    assert.equal(acknowledged.read(false), 100_000 - 0x2000, "reused: as of the first read");
+    assert.equal(acknowledged.takenAtMs(), firstReadMs, "and true when that read was");
+    assert.equal(acknowledged.read(true), 200_000 - 0x1000, "fresh: read now");
+    assert.ok((acknowledged.takenAtMs() as number) > firstReadMs);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});

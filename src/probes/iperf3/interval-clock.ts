@@ -51,10 +51,10 @@ export class IntervalClock {
     private readonly options: { reportIntervalSeconds: number; bidir: boolean; sampleIntervalMs: number },
   ) {
     // the tally adds what the streams moved; the running total adds the difference to what crossed the link
-    this.sampler = new IntervalSampler(
-      options.sampleIntervalMs,
-      () => this.acknowledged.total() - this.movedNow(),
-    );
+    this.sampler = new IntervalSampler(options.sampleIntervalMs, {
+      read: (fresh) => this.acknowledged.read(fresh) - this.movedNow(),
+      takenAtMs: () => this.acknowledged.takenAtMs(),
+    });
     this.sampled = emptySamples(options.sampleIntervalMs);
   }
 

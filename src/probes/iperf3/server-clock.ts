@@ -31,7 +31,7 @@ export class ServerClock {
   ) {
     // sent bytes count what crossed the link: what the kernel accepted minus what it still holds
     // unacknowledged (see UnacknowledgedBytes), so the first interval holds no send-buffer fill
-    this.sampler = new IntervalSampler(sampleIntervalMs, this.acknowledged.total);
+    this.sampler = new IntervalSampler(sampleIntervalMs, this.acknowledged);
     this.sampled = emptySamples(sampleIntervalMs);
   }
 

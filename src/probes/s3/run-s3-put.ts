@@ -90,7 +90,7 @@ export async function runS3PutProbe(
     const countRetransmits = await startRetransmitCounter();
     // samples of what crossed the link: accepted body bytes minus what the send buffers still hold
     const progress = new UploadProgress();
-    const sampler = new IntervalSampler(event.intervalMs, progress.total);
+    const sampler = new IntervalSampler(event.intervalMs, progress);
     const uploaded: UploadedPart[] = [];
     let retries = 0;
     let nextPart = 1;

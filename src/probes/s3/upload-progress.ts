@@ -1,5 +1,6 @@
 import type { ClientRequest } from "node:http";
 import type { Socket } from "node:net";
+import type { RunningTotal } from "../interval-sampler.js";
 import { AcknowledgedTotal, UnacknowledgedBytes } from "../unacknowledged-bytes.js";
 
 /**
@@ -18,7 +19,7 @@ import { AcknowledgedTotal, UnacknowledgedBytes } from "../unacknowledged-bytes.
  * Where the kernel's table cannot be read the figure is what the kernel accepted (the sender's
  * view, as iperf3's sender intervals). The total never goes back.
  */
-export class UploadProgress {
+export class UploadProgress implements RunningTotal {
   private acceptedBytes = 0;
   /** Per connection: body bytes handed to the socket whose write has not completed yet. */
   private readonly writing = new Map<Socket, number>();
@@ -80,8 +81,18 @@ export class UploadProgress {
     else if (request.socket) addTo(this.writing, request.socket, -byteCount);
   }
 
-  /** Bytes across the link so far (IntervalSampler's running total). */
+  /** Bytes across the link so far. */
   readonly total = (): number => this.acknowledged.total();
+
+  /** The total as the interval sampler reads it (RunningTotal): `fresh` at an interval's close. */
+  read(fresh: boolean): number {
+    return this.acknowledged.read(fresh);
+  }
+
+  /** When the last total was true: the kernel table's read (RunningTotal). */
+  takenAtMs(): number | null {
+    return this.acknowledged.takenAtMs();
+  }
 
   /** Body bytes the kernel has taken: completed writes, and what it took of those in progress. */
   private takenBytes(): number {

@@ -45,11 +45,20 @@ export class VirtualLoop implements SamplerLoop {
     for (const callback of checks) callback();
   }
 
-  /** Turns every `stepMs` from the clock up to `untilMs`, each with `io(atMs)`. */
+  /**
+   * The process loses the CPU for `ms` in the middle of what it runs (descheduled, a GC pause):
+   * the clock moves, nothing else happens.
+   */
+  pause(ms: number): void {
+    this.clockMs += ms;
+  }
+
+  /** Turns every `stepMs` from the clock up to `untilMs`, each with `io(atMs)`; none the clock has passed. */
   run(untilMs: number, stepMs: number, io?: (atMs: number) => void): void {
     const fromMs = this.clockMs;
     for (let step = 1; fromMs + step * stepMs <= untilMs; step += 1) {
       const atMs = fromMs + step * stepMs;
+      if (atMs < this.clockMs) continue;
       this.turn(atMs, io ? () => io(atMs) : undefined);
     }
   }
