@@ -1,5 +1,5 @@
 import { spawn } from "node:child_process";
-import { closeSync, openSync } from "node:fs";
+import { closeSync, openSync, readFileSync } from "node:fs";
 import { hostCgroups } from "./cgroup-choice.js";
 import { joinCgroupScript } from "./cgroups.js";
 import { labOfNamespace } from "./lab-names.js";
@@ -35,7 +35,8 @@ export async function startDetached(
     if (pid === undefined) throw new Error(`lab: could not start ${role} (${file})`);
     child.unref();
     const startTicks = await processStartTicks(pid);
-    if (startTicks === null) throw new Error(`lab: ${role} (${file}) exited at once; see ${logFile}`);
+    if (startTicks === null)
+      throw new Error(`lab: ${role} (${file}) exited at once; see ${logFile}${logEnding(logFile)}`);
     return { role, pid, startTicks };
   } finally {
     closeSync(log);
@@ -66,11 +67,33 @@ export async function waitForListener(
     const { stdout } = await runCommand(file, args, { allowFailure: true });
     if (stdout.trim().length > 0) return;
     if ((await processStartTicks(process.pid)) === null) {
-      throw new Error(`lab: ${what} exited before listening on port ${port}; see ${logFile}`);
+      throw new Error(
+        `lab: ${what} exited before listening on port ${port}; see ${logFile}${logEnding(logFile)}`,
+      );
     }
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
   throw new Error(`lab: ${what} is not listening on port ${port} after ${timeoutSeconds} s; see ${logFile}`);
+}
+
+/** How much of a server's log an error quotes: its last lines say why it exited. */
+const LOG_ENDING_BYTES = 1_500;
+
+/**
+ * "; its log ends: ..." with the log's last bytes, or "" when it is empty or unreadable: the lab
+ * is often removed with its log right after the error (a test's private lab), and the log is
+ * what says why the server exited (a busy run's "iperf3-server:5201 exited at once" said nothing
+ * else once its lab was gone).
+ */
+export function logEnding(logFile: string): string {
+  let text: string;
+  try {
+    text = readFileSync(logFile, "utf8");
+  } catch {
+    return "";
+  }
+  const ending = text.slice(-LOG_ENDING_BYTES).trim();
+  return ending === "" ? "" : `; its log ends: ${JSON.stringify(ending)}`;
 }
 
 /** Kills a recorded process if it is still the same process, and waits until it is gone. */
