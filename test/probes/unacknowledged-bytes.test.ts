@@ -52,14 +52,25 @@ test("UnacknowledgedBytes reads the table of each connection's address family on
   }
 });
 
-test("AcknowledgedTotal: what was sent since a reused table read counts at the next read; received bytes at once", () => {
+/**
+ * `work` on a table file holding `table`, one connection (0xDC00 to 0x1F90) tracked, reads reused
+ * for a minute: every read after the first is a reused one until track() or a fresh read.
+ */
+function withTable(work: (ipv4: string, unacknowledged: UnacknowledgedBytes) => void): void {
   const dir = mkdtempSync(join(tmpdir(), "lnb-txq-"));
   try {
     const ipv4 = join(dir, "tcp");
     writeFileSync(ipv4, table);
-    // a read is reused for a minute: every read below after the first is a reused one until track()
     const unacknowledged = new UnacknowledgedBytes({ ipv4, ipv6: join(dir, "tcp6") }, 60_000);
     unacknowledged.track(0xdc00, 0x1f90, "127.0.0.1");
+    work(ipv4, unacknowledged);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+test("AcknowledgedTotal: what was sent since a reused table read counts at the next read; received bytes at once", () => {
+  withTable((ipv4, unacknowledged) => {
     let sent = 100_000;
     let received = 0;
     const acknowledged = new AcknowledgedTotal(
@@ -85,9 +96,7 @@ test("AcknowledgedTotal: what was sent since a reused table read counts at the n
       700_000 - 0x1000 + 500,
       "after a reset the next total reads sent afresh",
     );
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
+  });
 });
 
 test("AcknowledgedTotal where the table cannot be read: what was sent, as it grows", () => {
@@ -147,13 +156,7 @@ test("UnacknowledgedBytes on a live loopback connection: what the peer has not t
 });
 
 test("an interval's close reads the table afresh and says when: the figure is true at that read", () => {
-  const dir = mkdtempSync(join(tmpdir(), "lnb-txq-"));
-  try {
-    const ipv4 = join(dir, "tcp");
-    writeFileSync(ipv4, table);
-    // reads reused for a minute, as in the test above
-    const unacknowledged = new UnacknowledgedBytes({ ipv4, ipv6: join(dir, "tcp6") }, 60_000);
-    unacknowledged.track(0xdc00, 0x1f90, "127.0.0.1");
+  withTable((ipv4, unacknowledged) => {
     let sent = 100_000;
     const acknowledged = new AcknowledgedTotal(unacknowledged, () => sent);
     const beforeMs = performance.now();
@@ -166,7 +169,5 @@ test("an interval's close reads the table afresh and says when: the figure is tr
     assert.equal(acknowledged.takenAtMs(), firstReadMs, "and true when that read was");
     assert.equal(acknowledged.read(true), 200_000 - 0x1000, "fresh: read now");
     assert.ok((acknowledged.takenAtMs() as number) > firstReadMs);
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
+  });
 });
