@@ -83,7 +83,8 @@ export function neverLeftBurstText(model: BucketModel): string {
 /** The model in one sentence: sustained, peak, bucket, refill. */
 function describeModel(model: BucketModel): string {
   const neverLeft = neverLeftBurstText(model);
-  if (model.n === 0) return `no sustained rate: ${neverLeft}`;
+  // it says itself that there is no sustained rate
+  if (model.n === 0) return neverLeft;
   const sustained = `sustained ${spread(model.sustainedBitsPerSecond, mbps)} Mbit/s${neverLeft ? ` (${neverLeft})` : ""}`;
   if (model.burstFound === 0) return `${sustained}; no burst in ${model.n} repetition(s)`;
   const partial = model.burstFound < model.n ? ` (burst in ${model.burstFound} of ${model.n})` : "";
