@@ -1,4 +1,5 @@
-// Runs the test files with node's built-in runner (TypeScript through tsx):
+// Runs the test files with node's built-in runner, compiled to JavaScript first
+// (scripts/compiled-tests.mjs; the stock-kernel VM's lane through tsx):
 //   node scripts/run-tests.mjs                      every tier (`npm test`)
 //   node scripts/run-tests.mjs --tier unit          one tier (`npm run test:unit`); a comma list for several
 //   node scripts/run-tests.mjs FRAGMENT ...         the files whose path contains a fragment
@@ -22,10 +23,11 @@
 import { spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { join, relative } from "node:path";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import { changedFiles, readSources, testsAffectedBy } from "./changed-tests.mjs";
+import { compiledPath, compileTests, sourcePath } from "./compiled-tests.mjs";
 import { tapCounts, tapFailures } from "./tap-results.mjs";
 import {
   findTestFiles,
@@ -42,7 +44,9 @@ const SHARED_CONCURRENCY = { unit: 4, integration: 2, lab: 2, e2e: 2, vm: 1 };
 /** "paired" measuring files at once. */
 const PAIRED_CONCURRENCY = 2;
 const SHARED_NICENESS = 19;
-const UNIT_GUARD = "./test/helpers/unit-guard.ts";
+const UNIT_GUARD = "test/helpers/unit-guard.ts";
+/** Lanes whose files run from source through tsx (loading()). */
+const SOURCE_LANES = new Set(["emulated"]);
 const FILE_TIMES_REPORTER = "./scripts/file-times-reporter.mjs";
 /** The lock test/helpers/bench-lock.ts takes; how long the run waits for it before going on without. */
 const BENCH_LOCK = "/tmp/lnb-bench.lock";
@@ -72,11 +76,26 @@ function relay(stream, prefix, sink) {
   createInterface({ input: stream }).on("line", (line) => sink.write(`${prefix}${line}\n`));
 }
 
+/**
+ * How a batch's files load: compiled from the run's mirror (scripts/compiled-tests.mjs), or from
+ * source through tsx for a lane whose files import .ts files at run time (the stock-kernel test
+ * loads the plan schema of the checkout it boots).
+ */
+function loading(batch, mirror) {
+  const guard = (path) => (batch.tier === "unit" ? ["--import", path] : []);
+  if (SOURCE_LANES.has(batch.lane))
+    return { imports: ["--import", "tsx", ...guard(UNIT_GUARD)], files: batch.files };
+  return {
+    imports: ["--enable-source-maps", ...guard(`./${compiledPath(mirror, UNIT_GUARD)}`)],
+    files: batch.files.map((file) => compiledPath(mirror, file)),
+  };
+}
+
 /** One `node --test` over a batch; resolves with its counts, exit status and times. */
-function runBatch(batch, scratch, index, prefixed) {
+function runBatch(batch, scratch, index, prefixed, mirror) {
   const tap = join(scratch, `${batch.lane}-${index}.tap`);
   const times = join(scratch, `${batch.lane}-${index}.times`);
-  const imports = ["--import", "tsx", ...(batch.tier === "unit" ? ["--import", UNIT_GUARD] : [])];
+  const { imports, files } = loading(batch, mirror);
   const nodeArgs = [
     ...imports,
     "--test",
@@ -88,7 +107,7 @@ function runBatch(batch, scratch, index, prefixed) {
     `--test-reporter-destination=${tap}`,
     `--test-reporter=${FILE_TIMES_REPORTER}`,
     `--test-reporter-destination=${times}`,
-    ...batch.files,
+    ...files,
   ];
   const niced = batch.nice ? ["nice", "-n", String(SHARED_NICENESS)] : [];
   const cpu = join(scratch, `${batch.lane}-${index}.cpu`);
@@ -121,7 +140,11 @@ function runBatch(batch, scratch, index, prefixed) {
       try {
         const text = readFileSync(tap, "utf8");
         counts = tapCounts(text);
-        failures = tapFailures(text);
+        failures = tapFailures(text).map((f) => ({
+          ...f,
+          location: sourcePath(f.location),
+          error: sourcePath(f.error),
+        }));
         fileSeconds = readFileTimes(times);
       } catch {
         // no TAP file: the runner itself died; the status says so below
@@ -162,7 +185,10 @@ function readFileTimes(path) {
     .split("\n")
     .filter((line) => line.trim() !== "")
     .map((line) => JSON.parse(line))
-    .map(({ file, seconds }) => ({ file: file.startsWith(root) ? file.slice(root.length) : file, seconds }));
+    .map(({ file, seconds }) => ({
+      file: sourcePath(file.startsWith(root) ? file.slice(root.length) : file),
+      seconds,
+    }));
 }
 
 /** The batches of each lane, in tier order. */
@@ -202,10 +228,10 @@ function alonesThenLongestPaired(measuring, manifest) {
   return [...measuring.filter((b) => b.alone), ...paired];
 }
 
-async function runLane(batches, scratch, prefixed) {
+async function runLane(batches, scratch, prefixed, mirror) {
   const results = [];
   for (const [index, batch] of batches.entries())
-    results.push(await runBatch(batch, scratch, index, prefixed));
+    results.push(await runBatch(batch, scratch, index, prefixed, mirror));
   return results;
 }
 
@@ -215,13 +241,13 @@ async function runLane(batches, scratch, prefixed) {
  * starts as soon as a slot frees, in whichever tier: one long file no longer leaves a slot idle
  * until its tier ends.
  */
-async function runMeasuringLane(batches, scratch, prefixed) {
+async function runMeasuringLane(batches, scratch, prefixed, mirror) {
   const results = [];
   const running = new Set();
   for (const [index, batch] of batches.entries()) {
     while (running.size > 0 && (batch.alone || running.size >= PAIRED_CONCURRENCY))
       await Promise.race(running);
-    const run = runBatch(batch, scratch, index, prefixed).then((result) => {
+    const run = runBatch(batch, scratch, index, prefixed, mirror).then((result) => {
       results.push(result);
       running.delete(run);
     });
@@ -410,23 +436,28 @@ for (const { tier, files } of plan) {
 }
 const scratch = mkdtempSync(join(tmpdir(), "lnb-test-tiers-"));
 const startedMs = Date.now();
+const compiled = await compileTests();
+console.log(
+  `=== compiled src/ and test/ into ${relative(process.cwd(), compiled.mirror)} in ${((Date.now() - startedMs) / 1000).toFixed(1)} s`,
+);
 let lanes;
 try {
   const [measured, sharedResults, emulatedResults, backgroundResults] = await Promise.all([
-    runMeasuringLane(measuring, scratch, prefixed),
-    runLane(shared, scratch, prefixed),
-    runLane(emulated, scratch, prefixed),
-    runLane(background, scratch, prefixed),
+    runMeasuringLane(measuring, scratch, prefixed, compiled.mirror),
+    runLane(shared, scratch, prefixed, compiled.mirror),
+    runLane(emulated, scratch, prefixed, compiled.mirror),
+    runLane(background, scratch, prefixed, compiled.mirror),
   ]);
   lanes = {
     measuring: measured,
     shared: sharedResults,
     emulated: emulatedResults,
     background: backgroundResults,
-    quiet: await runLane(quiet, scratch, prefixed),
+    quiet: await runLane(quiet, scratch, prefixed, compiled.mirror),
   };
 } finally {
   rmSync(scratch, { recursive: true, force: true });
+  compiled.remove();
 }
 const summaries = tierSummaries(plan, Object.values(lanes).flat());
 printSummary(summaries, lanes, (Date.now() - startedMs) / 1000);

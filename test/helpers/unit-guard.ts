@@ -9,7 +9,11 @@ import { syncBuiltinESMExports } from "node:module";
 import net from "node:net";
 import { relative } from "node:path";
 
-const file = relative(process.cwd(), process.argv[1] ?? "this test file");
+// a test runs compiled from the run's mirror (scripts/compiled-tests.mjs): name its source file
+const file = relative(process.cwd(), process.argv[1] ?? "this test file").replace(
+  /^\.test-build\/run-\d+\/(.*)\.js$/,
+  "$1.ts",
+);
 
 function refuse(what: string): never {
   throw new Error(
