@@ -9,7 +9,7 @@
 // Tiers come from test/tiers.json (docs/testing.md). Two lanes run side by side:
 // - the measuring lane: the timing-sensitive files (listed "alone" or "paired"), one `node --test`
 //   each: the "alone" files first, none beside another, then the "paired" ones (little CPU) in
-//   the manifest's order (longest first) in two slots, the next starting as soon as a slot is free;
+//   the manifest's order (longest first) in three slots, the next starting as soon as a slot is free;
 // - the shared lane: every other file, tier by tier (unit files several at once under a guard that
 //   fails any test starting a process or opening a socket), at the lowest CPU priority (nice 19),
 //   so it only takes CPU time a measurement leaves idle.
@@ -41,8 +41,12 @@ import {
 
 /** Files of a tier's shared part at once, measured on the 2-core build machine (docs/testing.md). */
 const SHARED_CONCURRENCY = { unit: 4, integration: 2, lab: 2, e2e: 2, vm: 1 };
-/** "paired" measuring files at once. */
-const PAIRED_CONCURRENCY = 2;
+/**
+ * "paired" measuring files at once. Three since 2026-12-06: they wait on scaled transfers (0.57
+ * core on average for two), and the lane was the whole run's critical path on a quiet host (927 s
+ * of 979), ~880 s of it paired files packed in two slots.
+ */
+const PAIRED_CONCURRENCY = 3;
 const SHARED_NICENESS = 19;
 const UNIT_GUARD = "test/helpers/unit-guard.ts";
 /** Lanes whose files run from source through tsx (loading()). */
@@ -219,7 +223,7 @@ function laneBatches(plan, manifest) {
 
 /**
  * The alone files first (each needs the machine, and they are short), then the paired ones in
- * the order test/tiers.json lists them, longest first: two slots end together instead of one long
+ * the order test/tiers.json lists them, longest first: the slots end together instead of one long
  * file starting last (ci1 2026-12-04: the lane ran 994 s where its files packed into 935).
  */
 function alonesThenLongestPaired(measuring, manifest) {
