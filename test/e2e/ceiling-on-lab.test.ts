@@ -6,6 +6,7 @@ import { after, test } from "node:test";
 import { WIRE_BYTES_PER_PAYLOAD_BYTE } from "../../src/plan/lab-profile.js";
 import { removeLab } from "../../src/platforms/local/cleanup.js";
 import { privateLabName } from "../../src/platforms/local/lab-names.js";
+import { cliArgv } from "../helpers/cli-process.js";
 import { useScratch } from "../helpers/measured-run.js";
 import { rootSkip } from "../helpers/root-gate.js";
 import { scaledProfile } from "../helpers/scaled-profile.js";
@@ -83,7 +84,7 @@ async function runCell(name: string, objectMib: number, chunkMib: number): Promi
   );
   const { code, stdout, stderr } = await new Promise<{ code: number | null; stdout: string; stderr: string }>(
     (resolve) => {
-      const args = ["--import", "tsx", "test/helpers/run-cli-private-lab.ts", "run", "--config", config];
+      const args = cliArgv(["run", "--config", config], "run-cli-private-lab");
       const child = execFile(
         process.execPath,
         [...args, "--out", out],

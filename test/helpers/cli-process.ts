@@ -1,12 +1,15 @@
 import { type ChildProcess, execFile } from "node:child_process";
+import { scriptArgv } from "./test-script.js";
+
+/** The CLI entries of the tests: plain, on a private lab of the child, on the loopback platform. */
+type CliEntry = "run-cli" | "run-cli-private-lab" | "run-cli-loopback";
 
 /**
- * argv (after `process.execPath`) that runs the lambda-netbench CLI from source through tsx
- * (test/helpers/run-cli.ts), so CLI tests need no build. Paths are relative to the repo root,
- * the directory tests run from.
+ * argv (after `process.execPath`) that runs the lambda-netbench CLI from the sources (not dist/,
+ * so CLI tests need no build) through one of the entries in test/helpers (scriptArgv).
  */
-export function cliArgv(args: string[]): string[] {
-  return ["--import", "tsx", "test/helpers/run-cli.ts", ...args];
+export function cliArgv(args: string[], entry: CliEntry = "run-cli"): string[] {
+  return [...scriptArgv(new URL(`./${entry}.ts`, import.meta.url)), ...args];
 }
 
 /** A finished CLI child: its exit code (1 when it was killed, timed out or never started). */
@@ -28,9 +31,7 @@ export function runCli(
   args: string[],
   options: { timeoutMs?: number; privateLab?: boolean } = {},
 ): Promise<CliOutcome> {
-  const argv = options.privateLab
-    ? ["--import", "tsx", "test/helpers/run-cli-private-lab.ts", ...args]
-    : cliArgv(args);
+  const argv = cliArgv(args, options.privateLab ? "run-cli-private-lab" : "run-cli");
   return new Promise((resolve) => {
     const child = execFile(
       process.execPath,

@@ -1,5 +1,6 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
+import { scriptArgv } from "./test-script.js";
 
 /**
  * s3rver in a process of its own, started through a command prefix (`ip netns exec NS`), so a
@@ -11,7 +12,7 @@ export interface S3rverProcess {
   stop(): Promise<void>;
 }
 
-const childScript = fileURLToPath(new URL("./s3rver-child.ts", import.meta.url));
+const childScript = new URL("./s3rver-child.ts", import.meta.url);
 const repoRoot = fileURLToPath(new URL("../..", import.meta.url));
 
 export function startS3rverProcess(
@@ -19,7 +20,7 @@ export function startS3rverProcess(
   address: string,
   bucket: string,
 ): Promise<S3rverProcess> {
-  const [program, ...args] = [...prefix, process.execPath, "--import", "tsx", childScript, address, bucket];
+  const [program, ...args] = [...prefix, process.execPath, ...scriptArgv(childScript), address, bucket];
   const child = spawn(program as string, args, {
     cwd: repoRoot,
     stdio: ["ignore", "pipe", "pipe"],

@@ -9,6 +9,7 @@ import { labDown, labUp } from "../../src/platforms/local/lab.js";
 import { LabBusy } from "../../src/platforms/local/lab-holder.js";
 import { privateLabName } from "../../src/platforms/local/lab-names.js";
 import { readRecords } from "../../src/results/run-directory.js";
+import { cliArgv } from "../helpers/cli-process.js";
 import { rootSkip } from "../helpers/root-gate.js";
 import { ensureBuilt } from "./lab-helpers.js";
 
@@ -34,11 +35,9 @@ function startRun(args: string[]): {
   output: () => string;
   exit: Promise<number | null>;
 } {
-  const child = spawn(
-    process.execPath,
-    ["--import", "tsx", "test/helpers/run-cli-private-lab.ts", "run", ...args],
-    { stdio: ["ignore", "pipe", "pipe"] },
-  );
+  const child = spawn(process.execPath, cliArgv(["run", ...args], "run-cli-private-lab"), {
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   children.push(child);
   if (child.pid) labs.push(privateLabName(child.pid));
   let output = "";

@@ -60,7 +60,7 @@ test("compare through the CLI prints both runs and the deltas", async () => {
   // a child process: capturing this process's stdout would swallow the test reporter's output
   const result = spawnSync(
     process.execPath,
-    ["--import", "tsx", "test/helpers/run-cli-loopback.ts", "compare", runDir, runDir, "--format", "md"],
+    cliArgv(["compare", runDir, runDir, "--format", "md"], "run-cli-loopback"),
     { encoding: "utf8" },
   );
   assert.equal(result.status, 0, result.stderr);
@@ -94,13 +94,9 @@ test("compare RUN --baseline seed-2026: the seed's seconds per object beside our
     await writeManifest(dir, manifest);
     await writeFile(join(dir, "results.jsonl"), records.map((r) => `${JSON.stringify(r)}\n`).join(""));
     const run = (...args: string[]) =>
-      spawnSync(
-        process.execPath,
-        ["--import", "tsx", "test/helpers/run-cli-loopback.ts", "compare", ...args],
-        {
-          encoding: "utf8",
-        },
-      );
+      spawnSync(process.execPath, cliArgv(["compare", ...args], "run-cli-loopback"), {
+        encoding: "utf8",
+      });
     const result = run(dir, "--baseline", "seed-2026", "--format", "md");
     assert.equal(result.status, 0, result.stderr);
     assert.match(result.stdout, /^# Beside the published study\n/);

@@ -5,6 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { readManifest, readRecords } from "../../src/results/run-directory.js";
+import { cliArgv } from "../helpers/cli-process.js";
 import { loopProfile } from "../helpers/loopback-platform.js";
 
 /**
@@ -49,7 +50,7 @@ function startCli(args: string[]): {
   output: () => string;
   exit: Promise<number | null>;
 } {
-  const child = spawn(process.execPath, ["--import", "tsx", "test/helpers/run-cli-loopback.ts", ...args], {
+  const child = spawn(process.execPath, cliArgv(args, "run-cli-loopback"), {
     env: { ...process.env, LNBR_PID_FILE: pidFile(), LNBR_INVOKE_DELAY_MS: "200" },
     stdio: ["ignore", "pipe", "pipe"],
   });

@@ -11,6 +11,7 @@ import {
   type RouteTableFacts,
   vpcReachability,
 } from "../../../src/platforms/aws/vpc-reachability.js";
+import { scriptArgv } from "../../helpers/test-script.js";
 import {
   AwsStub,
   accountSettings,
@@ -552,8 +553,8 @@ describe("without network", () => {
   test("the preflight of a VPC plan with a fleet fails fast with every item named (no hang)", {
     skip: !isolated && "needs root to make a namespace without network",
   }, () => {
-    const script = new URL("./vpc-preflight-offline.ts", import.meta.url).pathname;
-    const run = spawnSync("unshare", ["--net", process.execPath, "--import", "tsx", script], {
+    const script = new URL("./vpc-preflight-offline.ts", import.meta.url);
+    const run = spawnSync("unshare", ["--net", process.execPath, ...scriptArgv(script)], {
       encoding: "utf8",
       timeout: 90_000,
       env: { ...process.env, AWS_EC2_METADATA_DISABLED: "true" },

@@ -1,8 +1,9 @@
 import { spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
+import { scriptArgv } from "../../helpers/test-script.js";
 import { stockClientArgs } from "./stock-client.js";
 
-const cliEntry = fileURLToPath(new URL("../../helpers/run-cli.ts", import.meta.url));
+const cliEntry = new URL("../../helpers/run-cli.ts", import.meta.url);
 const repoRoot = fileURLToPath(new URL("../../../", import.meta.url));
 
 export interface ClientRun {
@@ -33,9 +34,7 @@ export function runOurClient(options: ClientRunOptions): Promise<ClientRun> {
   const args = [
     ...options.prefix,
     process.execPath,
-    "--import",
-    "tsx",
-    cliEntry,
+    ...scriptArgv(cliEntry),
     "probe",
     "iperf3",
     "--host",

@@ -2,8 +2,9 @@ import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import type { ProbeSummary } from "../../../src/probes/probe-summary.js";
+import { scriptArgv } from "../../helpers/test-script.js";
 
-const script = fileURLToPath(new URL("./stalled-probe.ts", import.meta.url));
+const script = new URL("./stalled-probe.ts", import.meta.url);
 const repoRoot = fileURLToPath(new URL("../../../", import.meta.url));
 
 export interface StalledRun {
@@ -22,9 +23,7 @@ export function runStalledProbe(
   const args = [
     ...prefix,
     process.execPath,
-    "--import",
-    "tsx",
-    script,
+    ...scriptArgv(script),
     JSON.stringify(event),
     String(stall.atMs),
     String(stall.forMs),
@@ -125,13 +124,11 @@ export function runStalledServer(
   client: () => Promise<void>,
   timeoutMs = 60_000,
 ): Promise<StalledRun> {
-  const script = fileURLToPath(new URL("./stalled-server.ts", import.meta.url));
+  const server = new URL("./stalled-server.ts", import.meta.url);
   const args = [
     ...prefix,
     process.execPath,
-    "--import",
-    "tsx",
-    script,
+    ...scriptArgv(server),
     String(port),
     String(stall.atMs),
     String(stall.forMs),
