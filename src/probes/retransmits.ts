@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 
 /**
@@ -35,4 +36,58 @@ export async function startRetransmitCounter(): Promise<() => Promise<number | n
     const end = await readRetransSegs();
     return start === undefined || end === undefined ? null : Math.max(0, end - start);
   };
+}
+
+/**
+ * How long RetransSegs must stand still before no repair of a loss is taken to be pending. A
+ * retransmission is acknowledged a round trip after it left, and one lost again is sent again
+ * once the acknowledgements of later segments show it lost (RACK: about a round trip later), so
+ * a counter still for longer than a round trip has no repair in flight. The lab's round trip
+ * under load is its tbf queue (20 ms) and a little; Lambda's to S3 a few ms.
+ */
+const REPAIR_QUIET_MS = 30;
+
+/**
+ * Whether the kernel has retransmitted lately on this namespace's connections (RetransSegs, read
+ * synchronously: it is asked at interval closes). While a lost segment waits for its repair,
+ * what follows it crosses the link and is SACKed, but the connection's acknowledged bytes stop
+ * at the hole (snd_una; Node cannot read the SACKed bytes, TCP_INFO) and jump when the repair
+ * arrives: a close in between reads the link's bytes one interval late.
+ */
+export class LossRepairs {
+  private lastCount: number | undefined;
+  private movedAtMs = Number.NEGATIVE_INFINITY;
+  private available = true;
+
+  /** Reads the counter now, so retransmits from the first interval on are seen. */
+  constructor(
+    private readonly snmpPath = "/proc/net/snmp",
+    private readonly quietMs = REPAIR_QUIET_MS,
+  ) {
+    this.lastCount = this.readCount();
+  }
+
+  /**
+   * Reads the counter at `nowMs` (a monotonic clock); true while it moved less than quietMs
+   * ago, where a move is dated at the read that saw it. False where the file cannot be read.
+   */
+  repairing(nowMs: number): boolean {
+    if (!this.available) return false;
+    const count = this.readCount();
+    if (count === undefined) {
+      this.available = false;
+      return false;
+    }
+    if (this.lastCount !== undefined && count !== this.lastCount) this.movedAtMs = nowMs;
+    this.lastCount = count;
+    return nowMs - this.movedAtMs < this.quietMs;
+  }
+
+  private readCount(): number | undefined {
+    try {
+      return parseRetransSegs(readFileSync(this.snmpPath, "utf8"));
+    } catch {
+      return undefined;
+    }
+  }
 }

@@ -1,6 +1,7 @@
 import { closeSync, openSync, readSync } from "node:fs";
 import { isIPv6 } from "node:net";
 import type { RunningTotal } from "./interval-sampler.js";
+import type { LossRepairs } from "./retransmits.js";
 
 /**
  * Bytes a sender's kernel has accepted on a set of TCP connections that the peer has not
@@ -28,6 +29,8 @@ export class UnacknowledgedBytes {
   private lastValue = 0;
   private freshReads = 0;
   private tablesReadAtMs: number | null = null;
+  /** The last read's figure per connection ("LLLL:RRRR"), for those in a table. */
+  private readonly byConnection = new Map<string, number>();
 
   constructor(
     private readonly tables: { ipv4: string; ipv6: string } = {
@@ -90,7 +93,8 @@ export class UnacknowledgedBytes {
     // the figure is the kernel's at its read: parsing after the stamp keeps it out of the window
     this.tablesReadAtMs = performance.now();
     let total = 0;
-    for (const [text, keys] of texts) total += sumTxQueue(text, keys);
+    this.byConnection.clear();
+    for (const [text, keys] of texts) total += sumTxQueue(text, keys, this.byConnection);
     this.lastReadMs = nowMs;
     this.lastValue = total;
     this.freshReads += 1;
@@ -100,6 +104,12 @@ export class UnacknowledgedBytes {
   /** performance.now() when the last figure's tables had been read (null before any read). */
   get readAtMs(): number | null {
     return this.tablesReadAtMs;
+  }
+
+  /** One connection's unacknowledged bytes at the last read; undefined when not in the tables. */
+  of(localPort: number | undefined, remotePort: number | undefined): number | undefined {
+    if (!localPort || !remotePort) return undefined;
+    return this.byConnection.get(`${hexPort(localPort)}:${hexPort(remotePort)}`);
   }
 
   /** How many times the tables were really read: the same count means the same moment. */
@@ -139,10 +149,15 @@ function hexPort(port: number): string {
 }
 
 /**
- * Sums the tx_queue column of the rows whose local and remote ports are in `keys`. A row:
+ * Sums the tx_queue column of the rows whose local and remote ports are in `keys` (each row's
+ * figure added to `byConnection` too, when given). A row:
  * `  sl  local_address rem_address   st tx_queue:rx_queue ...`, addresses as HEX:PORT.
  */
-export function sumTxQueue(table: string, keys: ReadonlySet<string>): number {
+export function sumTxQueue(
+  table: string,
+  keys: ReadonlySet<string>,
+  byConnection?: Map<string, number>,
+): number {
   let total = 0;
   for (const line of table.split("\n")) {
     const fields = line.trim().split(/\s+/);
@@ -153,7 +168,9 @@ export function sumTxQueue(table: string, keys: ReadonlySet<string>): number {
     const key = `${local.slice(local.lastIndexOf(":") + 1)}:${remote.slice(remote.lastIndexOf(":") + 1)}`;
     if (!keys.has(key)) continue;
     const txQueue = Number.parseInt(queues.slice(0, queues.indexOf(":")), 16);
-    if (Number.isFinite(txQueue)) total += txQueue;
+    if (!Number.isFinite(txQueue)) continue;
+    total += txQueue;
+    byConnection?.set(key, (byConnection.get(key) ?? 0) + txQueue);
   }
   return total;
 }
@@ -182,6 +199,8 @@ export class AcknowledgedTotal implements RunningTotal {
     private readonly unacknowledged: UnacknowledgedBytes,
     private readonly sent: () => number,
     private readonly received: () => number = () => 0,
+    /** Retransmits lately: the acknowledged figure then stops at a lost segment (RunningTotal.lagging). */
+    private readonly repairs: LossRepairs | null = null,
   ) {}
 
   /** The counters restarted (e.g. at the end of an omit period): forget the floor. */
@@ -209,5 +228,13 @@ export class AcknowledgedTotal implements RunningTotal {
   /** When the last total was true: its table read (RunningTotal); null without one. */
   takenAtMs(): number | null {
     return this.fromTable ? this.unacknowledged.readAtMs : null;
+  }
+
+  /**
+   * Whether the last total may lag the link: a loss is being repaired (RunningTotal). Only a
+   * table's figure can: without one the total is what the kernel accepted, ahead of the link.
+   */
+  lagging(nowMs: number): boolean {
+    return this.fromTable && (this.repairs?.repairing(nowMs) ?? false);
   }
 }

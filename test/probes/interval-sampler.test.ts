@@ -216,3 +216,58 @@ test("a pause between the total's read and the close: the interval ends when the
     `every interval at the link's 1 byte/ms: ${rates.map((rate) => rate.toFixed(3)).join(", ")}`,
   );
 });
+
+/**
+ * A loss being repaired: what followed the lost segment crosses the link, but the acknowledged
+ * total stops at the hole until the retransmission arrives, then jumps. A close in between read
+ * the link's bytes one interval late: 75 then 125 Mbit/s on a 100 Mbit/s tbf link whose own
+ * counter read 97 and 95. Here one byte crosses per ms; a hole opens at 40 ms and is repaired at
+ * 75 ms, the first close's timer fires at 50 ms. The close waits for the repair.
+ */
+test("a close while a loss is repaired waits for the repair: no interval gets the bytes of the one before", () => {
+  const loop = new VirtualLoop();
+  const holeMs = { from: 40, repairedAt: 75 };
+  const inHole = (atMs: number) => atMs >= holeMs.from && atMs < holeMs.repairedAt;
+  let readAtMs: number | null = null;
+  const acknowledged: RunningTotal = {
+    read: () => {
+      readAtMs = loop.nowMs();
+      return inHole(readAtMs) ? holeMs.from : readAtMs;
+    },
+    takenAtMs: () => readAtMs,
+    lagging: (nowMs) => inHole(nowMs),
+  };
+  const sampler = new IntervalSampler(50, acknowledged, loop);
+  sampler.start(0);
+  loop.run(400, 1);
+  const samples = sampler.stop(400);
+  assertTiles(samples, 0.4);
+  assert.equal(total(samples.bytes), 400, "every byte in one interval");
+  const rates = samples.bytes.map((bytes, i) => bytes / ((samples.durationSeconds[i] as number) * 1000));
+  assert.ok(
+    rates.every((rate) => rate <= 1 + 1e-9),
+    `no interval above the link's 1 byte/ms: ${rates.map((rate) => rate.toFixed(3)).join(", ")}`,
+  );
+  const firstSeconds = samples.durationSeconds[0] as number;
+  assert.ok(
+    firstSeconds >= 0.075 && firstSeconds <= 0.08,
+    `the first interval ends within a look (5 ms) of the repair at 75 ms: ${firstSeconds} s`,
+  );
+});
+
+test("a repair that does not end: a close waits at most four intervals", () => {
+  const loop = new VirtualLoop();
+  const acknowledged: RunningTotal = {
+    read: () => loop.nowMs(),
+    takenAtMs: () => loop.nowMs(),
+    lagging: () => true,
+  };
+  const sampler = new IntervalSampler(50, acknowledged, loop);
+  sampler.start(0);
+  loop.run(1_000, 1);
+  const samples = sampler.stop(1_000);
+  assertTiles(samples, 1);
+  assert.ok(samples.bytes.length >= 3, `${samples.bytes.length} intervals in 1 s`);
+  for (const seconds of samples.durationSeconds.slice(0, -1))
+    assert.ok(seconds <= 0.26 + 1e-9, `an interval of ${seconds} s: its timer (50 ms), then 200 ms at most`);
+});

@@ -6,6 +6,7 @@ import { type AddressInfo, createServer, type Server, type Socket } from "node:n
 import { test } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
 import { createServer as createTlsServer } from "node:tls";
+import { LossRepairs } from "../../src/probes/retransmits.js";
 import { UploadProgress } from "../../src/probes/s3/upload-progress.js";
 import { createTestTls } from "../helpers/tls-ca.js";
 
@@ -105,5 +106,76 @@ test("over TLS, what the kernel took of a slice still being written counts once 
     for (const peer of peers) peer.destroy();
     server.close();
     tls.remove();
+  }
+});
+
+/**
+ * A hole repaired by a retransmission timeout (200 ms and more) holds its connection's
+ * acknowledged count still while what follows it crosses the link, with no retransmit to see
+ * meanwhile: a close then read 64 Mbit/s on a 100 Mbit/s link whose own counter read 98, and the
+ * next 126. A connection whose bytes are unacknowledged and whose count stands still must say the
+ * total may lag (a peer that reads nothing holds it still here); once all is acknowledged, not.
+ */
+test("a connection holding unacknowledged bytes whose count stands still: the total may lag", async () => {
+  const peers: Socket[] = [];
+  const server = createServer((socket) => {
+    socket.pause();
+    peers.push(socket);
+  });
+  const agent = new Agent({ keepAlive: true });
+  try {
+    const port = await listening(server);
+    const request = partRequest(httpRequest, port, agent);
+    request.on("error", () => {});
+    // no retransmit counter: only the connection's own count can say
+    const progress = new UploadProgress(undefined, new LossRepairs("/nonexistent/snmp"));
+    progress.watch(request);
+    progress.sliceWritten(request, BODY_BYTES);
+    request.write(Buffer.alloc(BODY_BYTES), (error) => progress.sliceDone(request, BODY_BYTES, !error));
+    // both buffers fill, then nothing moves
+    let last = -1;
+    for (const deadline = Date.now() + 5_000; Date.now() < deadline; ) {
+      await sleep(50);
+      const total = progress.total();
+      if (total > 0 && total === last) break;
+      last = total;
+    }
+    assert.ok(last > 0, "the peer's kernel acknowledged some bytes");
+    assert.equal(progress.lagging(performance.now()), true, "a still count with bytes unacknowledged");
+    await sleep(40);
+    assert.equal(progress.lagging(performance.now()), true, "still, STILL_MS later");
+    request.destroy();
+  } finally {
+    agent.destroy();
+    for (const peer of peers) peer.destroy();
+    server.close();
+  }
+});
+
+test("every byte acknowledged: the total does not lag", async () => {
+  const server = createServer((socket) => socket.resume());
+  const agent = new Agent({ keepAlive: true });
+  try {
+    const port = await listening(server);
+    const request = partRequest(httpRequest, port, agent);
+    request.on("error", () => {});
+    const progress = new UploadProgress(undefined, new LossRepairs("/nonexistent/snmp"));
+    progress.watch(request);
+    progress.sliceWritten(request, BODY_BYTES);
+    await new Promise<void>((resolve, reject) =>
+      request.write(Buffer.alloc(BODY_BYTES), (error) => {
+        progress.sliceDone(request, BODY_BYTES, !error);
+        if (error) reject(error);
+        else resolve();
+      }),
+    );
+    for (const deadline = Date.now() + 5_000; progress.total() < BODY_BYTES && Date.now() < deadline; )
+      await sleep(10);
+    assert.equal(progress.total(), BODY_BYTES, "all acknowledged");
+    assert.equal(progress.lagging(performance.now()), false);
+    request.destroy();
+  } finally {
+    agent.destroy();
+    server.close();
   }
 });

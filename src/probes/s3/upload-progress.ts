@@ -1,6 +1,7 @@
 import type { ClientRequest } from "node:http";
 import type { Socket } from "node:net";
 import type { RunningTotal } from "../interval-sampler.js";
+import { LossRepairs } from "../retransmits.js";
 import { AcknowledgedTotal, UnacknowledgedBytes } from "../unacknowledged-bytes.js";
 
 /**
@@ -36,12 +37,17 @@ export class UploadProgress implements RunningTotal {
    * not: nothing of it is in the kernel yet (counted taken, a first slice read 1 MiB early).
    */
   private readonly notReady = new WeakSet<Socket>();
+  /** Per connection: body bytes whose write completed on it (for its acknowledged count). */
+  private readonly acceptedOn = new Map<Socket, number>();
+  /** Per connection: its acknowledged bytes at the last two table reads, and when. */
+  private readonly looks = new Map<Socket, AcknowledgedLooks>();
+  private lookedAtRead = -1;
   private readonly unacknowledged: UnacknowledgedBytes;
   private readonly acknowledged: AcknowledgedTotal;
 
-  constructor(unacknowledged = new UnacknowledgedBytes()) {
+  constructor(unacknowledged = new UnacknowledgedBytes(), repairs = new LossRepairs()) {
     this.unacknowledged = unacknowledged;
-    this.acknowledged = new AcknowledgedTotal(unacknowledged, () => this.takenBytes());
+    this.acknowledged = new AcknowledgedTotal(unacknowledged, () => this.takenBytes(), undefined, repairs);
   }
 
   /** Tracks the connection a part request is sent on, once it is connected. */
@@ -55,6 +61,7 @@ export class UploadProgress implements RunningTotal {
           ready,
         );
       }
+      if (!this.acceptedOn.has(socket)) this.acceptedOn.set(socket, 0);
       const waiting = this.unassigned.get(request);
       if (waiting !== undefined) {
         this.unassigned.delete(request);
@@ -76,7 +83,10 @@ export class UploadProgress implements RunningTotal {
 
   /** The slice's write completed (the kernel has all of it), or failed (`accepted` false). */
   sliceDone(request: ClientRequest, byteCount: number, accepted: boolean): void {
-    if (accepted) this.acceptedBytes += byteCount;
+    if (accepted) {
+      this.acceptedBytes += byteCount;
+      if (request.socket) addTo(this.acceptedOn, request.socket, byteCount);
+    }
     if (this.unassigned.has(request)) addTo(this.unassigned, request, -byteCount);
     else if (request.socket) addTo(this.writing, request.socket, -byteCount);
   }
@@ -86,12 +96,59 @@ export class UploadProgress implements RunningTotal {
 
   /** The total as the interval sampler reads it (RunningTotal): `fresh` at an interval's close. */
   read(fresh: boolean): number {
-    return this.acknowledged.read(fresh);
+    const value = this.acknowledged.read(fresh);
+    this.look();
+    return value;
   }
 
   /** When the last total was true: the kernel table's read (RunningTotal). */
   takenAtMs(): number | null {
     return this.acknowledged.takenAtMs();
+  }
+
+  /**
+   * Whether the last total may lag the link while a loss is repaired (RunningTotal): the kernel
+   * retransmitted lately, or a connection holding unacknowledged bytes shows none acknowledged
+   * since a table read at most STILL_MS before this one (read afresh). A hole repaired by a
+   * retransmission timeout (200 ms and more) holds its connection's count still with no
+   * retransmit to see meanwhile, while what follows the hole crosses the link: such a close read
+   * 64 Mbit/s on a 100 Mbit/s link whose own counter read 98, and the next 126. A peer whose
+   * window is closed holds it still too; waiting for it moves no byte to the wrong interval.
+   */
+  lagging(nowMs: number): boolean {
+    this.read(true);
+    let still = false;
+    for (const looks of this.looks.values()) {
+      if (looks.atMs !== this.unacknowledged.readAtMs) continue; // not in this read's tables
+      const moved = looks.ackedBytes !== looks.previousBytes && looks.atMs - looks.previousAtMs <= STILL_MS;
+      if (looks.unacknowledgedBytes > 0 && !moved) still = true;
+    }
+    return this.acknowledged.lagging(nowMs) || still;
+  }
+
+  /** After a table read: each connection's acknowledged bytes by that read (for `lagging`). */
+  private look(): void {
+    const readCount = this.unacknowledged.readCount;
+    const atMs = this.unacknowledged.readAtMs;
+    if (readCount === this.lookedAtRead || atMs === null) return;
+    this.lookedAtRead = readCount;
+    for (const [socket, accepted] of this.acceptedOn) {
+      const unacknowledgedBytes = this.unacknowledged.of(socket.localPort, socket.remotePort);
+      if (unacknowledgedBytes === undefined) continue;
+      const writing = this.writing.get(socket);
+      const ackedBytes =
+        accepted +
+        (writing !== undefined && !this.notReady.has(socket) ? takenByKernel(socket, writing) : 0) -
+        unacknowledgedBytes;
+      const last = this.looks.get(socket);
+      this.looks.set(socket, {
+        ackedBytes,
+        unacknowledgedBytes,
+        atMs,
+        previousBytes: last?.ackedBytes ?? Number.NaN,
+        previousAtMs: last?.atMs ?? Number.NEGATIVE_INFINITY,
+      });
+    }
   }
 
   /** Body bytes the kernel has taken: completed writes, and what it took of those in progress. */
@@ -102,6 +159,22 @@ export class UploadProgress implements RunningTotal {
     }
     return taken;
   }
+}
+
+/**
+ * Two table reads at most this far apart show a flowing connection's acknowledged count moving
+ * (its ACKs come every few segments; in the lab they arrive in bursts a few ms apart). Reads
+ * further apart say nothing about whether it moves now: the close reads again.
+ */
+const STILL_MS = 30;
+
+/** A connection's acknowledged bytes at the last table read and the one before (`atMs`: the read's performance.now()). */
+interface AcknowledgedLooks {
+  ackedBytes: number;
+  unacknowledgedBytes: number;
+  atMs: number;
+  previousBytes: number;
+  previousAtMs: number;
 }
 
 /** Adds `byteCount` (negative: removes) to `key`'s count, dropping counts that reach 0. */
