@@ -135,7 +135,7 @@ export async function platformChecks(repo: string, report: GuestReport, labName:
       const reverse = direction === "download";
       const entry = { direction, probeBitsPerSecond: [] as number[], stockBitsPerSecond: [] as number[] };
       checks.iperf3.push(entry);
-      // three interleaved pairs, medians judged: the emulated CPUs make single runs noisy (28.9 then
+      // three interleaved pairs, each side's fastest judged: the emulated CPUs make single runs noisy (28.9 then
       // 56.6 Mbit/s from one client, back to back, on a loaded host)
       for (let repetition = 0; repetition < 3; repetition += 1) {
         const probe = await platform.invoke(

@@ -214,7 +214,7 @@ test("the CPU share comes from cpu.max: 0.58 core at 1,024 MB", { skip }, () => 
   );
 });
 
-test(`the iperf3 probe reads no less than stock iperf3 in the same environment (5%), and never above the link (at ${COMPARE_MEMORY_MB} MB)`, {
+test(`the iperf3 probe's fastest run reads no less than stock iperf3's in the same environment (5%), and none above the link (at ${COMPARE_MEMORY_MB} MB)`, {
   skip,
 }, () => {
   const r = guest();
@@ -222,11 +222,14 @@ test(`the iperf3 probe reads no less than stock iperf3 in the same environment (
   // The defect is a probe limited by its own CPU (it reads under stock) or one that counts what
   // never crossed the link (above it). A stock client starved in the emulated guest reads low,
   // never high: beside a busy loop, stock upload 19.1, 17.9, 17.9 where the probe read 19.1 three
-  // times on the 20 Mbit/s link (2026-12-03)
+  // times on the 20 Mbit/s link (2026-12-03). Starved runs come on either side: on a loaded host
+  // (2026-12-06) the probe read 16.4, 18.8, 17.5 and stock 18.8, 16.0, 18.8, medians 0.932 apart.
+  // So each side's fastest run is compared (load only ever lowers a run; a probe held back by its
+  // own CPU reads under stock in every run, its fastest too), and every probe run is held to the link.
   for (const entry of r.platformChecks.iperf3) {
-    const probe = median(entry.probeBitsPerSecond);
-    const ratio = probe / median(entry.stockBitsPerSecond);
-    const shown = `${entry.direction}: probe ${entry.probeBitsPerSecond} vs stock ${entry.stockBitsPerSecond} bit/s (ratio ${ratio.toFixed(3)})`;
+    const probe = Math.max(...entry.probeBitsPerSecond);
+    const ratio = probe / Math.max(...entry.stockBitsPerSecond);
+    const shown = `${entry.direction}: probe ${entry.probeBitsPerSecond} vs stock ${entry.stockBitsPerSecond} bit/s (fastest runs, ratio ${ratio.toFixed(3)})`;
     assert.ok(ratio >= 0.95, shown);
     assert.ok(
       probe <= RATE_MEGABITS_PER_SECOND * 1e6,
