@@ -95,7 +95,8 @@ test("lab down and lab up refuse while a run holds the lab; --force pauses the r
     error instanceof LabBusy &&
     error.holder.pid === first.child.pid &&
     error.message.includes(`process ${first.child.pid}`) &&
-    error.message.includes("run-cli-private-lab.ts run --config");
+    // the CLI entry from source (.ts) or from the test run's compiled mirror (.js)
+    /run-cli-private-lab\.[jt]s run --config/.test(error.message);
   await assert.rejects(labDown(labName), holder, "lab down refuses, naming the run");
   await assert.rejects(labUp({ labName, profile: "default-625" }), holder, "lab up refuses too");
 
