@@ -1,5 +1,5 @@
 // Runs the test files with node's built-in runner, compiled to JavaScript first
-// (scripts/compiled-tests.mjs; the stock-kernel VM's lane through tsx):
+// (scripts/compiled-tests.mjs):
 //   node scripts/run-tests.mjs                      every tier (`npm test`)
 //   node scripts/run-tests.mjs --tier unit          one tier (`npm run test:unit`); a comma list for several
 //   node scripts/run-tests.mjs FRAGMENT ...         the files whose path contains a fragment
@@ -49,8 +49,6 @@ const SHARED_CONCURRENCY = { unit: 4, integration: 2, lab: 2, e2e: 2, vm: 1 };
 const PAIRED_CONCURRENCY = 3;
 const SHARED_NICENESS = 19;
 const UNIT_GUARD = "test/helpers/unit-guard.ts";
-/** Lanes whose files run from source through tsx (loading()). */
-const SOURCE_LANES = new Set(["emulated"]);
 const FILE_TIMES_REPORTER = "./scripts/file-times-reporter.mjs";
 /** The lock test/helpers/bench-lock.ts takes; how long the run waits for it before going on without. */
 const BENCH_LOCK = "/tmp/lnb-bench.lock";
@@ -80,17 +78,11 @@ function relay(stream, prefix, sink) {
   createInterface({ input: stream }).on("line", (line) => sink.write(`${prefix}${line}\n`));
 }
 
-/**
- * How a batch's files load: compiled from the run's mirror (scripts/compiled-tests.mjs), or from
- * source through tsx for a lane whose files import .ts files at run time (the stock-kernel test
- * loads the plan schema of the checkout it boots).
- */
+/** How a batch's files load: compiled, from the run's mirror (scripts/compiled-tests.mjs). */
 function loading(batch, mirror) {
-  const guard = (path) => (batch.tier === "unit" ? ["--import", path] : []);
-  if (SOURCE_LANES.has(batch.lane))
-    return { imports: ["--import", "tsx", ...guard(UNIT_GUARD)], files: batch.files };
+  const guard = batch.tier === "unit" ? ["--import", `./${compiledPath(mirror, UNIT_GUARD)}`] : [];
   return {
-    imports: ["--enable-source-maps", ...guard(`./${compiledPath(mirror, UNIT_GUARD)}`)],
+    imports: ["--enable-source-maps", ...guard],
     files: batch.files.map((file) => compiledPath(mirror, file)),
   };
 }

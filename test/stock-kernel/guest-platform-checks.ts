@@ -5,7 +5,7 @@
  */
 import { spawn } from "node:child_process";
 import { join } from "node:path";
-import { pathToFileURL } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { type Json, listNamespaces, log, run } from "./guest-observation.js";
 import {
   COMPARE_MEMORY_MB,
@@ -61,8 +61,18 @@ async function planProfile(repo: string, profile: Json): Promise<Json> {
   return labProfileSchema.parse(profile);
 }
 
+/**
+ * A module of the repository under test, by its source path (`src/....ts`). Run compiled (from the
+ * test run's mirror, scripts/compiled-tests.mjs), the guest takes the mirror's JavaScript of the
+ * same checkout: tsx in the emulated guest cost a minute or more of a loaded host to load
+ * LocalPlatform (91 s from the study's end to the platform open, 2026-12-06).
+ */
 export async function importFrom<T>(repo: string, path: string): Promise<T> {
-  return (await import(pathToFileURL(join(repo, path)).href)) as T;
+  const compiledRoot = import.meta.url.endsWith(".js")
+    ? fileURLToPath(new URL("../../", import.meta.url))
+    : null;
+  const file = compiledRoot ? join(compiledRoot, path.replace(/\.ts$/, ".js")) : join(repo, path);
+  return (await import(pathToFileURL(file).href)) as T;
 }
 
 export const OOM_ALLOCATE_MIB = 1_400;
