@@ -22,6 +22,7 @@ import { privateLabName } from "../../src/platforms/local/lab-names.js";
 import { LocalPlatform } from "../../src/platforms/local/local-platform.js";
 import { addAddress } from "../../src/platforms/local/namespaces.js";
 import { freeLoopbackPort } from "../helpers/free-port.js";
+import { scaledProfile } from "../helpers/scaled-profile.js";
 import { AccountTicker } from "./account-ticker.js";
 import type { SeenCall } from "./aws-faults.js";
 import { type AccountSettings, type Front, startFront } from "./aws-front.js";
@@ -80,6 +81,14 @@ export interface Rehearsal {
   stop(): Promise<void>;
 }
 
+/**
+ * The lab's shaping behind the emulated AWS: default-625 at 1/5 of its rates (a 560 Mbit/s burst
+ * of 1 s over 125 Mbit/s sustained). At full rate (2,800 over 625) a loaded host's one stream
+ * reached 954 Mbit/s, which empties the 272 MB bucket in 6.7 s: a 5 s upload never left its burst,
+ * and its 954 was the cell's "sustained" (2026-12-06, beside a busy loop).
+ */
+export const REHEARSAL_PROFILE = scaledProfile("default-625", 5);
+
 export async function startRehearsal(): Promise<Rehearsal> {
   const dir = await mkdtemp(join(tmpdir(), "lnb-rehearsal-"));
   // LNB_REHEARSAL_KEEP=1 keeps the directory (moto's log, the emulated server's files) to read after a failure
@@ -92,7 +101,8 @@ export async function startRehearsal(): Promise<Rehearsal> {
   try {
     const shaped = process.getuid?.() === 0;
     const lab = await LocalPlatform.open({
-      profile: "default-625",
+      profile: REHEARSAL_PROFILE.name,
+      customProfiles: [REHEARSAL_PROFILE.profile],
       labName: privateLabName(),
       mode: shaped ? "shaped" : "unshaped",
       environments: 2,
@@ -319,7 +329,10 @@ export function rehearsalSkip(what = "the AWS rehearsal"): string | false {
   return `SKIPPED: ${missing}`;
 }
 
-/** The plan a rehearsal file runs: one local target (default-625), x86_64, one repetition. */
+/**
+ * The plan a rehearsal file runs: one local target (default-625, replaced by `--regions`: the lab
+ * behind the emulated AWS shapes with REHEARSAL_PROFILE), x86_64, one repetition.
+ */
 export interface RehearsalPlan {
   /** The plan's name; its file is `<name>-plan.yaml` in the file's work directory. */
   name: string;
