@@ -61,12 +61,8 @@ async function listening(server: Server): Promise<number> {
   return (server.address() as AddressInfo).port;
 }
 
-/**
- * A part's first slice is written before the agent gives the request its socket. What of it the
- * far end acknowledged must count before the write completes: it once counted only at the end,
- * so a stall's interval read 26 Mbit/s and the next 136 on a 100 Mbit/s link.
- */
-test("bytes written before the request has its socket count once acknowledged, before the write completes", async () => {
+/** A plain HTTP server whose peers read nothing (their kernels still acknowledge), for `body`. */
+async function withPausedHttpPeer(body: (port: number, agent: Agent) => Promise<void>): Promise<void> {
   const peers: Socket[] = [];
   const server = createServer((socket) => {
     socket.pause();
@@ -74,13 +70,23 @@ test("bytes written before the request has its socket count once acknowledged, b
   });
   const agent = new Agent({ keepAlive: true });
   try {
-    const port = await listening(server);
-    await assertCountedBeforeTheWriteCompletes(partRequest(httpRequest, port, agent));
+    await body(await listening(server), agent);
   } finally {
     agent.destroy();
     for (const peer of peers) peer.destroy();
     server.close();
   }
+}
+
+/**
+ * A part's first slice is written before the agent gives the request its socket. What of it the
+ * far end acknowledged must count before the write completes: it once counted only at the end,
+ * so a stall's interval read 26 Mbit/s and the next 136 on a 100 Mbit/s link.
+ */
+test("bytes written before the request has its socket count once acknowledged, before the write completes", async () => {
+  await withPausedHttpPeer((port, agent) =>
+    assertCountedBeforeTheWriteCompletes(partRequest(httpRequest, port, agent)),
+  );
 });
 
 /**
@@ -117,14 +123,7 @@ test("over TLS, what the kernel took of a slice still being written counts once 
  * total may lag (a peer that reads nothing holds it still here); once all is acknowledged, not.
  */
 test("a connection holding unacknowledged bytes whose count stands still: the total may lag", async () => {
-  const peers: Socket[] = [];
-  const server = createServer((socket) => {
-    socket.pause();
-    peers.push(socket);
-  });
-  const agent = new Agent({ keepAlive: true });
-  try {
-    const port = await listening(server);
+  await withPausedHttpPeer(async (port, agent) => {
     const request = partRequest(httpRequest, port, agent);
     request.on("error", () => {});
     // no retransmit counter: only the connection's own count can say
@@ -145,11 +144,7 @@ test("a connection holding unacknowledged bytes whose count stands still: the to
     await sleep(40);
     assert.equal(progress.lagging(performance.now()), true, "still, STILL_MS later");
     request.destroy();
-  } finally {
-    agent.destroy();
-    for (const peer of peers) peer.destroy();
-    server.close();
-  }
+  });
 });
 
 test("every byte acknowledged: the total does not lag", async () => {
