@@ -17,6 +17,8 @@ export class ServerClock {
   private cpuUsedMicros = { user: 0, system: 0 };
   private readonly sampler: IntervalSampler;
   private sampled: IntervalSamples;
+  /** The omit period's samples (-O), closed at its end; empty without one. */
+  private omitSampled: IntervalSamples;
   /** The sending streams' bytes not yet acknowledged by the client. */
   private readonly unacknowledged = new UnacknowledgedBytes();
   private readonly acknowledged = new AcknowledgedTotal(
@@ -33,6 +35,7 @@ export class ServerClock {
     // unacknowledged (see UnacknowledgedBytes), so the first interval holds no send-buffer fill
     this.sampler = new IntervalSampler(sampleIntervalMs, this.acknowledged);
     this.sampled = emptySamples(sampleIntervalMs);
+    this.omitSampled = emptySamples(sampleIntervalMs);
   }
 
   /** TEST_START: the streams have started; the measured period (or the omit period) begins. */
@@ -47,11 +50,18 @@ export class ServerClock {
     this.sampler.start(this.startMs);
   }
 
-  /** End of -O: the streams reset their counters; the measured period and the samples restart. */
-  endOmit(): void {
-    this.startMs = performance.now();
+  /**
+   * End of -O: the omit period's samples close (the server reports them as omitted, as the C
+   * server does), `resetCounters` zeroes the streams' counts, and the measured period and its
+   * samples start at the same moment.
+   */
+  endOmit(resetCounters: () => void): void {
+    const nowMs = performance.now();
+    this.omitSampled = this.sampler.stop(nowMs);
+    resetCounters();
+    this.startMs = nowMs;
     this.acknowledged.reset();
-    this.sampler.start(this.startMs);
+    this.sampler.start(nowMs);
   }
 
   /** TEST_END (or the test broke off): the streams have stopped counting; the measured period ends. */
@@ -65,6 +75,11 @@ export class ServerClock {
   /** The counted bytes per interval (empty before TEST_END). */
   get samples(): IntervalSamples {
     return this.sampled;
+  }
+
+  /** What moved in the omit period, per interval (empty without -O). */
+  get omittedSamples(): IntervalSamples {
+    return this.omitSampled;
   }
 
   /** From the start mark to TEST_END. */

@@ -252,8 +252,9 @@ export class ServerSession {
   /** End of -O: the sent totals, every stream's counters and the clock start again. */
   private endOmit(): void {
     this.agreed?.budget.reset();
-    for (const stream of this.streams) stream.resetCounters();
-    this.clock.endOmit();
+    this.clock.endOmit(() => {
+      for (const stream of this.streams) stream.resetCounters();
+    });
   }
 
   /** The C server's watchdog: a test with a time limit must see TEST_END within time + omit + margin. */
@@ -281,7 +282,10 @@ export class ServerSession {
     );
     await this.reader.readJson(MAX_CLIENT_RESULTS_BYTES); // the client's view; ours is what we log
     const summary = this.summary();
-    const intervalLines = formatServerIntervals(this.clock.samples);
+    const intervalLines = [
+      ...formatServerIntervals(this.clock.omittedSamples, true),
+      ...formatServerIntervals(this.clock.samples),
+    ];
     const cpu = this.clock.cpu;
     const results = buildServerResults({
       streams: this.streams.map((stream) => ({
