@@ -207,8 +207,9 @@ test("the probe's deadline bounds the whole download", async () => {
       return true;
     },
   );
+  // without the deadline the stalled GETs would wait out their 60 s request timeout
   const seconds = (performance.now() - startMs) / 1000;
-  assert.ok(seconds >= 0.9 && seconds < 5, `took ${seconds} s`);
+  assert.ok(seconds >= 0.9 && seconds < 30, `took ${seconds} s`);
 });
 
 test("the deadline also bounds a HEAD that never answers", async () => {
@@ -220,7 +221,7 @@ test("the deadline also bounds a HEAD that never answers", async () => {
     }),
     (error: unknown) => isProbeError(error) && error.kind === "deadline",
   );
-  assert.ok((performance.now() - startMs) / 1000 < 5);
+  assert.ok((performance.now() - startMs) / 1000 < 30, "the HEAD waited out its 60 s request timeout");
 });
 
 test("an unreachable endpoint fails within the retries, naming the endpoint", async () => {

@@ -126,7 +126,8 @@ test("more bytes than Content-Length is an error, and a silent server times out"
   const slow = connection(300);
   const startMs = performance.now();
   await assert.rejects(slow.get("/bbb/k", {}, counter().handlers), /no data for 300 ms/);
-  assert.ok(performance.now() - startMs < 3_000);
+  // a generous bound: a nice-19 test process may wait seconds for its turn; no timeout never ends
+  assert.ok(performance.now() - startMs < 20_000, "the 300 ms idle timeout did not end the read");
 });
 
 test("head parsing and chunk decoding", () => {
