@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
 import { after, before, test } from "node:test";
 import { type Iperf3Server, startIperf3Server } from "../../src/probes/iperf3/server.js";
 import { runStockClient, type StockReport, type StockSum } from "./iperf3-support/stock-client.js";
@@ -31,9 +32,23 @@ function sum(report: StockReport, key: keyof StockReport["end"]): StockSum {
 }
 
 /**
- * No error, bytes on both sides, the receiver close to the sender, and each side's duration
- * about -t: at least 3/4 of it, and no longer than the client's whole run took. The upper bound
- * is the wall clock's, not -t plus a margin: this file runs at the lowest CPU priority beside the
+ * What the kernel can hold of a direction between the sender's count and the receiver's: a full
+ * send buffer and a full receive buffer per stream (tcp_wmem's and tcp_rmem's maximum). A receiver
+ * starved at nice 19 leaves that much unread at its end while the sender counted it: the stock
+ * client read 0.623 of what our server sent in a 2 s --bidir test beside a busy loop (2026-12-07).
+ */
+function bufferedBoundBytes(streams: number): number {
+  const maximum = (name: string) =>
+    Number(readFileSync(`/proc/sys/net/ipv4/${name}`, "utf8").trim().split(/\s+/)[2]);
+  return streams * (maximum("tcp_wmem") + maximum("tcp_rmem"));
+}
+
+/**
+ * No error, bytes on both sides, the receiver never above the sender and behind it by no more
+ * than the kernel's buffers hold (unless `omit`: then each side counts after its own omit timer,
+ * protocol doc B.4, and the two counts are not compared), and each side's duration about -t: at
+ * least 3/4 of it, and no longer than the client's whole run took. The upper bound is the wall
+ * clock's, not -t plus a margin: this file runs at the lowest CPU priority beside the
  * measurements, and a server descheduled before it reads TEST_END ends its count late (2.50 s on
  * -t 2 in CI, 2026-12-03), as a stock server would.
  */
@@ -41,16 +56,20 @@ function assertSane(
   report: StockReport,
   streams: number,
   seconds: number,
-  reverseKeys = false,
-  maxRatio = 1.0001,
+  options: { reverseKeys?: boolean; omit?: boolean } = {},
 ): void {
   assert.equal(report.error, undefined, `stock client error: ${report.error}`);
   assert.equal(report.end.streams?.length, streams);
-  const sent = sum(report, reverseKeys ? "sum_sent_bidir_reverse" : "sum_sent");
-  const received = sum(report, reverseKeys ? "sum_received_bidir_reverse" : "sum_received");
+  const sent = sum(report, options.reverseKeys ? "sum_sent_bidir_reverse" : "sum_sent");
+  const received = sum(report, options.reverseKeys ? "sum_received_bidir_reverse" : "sum_received");
   assert.ok(sent.bytes > 0 && received.bytes > 0, `bytes sent ${sent.bytes} received ${received.bytes}`);
-  const ratio = received.bytes / sent.bytes;
-  assert.ok(ratio > 0.8 && ratio <= maxRatio, `received/sent ${ratio}`);
+  if (!options.omit) {
+    const boundBytes = bufferedBoundBytes(streams);
+    assert.ok(
+      received.bytes <= sent.bytes && sent.bytes - received.bytes <= boundBytes,
+      `received ${received.bytes} of ${sent.bytes} bytes sent: more than sent, or behind by more than the ${boundBytes} the kernel's buffers hold`,
+    );
+  }
   const wall = wallSeconds.get(report) ?? Number.POSITIVE_INFINITY;
   for (const span of [sent.seconds, received.seconds]) {
     assert.ok(
@@ -82,7 +101,7 @@ test("stock client -R: our server sends", async () => {
 test("stock client --bidir: both directions carry bytes", async () => {
   const report = await runClient("127.0.0.1", server.port, ["-t", "2", "--bidir", "-P", "2"]);
   assertSane(report, 4, 2);
-  assertSane(report, 4, 2, true);
+  assertSane(report, 4, 2, { reverseKeys: true });
 });
 
 // What holds whatever the scheduler does (this file runs at nice 19): the pacing side never hands
@@ -118,7 +137,7 @@ function assertOmitDropped(report: StockReport, side: StockSum, who: string): vo
     side.bytes + omitted.bytes <= pacedBytes,
     `${who} counted ${side.bytes} bytes and reported ${Math.round(omitted.bytes)} omitted: more than the ${Math.round(pacedBytes)} the 200 Mbit/s pace allows in the client's ${wall.toFixed(3)} s, the omitted second was counted`,
   );
-  assertSane(report, 1, 2, false, 1.25);
+  assertSane(report, 1, 2, { omit: true });
 }
 
 const OMIT_ARGS = ["-t", "2", "-O", String(OMIT_SECONDS), "-b", "200M", "--get-server-output"];
