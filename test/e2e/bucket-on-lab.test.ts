@@ -69,12 +69,18 @@ const fingerprint = (
     repetitions: 3,
   });
 
-function within(actual: number | undefined, expected: number, share: number, what: string): void {
+function within(
+  actual: number | undefined,
+  expected: number,
+  share: number,
+  what: string,
+  detail = "",
+): void {
   assert.ok(actual !== undefined, `${what}: no value`);
   const error = Math.abs(actual - expected) / expected;
   assert.ok(
     error <= share,
-    `${what}: ${actual.toFixed(0)} vs ${expected.toFixed(0)} (${(error * 100).toFixed(1)}% off, allowed ${share * 100}%)`,
+    `${what}: ${actual.toFixed(0)} vs ${expected.toFixed(0)} (${(error * 100).toFixed(1)}% off, allowed ${share * 100}%)${detail}`,
   );
 }
 
@@ -141,7 +147,13 @@ function assertRecovers(
     model.n,
     `${label}: a burst in every repetition\n${repetitionsText(records, model.direction)}`,
   );
-  within(model.sustainedBitsPerSecond?.median, want.sustainedBitsPerSecond, 0.03, `${label} sustained`);
+  within(
+    model.sustainedBitsPerSecond?.median,
+    want.sustainedBitsPerSecond,
+    0.03,
+    `${label} sustained`,
+    `\n${repetitionsText(records, model.direction)}`,
+  );
   const share = SHARE[model.direction];
   const peak = want.peakBitsPerSecond ?? Number.NaN;
   const burstSeconds = (want.bucketBytes * 8) / (peak - want.sustainedBitsPerSecond);
@@ -260,7 +272,7 @@ test(`no burst at all, ${flat.label}: the fit finds none, and the sustained rate
   skip,
   timeout: 900_000,
 }, async () => {
-  const { models } = await fingerprint(
+  const { models, records } = await fingerprint(
     flat.name,
     ["download"],
     {
@@ -273,7 +285,8 @@ test(`no burst at all, ${flat.label}: the fit finds none, and the sustained rate
   );
   const model = models.get("download");
   console.log(`${flat.label} download: ${summary(model)} bursts ${model?.burstFound}/${model?.n}`);
-  assert.equal(model?.burstFound, 0, "no repetition shows a burst");
+  // the samples say how a false burst came about (a receiver's late start or stall: docs/testing.md)
+  assert.equal(model?.burstFound, 0, `no repetition shows a burst\n${repetitionsText(records, "download")}`);
   assert.equal(model?.bucketBytes, null);
   assert.equal(model?.refill, null);
   within(model?.sustainedBitsPerSecond?.median, 78.125 * M, 0.03, "sustained");
