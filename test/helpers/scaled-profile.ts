@@ -34,7 +34,7 @@ export function scaledProfile(
 ): ScaledProfile {
   if (!Number.isInteger(divisor) || divisor < 1)
     throw new Error(`divisor: ${divisor} is not allowed (an integer >= 1: the profile runs at 1/divisor)`);
-  const source = typeof base === "string" ? builtInProfile(base) : labProfileSchema.parse(base);
+  const source = typeof base === "string" ? builtIn(base) : labProfileSchema.parse(base);
   const rate = (megabitsPerSecond: number) => megabitsPerSecond / divisor;
   const bytes = (count: number) => Math.round(count / divisor);
   const curve = (points: LabProfile["download"]) =>
@@ -77,8 +77,7 @@ export function scaledMib(mib: number, divisor: number, what: string): number {
   return scaled;
 }
 
-/** A built-in lab profile by name, or an error naming the ones there are. */
-export function builtInProfile(name: string): LabProfile {
+function builtIn(name: string): LabProfile {
   const found = builtInProfiles.find((profile) => profile.name === name);
   if (!found)
     throw new Error(

@@ -1,4 +1,5 @@
-import { builtInProfile, scaledProfile } from "../helpers/scaled-profile.js";
+import { resolveProfile } from "../../src/platforms/local/profiles.js";
+import { scaledProfile } from "../helpers/scaled-profile.js";
 import { testProbeAgainstStock, useTruthLab } from "./iperf3-truth.js";
 
 /**
@@ -10,7 +11,7 @@ import { testProbeAgainstStock, useTruthLab } from "./iperf3-truth.js";
  * 2026-12-07). The burst itself is measured in test/e2e/bucket-on-lab.test.ts.
  */
 const sustainedOnly = {
-  ...builtInProfile("default-625"),
+  ...resolveProfile("default-625"),
   name: "default-625-sustained",
   description: "default-625's sustained curve, without its burst",
   burst: null,
