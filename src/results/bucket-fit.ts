@@ -1,6 +1,7 @@
 import type { BucketMeasurement } from "../probes/bucket/measurement.js";
 import type { IntervalSamples } from "../probes/interval-sampler.js";
 import { leadingBurstFigures } from "./burst-figures.js";
+import { settledRate } from "./settled-rate.js";
 import { median } from "./statistics.js";
 
 /**
@@ -72,7 +73,7 @@ export interface RefillFit {
 
 export interface BucketFit {
   direction: "upload" | "download";
-  /** Rate after the burst, bits per second (bytes / seconds after the break). */
+  /** Rate after the burst, bits per second (settledRate after the break). */
   sustainedBitsPerSecond: number;
   /** True when the transfer ran measurably above the sustained rate at its start. */
   burst: boolean;
@@ -276,19 +277,19 @@ function insideRates(samples: IntervalSamples, from: number, to: number): number
 const SETTLING_ROUNDS = 4;
 
 /**
- * The sustained rate after the burst and the fit with it: first the rate over the second half of
- * the transfer (past any burst the probe is built to outlast), then the rate after the break that
+ * The sustained rate after the burst and the fit with it (settledRate: the count's lags after the
+ * burst are not read as rate): first the rate over the second half of the transfer (past any burst the probe is built to outlast), then the rate after the break that
  * rate gives, until the break stays put. One round was not always enough: a sender stalled 0.5 s
  * at 1 s caught up in the second half, which read 104 Mbit/s on a 78 link; the break that rate
  * gave lay inside the burst, and the rate after it, 87, held the burst's end.
  */
 function sustainedAndFit(samples: IntervalSamples): { sustained: number; fit: TransferFit } | null {
-  let sustained = rateAfter(samples, transferEnd(samples) / 2);
+  let sustained = settledRate(samples, transferEnd(samples) / 2);
   if (sustained === null || !(sustained > 0)) return null;
   let fit = fitTransfer(samples, sustained);
   if (!fit) return null;
   for (let round = 1; round < SETTLING_ROUNDS; round += 1) {
-    const settled = rateAfter(samples, fit.breakSeconds + samples.intervalSeconds);
+    const settled = settledRate(samples, fit.breakSeconds + samples.intervalSeconds);
     const next = settled === null ? null : fitTransfer(samples, settled);
     if (settled === null || next === null) break;
     const moved = next.breakSeconds !== fit.breakSeconds;
@@ -337,6 +338,13 @@ function isBurst(
  * or with fewer than three the line's slope) as a lower bound. Either way a
  * burst the samples do not resolve must hold more than UNRESOLVED_MIN_SECONDS at the sustained
  * rate: less is what a receiver that started late reads.
+ *
+ * And any burst must still be there at the transfer's end: bytes above what the sustained rate
+ * carries from the samples' start (settledExcessBytes), more than UNRESOLVED_MIN_SECONDS' worth.
+ * A bucket's bytes stay above that line for good; a count that fell behind and caught up (a
+ * receiver that read a tenth of what crossed for 0.3 s, then its backlog at 1.5x the link) ends
+ * on it, though its line from a late start to the catch-up looks like a burst (117 Mbit/s over
+ * 78 and 1.7 MB in simulation; 159.8 and 1.80 MB on the lab's flat profile in a busy run).
  */
 function longTransferBurst(
   measurement: BucketMeasurement,
@@ -344,6 +352,8 @@ function longTransferBurst(
   fit: TransferFit,
   sustained: number,
 ): Burst | null {
+  const telling = (excessBytes: number) => excessBytes > sustained * UNRESOLVED_MIN_SECONDS;
+  if (!telling(settledExcessBytes(samples, sustained) ?? 0)) return null;
   const fitBurst = isBurst(fit.peakBitsPerSecond, fit.excessBytes, sustained, samples.intervalSeconds);
   const segment = {
     peakBitsPerSecond: fit.peakBitsPerSecond,
@@ -352,7 +362,6 @@ function longTransferBurst(
   };
   if (fitBurst && fit.insideSamples >= MIN_INSIDE_SAMPLES && fit.stretchedSamples === 0)
     return { ...segment, peakBound: "measured", burstSecondsBound: "measured" };
-  const telling = (excessBytes: number) => excessBytes > sustained * UNRESOLVED_MIN_SECONDS;
   const leading = measurement.direction === "download" ? leadingBurstFigures(samples, sustained) : null;
   if (
     leading &&
