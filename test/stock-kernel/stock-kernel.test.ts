@@ -3,6 +3,7 @@ import { existsSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { after, before, test } from "node:test";
 import { pathToFileURL } from "node:url";
+import { WIRE_BYTES_PER_PAYLOAD_BYTE } from "../../src/plan/lab-profile.js";
 import { acquireBenchLock, type BenchLock } from "../helpers/bench-lock.js";
 import { runInStockKernelVm, stockKernelVmUnavailable, takeVmLock } from "../helpers/stock-kernel-vm.js";
 import { scriptArgv } from "../helpers/test-script.js";
@@ -247,12 +248,18 @@ test(`the iperf3 probe's fastest run reads no less than stock iperf3's in the sa
   // never high: beside a busy loop, stock upload 19.1, 17.9, 17.9 where the probe read 19.1 three
   // times on the 20 Mbit/s link (2026-12-03). Starved runs come on either side: on a loaded host
   // (2026-12-06) the probe read 16.4, 18.8, 17.5 and stock 18.8, 16.0, 18.8, medians 0.932 apart.
-  // So each side's fastest run is compared (load only ever lowers a run; a probe held back by its
-  // own CPU reads under stock in every run, its fastest too), and every probe run is held to the link.
+  // So each side's fastest run is compared (a probe held back by its own CPU reads under stock in
+  // every run, its fastest too), and every probe run is held to the link. Load lowers a run, except
+  // at `-O`'s end: a starved stock receiver that resets its count late reads bytes that crossed
+  // before the reset as after it (download 19.9 on a link that carries 19.1 of payload, beside a
+  // busy loop, 2026-12-07). Stock's figure is no reference above what the link carries, so the
+  // reference is at most that.
+  const linkPayloadBitsPerSecond = (RATE_MEGABITS_PER_SECOND * 1e6) / WIRE_BYTES_PER_PAYLOAD_BYTE;
   for (const entry of r.platformChecks.iperf3) {
     const probe = Math.max(...entry.probeBitsPerSecond);
-    const ratio = probe / Math.max(...entry.stockBitsPerSecond);
-    const shown = `${entry.direction}: probe ${entry.probeBitsPerSecond} vs stock ${entry.stockBitsPerSecond} bit/s (fastest runs, ratio ${ratio.toFixed(3)})`;
+    const reference = Math.min(Math.max(...entry.stockBitsPerSecond), linkPayloadBitsPerSecond);
+    const ratio = probe / reference;
+    const shown = `${entry.direction}: probe ${entry.probeBitsPerSecond} vs stock ${entry.stockBitsPerSecond} bit/s (fastest runs, ratio ${ratio.toFixed(3)} to ${(reference / 1e6).toFixed(2)} Mbit/s)`;
     assert.ok(ratio >= 0.95, shown);
     assert.ok(
       probe <= RATE_MEGABITS_PER_SECOND * 1e6,
