@@ -249,11 +249,10 @@ test(`the iperf3 probe's fastest run reads no less than stock iperf3's in the sa
   // times on the 20 Mbit/s link (2026-12-03). Starved runs come on either side: on a loaded host
   // (2026-12-06) the probe read 16.4, 18.8, 17.5 and stock 18.8, 16.0, 18.8, medians 0.932 apart.
   // So each side's fastest run is compared (a probe held back by its own CPU reads under stock in
-  // every run, its fastest too), and every probe run is held to the link. Load lowers a run, except
-  // at `-O`'s end: a starved stock receiver that resets its count late reads bytes that crossed
-  // before the reset as after it (download 19.9 on a link that carries 19.1 of payload, beside a
-  // busy loop, 2026-12-07). Stock's figure is no reference above what the link carries, so the
-  // reference is at most that.
+  // every run, its fastest too), and every probe run is held to the link. Load lowers a run, but
+  // a stock run also read above the link: download 19.9 on a link that carries 19.1 of payload,
+  // beside a busy loop (2026-12-07; likely a starved receiver that reset its count late at `-O`'s
+  // end). Stock's figure is no reference above what the link carries, so the reference is at most that.
   const linkPayloadBitsPerSecond = (RATE_MEGABITS_PER_SECOND * 1e6) / WIRE_BYTES_PER_PAYLOAD_BYTE;
   for (const entry of r.platformChecks.iperf3) {
     const probe = Math.max(...entry.probeBitsPerSecond);
