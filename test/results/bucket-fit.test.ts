@@ -327,6 +327,7 @@ test("an upload whose sampler stalled through the burst and whose sender stalled
       [0.3, 0],
       [0.5, 0],
       [0.3, 0.5],
+      // a token bucket gives back what accrued in the stall (1), a little more with its queue
       [0.5, 1],
       [0.5, 1.2],
     ] as const) {
