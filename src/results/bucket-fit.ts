@@ -280,9 +280,9 @@ const SETTLING_ROUNDS = 4;
  * The sustained rate after the burst and the fit with it (settledRate: the count's lags after the
  * burst are not read as rate): first the rate over the second half of the transfer (past any
  * burst the probe is built to outlast), then the rate after the break that rate gives, until the
- * break stays put. One round was not always enough: a sender stalled 0.5 s
- * at 1 s caught up in the second half, which read 104 Mbit/s on a 78 link; the break that rate
- * gave lay inside the burst, and the rate after it, 87, held the burst's end.
+ * break stays put. One round was not always enough: a sender stalled 0.5 s at 1 s caught up in
+ * the second half, which read 104 Mbit/s on a 78 link; the break that rate gave lay inside the
+ * burst, and the rate after it, 87, held the burst's end.
  */
 function sustainedAndFit(samples: IntervalSamples): { sustained: number; fit: TransferFit } | null {
   let sustained = settledRate(samples, transferEnd(samples) / 2);

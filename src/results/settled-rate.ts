@@ -1,4 +1,5 @@
 import type { IntervalSamples } from "../probes/interval-sampler.js";
+import { slope as leastSquaresSlope } from "./statistics.js";
 
 /**
  * The rate a link settled at after `fromSeconds`: the mean rate from the point where the count
@@ -26,7 +27,7 @@ export function settledRate(samples: IntervalSamples, fromSeconds: number): numb
   if (points.length < MIN_POINTS || !first || !last) return meanRate(points);
   const tailStart = last.seconds - (last.seconds - first.seconds) / 3;
   const tail = points.filter((p) => p.seconds >= tailStart);
-  const slope = leastSquaresSlope(tail);
+  const slope = leastSquaresSlope(tail.map((p) => ({ x: p.seconds, y: p.bytes })));
   if (slope === null || !(slope > 0)) return meanRate(points);
   const above = (p: Point) => p.bytes - slope * p.seconds;
   const level = Math.max(...tail.map(above));
@@ -65,18 +66,4 @@ function meanRate(points: readonly Point[]): number | null {
   const last = points[points.length - 1];
   if (!first || !last || !(last.seconds > first.seconds)) return null;
   return (last.bytes - first.bytes) / (last.seconds - first.seconds);
-}
-
-function leastSquaresSlope(points: readonly Point[]): number | null {
-  const n = points.length;
-  if (n < 2) return null;
-  const meanT = points.reduce((sum, p) => sum + p.seconds, 0) / n;
-  const meanC = points.reduce((sum, p) => sum + p.bytes, 0) / n;
-  let cov = 0;
-  let varT = 0;
-  for (const p of points) {
-    cov += (p.seconds - meanT) * (p.bytes - meanC);
-    varT += (p.seconds - meanT) ** 2;
-  }
-  return varT > 0 ? cov / varT : null;
 }
