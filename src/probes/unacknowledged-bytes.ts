@@ -17,19 +17,26 @@ import type { LossRepairs } from "./retransmits.js";
  * of it credited to the first interval. Subtracting the unacknowledged bytes at every interval
  * close turns "accepted" into "acknowledged by the peer", which no link can outrun.
  *
+ * A receiving connection's row gives the other side of the same fact: `rx_queue`, what arrived
+ * in order and the reader has not taken yet (rcv_nxt - copied_seq). A reader that counts its
+ * reads runs behind the link by that much; starved of CPU, by a whole receive buffer, and then
+ * its reads of the backlog show as a burst no link gave. Tracked as `receiving`, a connection's
+ * unread bytes are read with the same walk of the table (`unreadBytes`).
+ *
  * Connections are matched by local and remote port (the table's addresses are in the host's
  * byte order, its ports are not ambiguous); two of our connections never share both ports.
  */
 export class UnacknowledgedBytes {
-  /** Per table ("LLLL:RRRR", local and remote port in the table's upper-case hex). */
-  private readonly keys = new Map<string, Set<string>>();
+  /** Per table: each connection ("LLLL:RRRR", local and remote port in the table's upper-case hex) and its direction. */
+  private readonly keys = new Map<string, Map<string, QueueDirection>>();
   private readonly buffer = Buffer.allocUnsafe(64 * 1024);
   private available = true;
   private lastReadMs = Number.NEGATIVE_INFINITY;
   private lastValue = 0;
+  private lastUnread: number | null = null;
   private freshReads = 0;
   private tablesReadAtMs: number | null = null;
-  /** The last read's figure per connection ("LLLL:RRRR"), for those in a table. */
+  /** The last read's figure per connection ("LLLL:RRRR"), for those in a table: unacknowledged, or unread when receiving. */
   private readonly byConnection = new Map<string, number>();
 
   constructor(
@@ -51,8 +58,14 @@ export class UnacknowledgedBytes {
    * Adds a connection (once connected: both ports known); returns false when it was not. The
    * remote address picks the table: reading one costs the kernel a walk of its whole connection
    * hash (about 0.9 ms of CPU here), so a table none of our connections is in is not read.
+   * `receiving`: the connection's unread bytes are counted (`unreadBytes`), not its unacknowledged.
    */
-  track(localPort: number | undefined, remotePort: number | undefined, remoteAddress?: string): boolean {
+  track(
+    localPort: number | undefined,
+    remotePort: number | undefined,
+    remoteAddress?: string,
+    direction: QueueDirection = "sending",
+  ): boolean {
     if (!localPort || !remotePort) return false;
     const key = `${hexPort(localPort)}:${hexPort(remotePort)}`;
     this.lastReadMs = Number.NEGATIVE_INFINITY; // a new connection: read afresh
@@ -63,10 +76,10 @@ export class UnacknowledgedBytes {
     for (const table of tables) {
       let keys = this.keys.get(table);
       if (!keys) {
-        keys = new Set();
+        keys = new Map();
         this.keys.set(table, keys);
       }
-      keys.add(key);
+      keys.set(key, direction);
     }
     return true;
   }
@@ -81,7 +94,7 @@ export class UnacknowledgedBytes {
     if (!this.available) return null;
     const nowMs = performance.now();
     if (!fresh && nowMs - this.lastReadMs < this.reuseMs) return this.lastValue;
-    const texts: Array<[string, ReadonlySet<string>]> = [];
+    const texts: Array<[string, ReadonlyMap<string, QueueDirection>]> = [];
     for (const [table, keys] of this.keys) {
       const text = this.readTable(table);
       if (text === null) {
@@ -93,12 +106,32 @@ export class UnacknowledgedBytes {
     // the figure is the kernel's at its read: parsing after the stamp keeps it out of the window
     this.tablesReadAtMs = performance.now();
     let total = 0;
+    let unread = 0;
     this.byConnection.clear();
-    for (const [text, keys] of texts) total += sumTxQueue(text, keys, this.byConnection);
+    for (const [text, keys] of texts) {
+      const queues = sumQueues(text, keys, this.byConnection);
+      total += queues.unacknowledged;
+      unread += queues.unread;
+    }
     this.lastReadMs = nowMs;
     this.lastValue = total;
+    this.lastUnread = this.tracksReceiving() ? unread : null;
     this.freshReads += 1;
     return total;
+  }
+
+  /**
+   * What the receiving connections' kernels held unread at the last read (`read()`); null while
+   * none is tracked, before a read, or where the table cannot be read.
+   */
+  get unreadBytes(): number | null {
+    return this.available ? this.lastUnread : null;
+  }
+
+  private tracksReceiving(): boolean {
+    for (const keys of this.keys.values())
+      for (const direction of keys.values()) if (direction === "receiving") return true;
+    return false;
   }
 
   /** performance.now() when the last figure's tables had been read (null before any read). */
@@ -106,7 +139,7 @@ export class UnacknowledgedBytes {
     return this.tablesReadAtMs;
   }
 
-  /** One connection's unacknowledged bytes at the last read; undefined when not in the tables. */
+  /** One connection's figure at the last read (unacknowledged, or unread when receiving); undefined when not in the tables. */
   of(localPort: number | undefined, remotePort: number | undefined): number | undefined {
     if (!localPort || !remotePort) return undefined;
     return this.byConnection.get(`${hexPort(localPort)}:${hexPort(remotePort)}`);
@@ -148,17 +181,20 @@ function hexPort(port: number): string {
   return port.toString(16).toUpperCase().padStart(4, "0");
 }
 
+/** Which queue of a connection counts: a sender's unacknowledged bytes, a receiver's unread ones. */
+export type QueueDirection = "sending" | "receiving";
+
 /**
- * Sums the tx_queue column of the rows whose local and remote ports are in `keys` (each row's
- * figure added to `byConnection` too, when given). A row:
+ * Sums the tracked rows' queues: tx_queue for a sending connection, rx_queue for a receiving one
+ * (each row's figure added to `byConnection` too, when given). A row:
  * `  sl  local_address rem_address   st tx_queue:rx_queue ...`, addresses as HEX:PORT.
  */
-export function sumTxQueue(
+export function sumQueues(
   table: string,
-  keys: ReadonlySet<string>,
+  keys: ReadonlyMap<string, QueueDirection>,
   byConnection?: Map<string, number>,
-): number {
-  let total = 0;
+): { unacknowledged: number; unread: number } {
+  const sums = { unacknowledged: 0, unread: 0 };
   for (const line of table.split("\n")) {
     const fields = line.trim().split(/\s+/);
     const local = fields[1];
@@ -166,13 +202,19 @@ export function sumTxQueue(
     const queues = fields[4];
     if (!local || !remote || !queues) continue;
     const key = `${local.slice(local.lastIndexOf(":") + 1)}:${remote.slice(remote.lastIndexOf(":") + 1)}`;
-    if (!keys.has(key)) continue;
-    const txQueue = Number.parseInt(queues.slice(0, queues.indexOf(":")), 16);
-    if (!Number.isFinite(txQueue)) continue;
-    total += txQueue;
-    byConnection?.set(key, (byConnection.get(key) ?? 0) + txQueue);
+    const direction = keys.get(key);
+    if (!direction) continue;
+    const colon = queues.indexOf(":");
+    const bytes = Number.parseInt(
+      direction === "sending" ? queues.slice(0, colon) : queues.slice(colon + 1),
+      16,
+    );
+    if (!Number.isFinite(bytes)) continue;
+    if (direction === "sending") sums.unacknowledged += bytes;
+    else sums.unread += bytes;
+    byConnection?.set(key, (byConnection.get(key) ?? 0) + bytes);
   }
-  return total;
+  return sums;
 }
 
 /**
@@ -187,11 +229,16 @@ export function sumTxQueue(
  * read knows it is all still in the send buffer. Counted against the older read, 456 KB handed
  * to the kernel in 2.4 ms showed as crossed at an interval's close: 110 Mbit/s, then 83, on a
  * 100 Mbit/s link.
+ *
+ * Where receiving connections are tracked, received bytes are what arrived: the reads plus what
+ * the kernel holds unread, both at the table read (a read since it is in the unread figure).
+ * Without, a received byte counts once it is read.
  */
 export class AcknowledgedTotal implements RunningTotal {
   private floor = Number.NEGATIVE_INFINITY;
   private readCount = -1;
   private sentAtRead = 0;
+  private receivedAtRead = 0;
   /** Whether the last total came from a table read (false: what the kernel accepted, true now). */
   private fromTable = false;
 
@@ -216,12 +263,16 @@ export class AcknowledgedTotal implements RunningTotal {
     const unacknowledged = this.unacknowledged.read(fresh);
     this.fromTable = unacknowledged !== null;
     const sent = this.sent();
+    const received = this.received();
     if (unacknowledged === null || this.unacknowledged.readCount !== this.readCount) {
       this.readCount = this.unacknowledged.readCount;
       this.sentAtRead = sent;
+      this.receivedAtRead = received;
     }
     const acknowledgedSent = Math.min(sent, this.sentAtRead) - (unacknowledged ?? 0);
-    this.floor = Math.max(this.floor, acknowledgedSent + this.received());
+    const unread = this.unacknowledged.unreadBytes;
+    const arrived = unread === null ? received : this.receivedAtRead + unread;
+    this.floor = Math.max(this.floor, acknowledgedSent + arrived);
     return this.floor;
   }
 

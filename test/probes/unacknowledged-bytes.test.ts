@@ -5,7 +5,12 @@ import { connect, createServer, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
-import { AcknowledgedTotal, sumTxQueue, UnacknowledgedBytes } from "../../src/probes/unacknowledged-bytes.js";
+import {
+  AcknowledgedTotal,
+  type QueueDirection,
+  sumQueues,
+  UnacknowledgedBytes,
+} from "../../src/probes/unacknowledged-bytes.js";
 
 // three rows of /proc/net/tcp: a listener, our connection (local 0xDC00 = 56320 to 0x1F90 = 8080)
 // with 0x2000 bytes unacknowledged, another connection to 8080 from another local port
@@ -15,11 +20,25 @@ const table = `  sl  local_address rem_address   st tx_queue rx_queue tr tm->whe
    2: 0100007F:DC01 0100007F:1F90 01 00100000:00000000 01:00000014 00000000     0        0 8802 1 0 20 4 30 10 -1
 `;
 
-test("sumTxQueue: the tx_queue (hex) of the rows whose local and remote ports are tracked", () => {
-  assert.equal(sumTxQueue(table, new Set(["DC00:1F90"])), 0x2000);
-  assert.equal(sumTxQueue(table, new Set(["DC00:1F90", "DC01:1F90"])), 0x2000 + 0x100000);
-  assert.equal(sumTxQueue(table, new Set(["1F90:DC00"])), 0, "ports are not swapped");
-  assert.equal(sumTxQueue("", new Set(["DC00:1F90"])), 0);
+function sending(...keys: string[]): Map<string, QueueDirection> {
+  return new Map(keys.map((key) => [key, "sending"]));
+}
+
+test("sumQueues: the tx_queue (hex) of the sending rows whose local and remote ports are tracked", () => {
+  assert.equal(sumQueues(table, sending("DC00:1F90")).unacknowledged, 0x2000);
+  assert.equal(sumQueues(table, sending("DC00:1F90", "DC01:1F90")).unacknowledged, 0x2000 + 0x100000);
+  assert.equal(sumQueues(table, sending("1F90:DC00")).unacknowledged, 0, "ports are not swapped");
+  assert.equal(sumQueues("", sending("DC00:1F90")).unacknowledged, 0);
+});
+
+test("sumQueues: the rx_queue (hex) of the receiving rows, apart from the sending rows' tx_queue", () => {
+  const byConnection = new Map<string, number>();
+  const keys = new Map<string, QueueDirection>([
+    ["DC00:1F90", "receiving"],
+    ["DC01:1F90", "sending"],
+  ]);
+  assert.deepEqual(sumQueues(table, keys, byConnection), { unacknowledged: 0x100000, unread: 0x10 });
+  assert.equal(byConnection.get("DC00:1F90"), 0x10, "a receiving connection's figure is its unread bytes");
 });
 
 test("UnacknowledgedBytes: null where the table cannot be read, 0 with nothing tracked", () => {
@@ -96,6 +115,30 @@ test("AcknowledgedTotal: what was sent since a reused table read counts at the n
       700_000 - 0x1000 + 500,
       "after a reset the next total reads sent afresh",
     );
+  });
+});
+
+test("AcknowledgedTotal with a receiving connection: what arrived (read, and unread in the kernel at the table read)", () => {
+  withTable((ipv4, unacknowledged) => {
+    // the second connection has a megabyte arrived and not read
+    writeFileSync(ipv4, table.replace("00100000:00000000", "00000000:00100000"));
+    unacknowledged.track(0xdc01, 0x1f90, "127.0.0.1", "receiving");
+    let received = 1_000;
+    const arrived = new AcknowledgedTotal(
+      unacknowledged,
+      () => 0x2000,
+      () => received,
+    );
+    assert.equal(arrived.total(), 0 + 1_000 + 0x100000, "the unread megabyte arrived");
+    received = 1_000 + 0x80000;
+    assert.equal(
+      arrived.total(),
+      1_000 + 0x100000,
+      "a read since the (reused) table read took bytes that table already held unread: not twice",
+    );
+    writeFileSync(ipv4, table.replace("00100000:00000000", "00000000:00080000"));
+    unacknowledged.track(0xdc01, 0x1f90, "127.0.0.1", "receiving"); // the next read is fresh
+    assert.equal(arrived.total(), 1_000 + 0x80000 + 0x80000);
   });
 });
 

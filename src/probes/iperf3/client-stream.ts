@@ -66,6 +66,11 @@ export class ClientStream {
     return this.movedBytes;
   }
 
+  /** Bytes read before counting began, not yet added to `moved` (see startRunning). */
+  get uncountedEarlyBytes(): number {
+    return this.earlyBytes;
+  }
+
   /**
    * Bytes of this stream's writes the kernel has taken so far, to the byte (a write counts in
    * `moved` only once all of it was taken): what Node dispatched to the socket's handle minus what

@@ -7,6 +7,10 @@ function seconds(ns: bigint): number {
   return Number(ns) / 1e9;
 }
 
+function sum(values: readonly number[]): number {
+  return values.reduce((total, value) => total + value, 0);
+}
+
 /**
  * The client's clock of one test, as iperf3's reporter is apart from its control loop: the
  * start mark (TEST_START, then the omit end), the -J report intervals with their measured
@@ -19,7 +23,21 @@ export class IntervalClock {
   private readonly entries: JsonIntervalEntry[] = [];
   private streams: readonly ClientStream[] = [];
   private movedAtTick: number[] = [];
-  private movedAtOmit: number[] = [];
+  /**
+   * Per stream at the start mark: a sender's count, a receiver's bytes arrived (`countedNow`).
+   * A receiving stream's bytes count from their arrival at its kernel, not from its reads:
+   * what it read plus what the kernel holds unread. An agent starved of CPU handles TEST_START
+   * late, after the server has sent for a while; what crossed before the mark then went into
+   * the measured period's rate and its first sample as if it crossed after (20.31 Mbit/s read
+   * on a tbf link carrying 19.13, in the stock-kernel VM). Those bytes are the test's (a
+   * --bytes download counts them), so they stay in the bytes and the period is taken back by
+   * the time they take at the rate the period measured (`measuredSeconds`).
+   */
+  private countedAtMark: number[] = [];
+  /** Per stream at the end mark, the same. */
+  private countedAtEnd: number[] = [];
+  /** Per stream: what a receiver had when TEST_START was handled (0 after an omit period: those bytes were omitted). */
+  private arrivedBeforeStart: number[] = [];
   private omitting = false;
   private startMarkNs = 0n;
   private lastTickNs = 0n;
@@ -65,10 +83,16 @@ export class IntervalClock {
     this.takenAtStart = streams.map((stream) => (stream.localSends ? stream.kernelTakenBytes : null));
     for (const stream of streams) {
       const { localPort, remotePort, remoteHost } = stream.address;
-      if (stream.localSends) this.unacknowledged.track(localPort, remotePort, remoteHost);
+      this.unacknowledged.track(
+        localPort,
+        remotePort,
+        remoteHost,
+        stream.localSends ? "sending" : "receiving",
+      );
     }
     this.movedAtTick = streams.map(() => 0);
-    this.movedAtOmit = streams.map(() => 0);
+    this.countedAtMark = this.countedNow();
+    this.arrivedBeforeStart = omitting ? streams.map(() => 0) : this.countedAtMark;
     this.omitting = omitting;
     this.mark(process.hrtime.bigint());
   }
@@ -77,7 +101,8 @@ export class IntervalClock {
   endOmit(): void {
     const now = process.hrtime.bigint();
     this.closeInterval(now);
-    this.movedAtOmit = this.streams.map((stream) => stream.moved);
+    this.countedAtMark = this.countedNow();
+    this.arrivedBeforeStart = this.streams.map(() => 0);
     this.omitting = false;
     this.mark(now);
   }
@@ -88,6 +113,7 @@ export class IntervalClock {
     this.timer = undefined;
     const now = process.hrtime.bigint();
     this.closeInterval(now);
+    this.countedAtEnd = this.countedNow();
     this.endMarkNs = now;
     this.periodMs.to = performance.now();
     // no zero intervals while the results are exchanged
@@ -116,15 +142,45 @@ export class IntervalClock {
     return { ...this.periodMs };
   }
 
-  /** Length of the measured period: from the start mark to TEST_END. */
+  /**
+   * Length of the measured period: from the start mark to TEST_END; for a download, taken back
+   * by the time what had arrived at TEST_START takes at the rate measured after it (so the rate
+   * is what arrived in the marked period, and the bytes are all of the test's).
+   */
   get measuredSeconds(): number {
-    return seconds(this.endMarkNs - this.startMarkNs);
+    const markedSeconds = seconds(this.endMarkNs - this.startMarkNs);
+    // bidir: the receiving side's period is the server's (by the C client's rules), this one the sender's
+    if (this.streams.some((stream) => stream.localSends)) return markedSeconds;
+    const before = sum(this.arrivedBeforeStart);
+    const during = sum(this.countedAtEnd) - sum(this.countedAtMark);
+    return before > 0 && during > 0 ? markedSeconds * ((before + during) / during) : markedSeconds;
   }
 
-  /** Bytes a stream moved after the omit period. */
+  /**
+   * Bytes a stream moved in the measured period: a sender's count (what the kernel accepted), a
+   * receiver's arrivals (its reads and its kernel's unread bytes, from mark to mark, and what it
+   * had at TEST_START).
+   */
   measuredBytes(index: number): number {
-    const stream = this.streams[index];
-    return stream ? stream.moved - (this.movedAtOmit[index] ?? 0) : 0;
+    const during = (this.countedAtEnd[index] ?? 0) - (this.countedAtMark[index] ?? 0);
+    return during + (this.arrivedBeforeStart[index] ?? 0);
+  }
+
+  /**
+   * Per stream, now: a sender's count; a receiver's reads (those before TEST_START's handling
+   * too) plus what its kernel holds unread, from a fresh read of the table (reads only where
+   * the table cannot be read).
+   */
+  private countedNow(): number[] {
+    const receiving = this.streams.some((stream) => !stream.localSends);
+    if (receiving) this.unacknowledged.read(true);
+    const tableRead = this.unacknowledged.unreadBytes !== null;
+    return this.streams.map((stream) => {
+      if (stream.localSends) return stream.moved;
+      const { localPort, remotePort } = stream.address;
+      const unread = tableRead ? (this.unacknowledged.of(localPort, remotePort) ?? 0) : 0;
+      return stream.moved + stream.uncountedEarlyBytes + unread;
+    });
   }
 
   /**
@@ -138,7 +194,9 @@ export class IntervalClock {
       if (stream.localSends !== sending) continue;
       const start = this.takenAtStart[index];
       const taken = stream.kernelTakenBytes;
-      moved += start !== null && start !== undefined && taken !== null ? taken - start : stream.moved;
+      if (sending)
+        moved += start !== null && start !== undefined && taken !== null ? taken - start : stream.moved;
+      else moved += stream.moved + stream.uncountedEarlyBytes;
     }
     return moved;
   }

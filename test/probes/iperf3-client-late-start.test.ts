@@ -1,0 +1,96 @@
+import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import { test } from "node:test";
+import { WIRE_BYTES_PER_PAYLOAD_BYTE } from "../../src/plan/lab-profile.js";
+import type { IntervalSamples } from "../../src/probes/interval-sampler.js";
+import { createNetnsPair } from "../helpers/netns-pair.js";
+import { scriptArgv } from "../helpers/test-script.js";
+import { startStockServer } from "./iperf3-support/stock-server.js";
+
+/**
+ * A download whose client handles TEST_START late: the stock server in one namespace sends
+ * through tbf at LINK_MBIT; our client in the other holds its event loop for BLOCK_MS once its
+ * data stream is connected, so TEST_START, TEST_RUNNING and the first data wait in its kernel
+ * (late-start-client.ts). What crossed before the client's start mark is not the measured
+ * period's: counted by its reads, the summary and the first sample took it (20.31 Mbit/s on a
+ * 20 Mbit/s link that carries 19.13 of payload, in the stock-kernel VM). The rates are low so
+ * that the host carries them at any load.
+ */
+const LINK_MBIT = 20;
+const SECONDS = 3;
+const BLOCK_MS = 1_500;
+/** tbf's bucket: what may cross above the rate after the idle block (0.5 % of the test). */
+const BURST_BYTES = 32 * 1024;
+const PAYLOAD_BITS_PER_SECOND = (LINK_MBIT * 1e6) / WIRE_BYTES_PER_PAYLOAD_BYTE;
+
+interface LateStartRun {
+  end: { sum_received: { bits_per_second: number; bytes: number; seconds: number } };
+  samples: IntervalSamples;
+}
+
+function runLateStartClient(prefix: string[], host: string, port: number): Promise<LateStartRun> {
+  const script = new URL("./iperf3-support/late-start-client.ts", import.meta.url);
+  const [program, ...args] = [
+    ...prefix,
+    process.execPath,
+    ...scriptArgv(script),
+    host,
+    String(port),
+    String(SECONDS),
+    String(BLOCK_MS),
+  ];
+  return new Promise((resolve, reject) => {
+    const child = spawn(program as string, args, { stdio: ["ignore", "pipe", "pipe"] });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (chunk: Buffer) => {
+      stdout += chunk.toString();
+    });
+    child.stderr.on("data", (chunk: Buffer) => {
+      stderr += chunk.toString();
+    });
+    const timer = setTimeout(() => child.kill("SIGKILL"), 60_000);
+    child.once("exit", (code) => {
+      clearTimeout(timer);
+      if (code === 0) resolve(JSON.parse(stdout) as LateStartRun);
+      else reject(new Error(`late-start client exited ${code}: ${stderr.slice(0, 2000)}`));
+    });
+  });
+}
+
+test(`a download whose client handles TEST_START ${BLOCK_MS} ms late reads no more than the ${LINK_MBIT} Mbit/s link carries, in its summary and its first sample`, async () => {
+  const pair = createNetnsPair("lnbl");
+  try {
+    pair.shape(LINK_MBIT, { sides: "server", burst: `${BURST_BYTES}` });
+    const server = await startStockServer({ port: 5201, command: [...pair.exec(pair.serverNs), "iperf3"] });
+    try {
+      const run = await runLateStartClient(pair.exec(pair.clientNs), pair.serverAddress, server.port);
+      const received = run.end.sum_received;
+      const payloadMbit = PAYLOAD_BITS_PER_SECOND / 1e6;
+      // the marked period is at least -t long (its timer fires no earlier); the bucket is spent once in it
+      const ceiling = PAYLOAD_BITS_PER_SECOND + (BURST_BYTES * 8) / SECONDS;
+      const detail = `received ${(received.bits_per_second / 1e6).toFixed(2)} Mbit/s over ${received.seconds.toFixed(3)} s; the link carries ${payloadMbit.toFixed(2)} of payload`;
+      const sampleMbit = run.samples.bytes.map((bytes, i) =>
+        ((bytes * 8) / (run.samples.durationSeconds[i] ?? 1) / 1e6).toFixed(1),
+      );
+      const sampleMs = run.samples.durationSeconds.map((s) => (s * 1000).toFixed(0));
+      console.log(
+        `late TEST_START: ${detail}; samples ${sampleMbit.join(", ")} Mbit/s over ${sampleMs.join(", ")} ms`,
+      );
+      assert.ok(received.bits_per_second <= ceiling, detail);
+      // it measured the link, not a stall: the server sent all through the measured period
+      assert.ok(received.bits_per_second >= 0.8 * PAYLOAD_BITS_PER_SECOND, detail);
+      const firstBytes = run.samples.bytes[0] ?? 0;
+      const firstSeconds = run.samples.durationSeconds[0] ?? 0;
+      const firstCeiling = PAYLOAD_BITS_PER_SECOND * firstSeconds + BURST_BYTES * 8;
+      assert.ok(
+        firstBytes * 8 <= firstCeiling,
+        `first sample ${((firstBytes * 8) / firstSeconds / 1e6).toFixed(2)} Mbit/s over ${(firstSeconds * 1000).toFixed(0)} ms (${detail})`,
+      );
+    } finally {
+      await server.stop();
+    }
+  } finally {
+    pair.remove();
+  }
+});
