@@ -118,6 +118,12 @@ export async function cliStudy(
           error: (record.error as StudyRecord["error"]) ?? null,
           detail: record.detail ?? null,
           latency: record.latency ?? null,
+          sides: {
+            sent: record.sent ?? null,
+            received: record.received ?? null,
+            cpuSeconds: record.cpuSeconds ?? null,
+            serverCpu: record.serverCpu ?? null,
+          },
         }));
     } else {
       report.errors.push("run wrote no run directory");

@@ -70,6 +70,11 @@ export interface StudyRecord {
   detail: unknown;
   /** The latency probe's per-request times (its record's `latency`); null for other probes. */
   latency: unknown;
+  /**
+   * Both sides' counts (bytes, seconds), the agent's CPU seconds and the lab server's CPU: what
+   * tells a starved peer from a period counted long when the sides disagree.
+   */
+  sides: { sent: unknown; received: unknown; cpuSeconds: unknown; serverCpu: unknown };
 }
 
 /** What the guest found; any field null when its step did not get that far (see `errors`). */

@@ -198,7 +198,7 @@ test(`it ran shaped: tbf at ${RATE_MEGABITS_PER_SECOND} Mbit/s under netem, and 
     const received = record.receivedMegabitsPerSecond ?? 0;
     assert.ok(
       received > 0.6 * RATE_MEGABITS_PER_SECOND && received <= RATE_MEGABITS_PER_SECOND,
-      `${record.probeLabel}: received ${received} Mbit/s for a ${RATE_MEGABITS_PER_SECOND} Mbit/s profile`,
+      `${record.probeLabel}: received ${received} Mbit/s for a ${RATE_MEGABITS_PER_SECOND} Mbit/s profile (${JSON.stringify(record.sides)})`,
     );
     // the upload headline is sum_sent (the seed's figure), which also counts what the send
     // buffers held when the test ended: the same bytes at any rate, so at 20 Mbit/s over 6 s it
@@ -208,7 +208,7 @@ test(`it ran shaped: tbf at ${RATE_MEGABITS_PER_SECOND} Mbit/s under netem, and 
     assert.ok(
       headline > 0.6 * RATE_MEGABITS_PER_SECOND &&
         headline <= RATE_MEGABITS_PER_SECOND + bufferedMegabitsPerSecond,
-      `${record.probeLabel}: headline ${headline} Mbit/s, received ${received}, for a ${RATE_MEGABITS_PER_SECOND} Mbit/s profile`,
+      `${record.probeLabel}: headline ${headline} Mbit/s, received ${received}, for a ${RATE_MEGABITS_PER_SECOND} Mbit/s profile (${JSON.stringify(record.sides)})`,
     );
   }
 });
