@@ -61,7 +61,9 @@ function runLateStartClient(prefix: string[], host: string, port: number): Promi
 test(`a download whose client handles TEST_START ${BLOCK_MS} ms late reads no more than the ${LINK_MBIT} Mbit/s link carries, in its summary and its first sample`, async () => {
   const pair = createNetnsPair("lnbl");
   try {
-    pair.shape(LINK_MBIT, { sides: "server", burst: `${BURST_BYTES}` });
+    // a queue of 400 ms (1 MB): the server's first window after the block fits, so no loss
+    // stalls the count (at 20 ms one did: a 250 ms sample at 3.9 Mbit/s beside a busy loop)
+    pair.shape(LINK_MBIT, { sides: "server", burst: `${BURST_BYTES}`, latency: "400ms" });
     const server = await startStockServer({ port: 5201, command: [...pair.exec(pair.serverNs), "iperf3"] });
     try {
       const run = await runLateStartClient(pair.exec(pair.clientNs), pair.serverAddress, server.port);

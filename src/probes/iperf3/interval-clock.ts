@@ -91,10 +91,12 @@ export class IntervalClock {
       );
     }
     this.movedAtTick = streams.map(() => 0);
+    // the mark's time before its count, the end's after: a count taken late leaves bytes out, never in
+    const now = process.hrtime.bigint();
     this.countedAtMark = this.countedNow();
     this.arrivedBeforeStart = omitting ? streams.map(() => 0) : this.countedAtMark;
     this.omitting = omitting;
-    this.mark(process.hrtime.bigint());
+    this.mark(now);
   }
 
   /** End of -O: omitted intervals close, the counts and the clock restart (the test's end timer does not). */
@@ -111,9 +113,9 @@ export class IntervalClock {
   stop(): void {
     if (this.timer) clearInterval(this.timer);
     this.timer = undefined;
+    this.countedAtEnd = this.countedNow();
     const now = process.hrtime.bigint();
     this.closeInterval(now);
-    this.countedAtEnd = this.countedNow();
     this.endMarkNs = now;
     this.periodMs.to = performance.now();
     // no zero intervals while the results are exchanged
