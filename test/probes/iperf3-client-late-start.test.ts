@@ -1,10 +1,10 @@
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
 import { test } from "node:test";
 import { WIRE_BYTES_PER_PAYLOAD_BYTE } from "../../src/plan/lab-profile.js";
 import type { IntervalSamples } from "../../src/probes/interval-sampler.js";
 import { createNetnsPair } from "../helpers/netns-pair.js";
 import { scriptArgv } from "../helpers/test-script.js";
+import { runJson } from "./iperf3-support/client-process.js";
 import { startStockServer } from "./iperf3-support/stock-server.js";
 
 /**
@@ -28,9 +28,9 @@ interface LateStartRun {
   samples: IntervalSamples;
 }
 
-function runLateStartClient(prefix: string[], host: string, port: number): Promise<LateStartRun> {
+async function runLateStartClient(prefix: string[], host: string, port: number): Promise<LateStartRun> {
   const script = new URL("./iperf3-support/late-start-client.ts", import.meta.url);
-  const [program, ...args] = [
+  const args = [
     ...prefix,
     process.execPath,
     ...scriptArgv(script),
@@ -39,23 +39,7 @@ function runLateStartClient(prefix: string[], host: string, port: number): Promi
     String(SECONDS),
     String(BLOCK_MS),
   ];
-  return new Promise((resolve, reject) => {
-    const child = spawn(program as string, args, { stdio: ["ignore", "pipe", "pipe"] });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (chunk: Buffer) => {
-      stdout += chunk.toString();
-    });
-    child.stderr.on("data", (chunk: Buffer) => {
-      stderr += chunk.toString();
-    });
-    const timer = setTimeout(() => child.kill("SIGKILL"), 60_000);
-    child.once("exit", (code) => {
-      clearTimeout(timer);
-      if (code === 0) resolve(JSON.parse(stdout) as LateStartRun);
-      else reject(new Error(`late-start client exited ${code}: ${stderr.slice(0, 2000)}`));
-    });
-  });
+  return (await runJson(args, 60_000)) as unknown as LateStartRun;
 }
 
 test(`a download whose client handles TEST_START ${BLOCK_MS} ms late reads no more than the ${LINK_MBIT} Mbit/s link carries, in its summary and its first sample`, async () => {

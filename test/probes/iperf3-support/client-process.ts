@@ -95,7 +95,8 @@ function summarize(document: Record<string, unknown>) {
   };
 }
 
-function runJson(args: string[], timeoutMs: number): Promise<Record<string, unknown>> {
+/** Runs `args` in its own process group and resolves with the -J-like document it prints (one with `end`). */
+export function runJson(args: string[], timeoutMs: number): Promise<Record<string, unknown>> {
   return new Promise((resolve, reject) => {
     const [program, ...rest] = args;
     // own process group, so a timeout kills flock, ip netns exec and the client together
