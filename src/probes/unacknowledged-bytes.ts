@@ -34,6 +34,7 @@ export class UnacknowledgedBytes {
   private lastReadMs = Number.NEGATIVE_INFINITY;
   private lastValue = 0;
   private lastUnread: number | null = null;
+  private tracksReceiving = false;
   private freshReads = 0;
   private tablesReadAtMs: number | null = null;
   /** The last read's figure per connection ("LLLL:RRRR"), for those in a table: unacknowledged, or unread when receiving. */
@@ -81,6 +82,7 @@ export class UnacknowledgedBytes {
       }
       keys.set(key, direction);
     }
+    if (direction === "receiving") this.tracksReceiving = true;
     return true;
   }
 
@@ -115,7 +117,7 @@ export class UnacknowledgedBytes {
     }
     this.lastReadMs = nowMs;
     this.lastValue = total;
-    this.lastUnread = this.tracksReceiving() ? unread : null;
+    this.lastUnread = this.tracksReceiving ? unread : null;
     this.freshReads += 1;
     return total;
   }
@@ -126,12 +128,6 @@ export class UnacknowledgedBytes {
    */
   get unreadBytes(): number | null {
     return this.available ? this.lastUnread : null;
-  }
-
-  private tracksReceiving(): boolean {
-    for (const keys of this.keys.values())
-      for (const direction of keys.values()) if (direction === "receiving") return true;
-    return false;
   }
 
   /** performance.now() when the last figure's tables had been read (null before any read). */

@@ -66,9 +66,9 @@ export class ClientStream {
     return this.movedBytes;
   }
 
-  /** Bytes read before counting began, not yet added to `moved` (see startRunning). */
-  get uncountedEarlyBytes(): number {
-    return this.earlyBytes;
+  /** A receiving stream's reads so far: `moved` and what came before counting began (see startRunning). */
+  get bytesRead(): number {
+    return this.movedBytes + this.earlyBytes;
   }
 
   /**

@@ -181,7 +181,7 @@ export class IntervalClock {
       if (stream.localSends) return stream.moved;
       const { localPort, remotePort } = stream.address;
       const unread = tableRead ? (this.unacknowledged.of(localPort, remotePort) ?? 0) : 0;
-      return stream.moved + stream.uncountedEarlyBytes + unread;
+      return stream.bytesRead + unread;
     });
   }
 
@@ -194,11 +194,13 @@ export class IntervalClock {
     let moved = 0;
     for (const [index, stream] of this.streams.entries()) {
       if (stream.localSends !== sending) continue;
+      if (!sending) {
+        moved += stream.bytesRead;
+        continue;
+      }
       const start = this.takenAtStart[index];
       const taken = stream.kernelTakenBytes;
-      if (sending)
-        moved += start !== null && start !== undefined && taken !== null ? taken - start : stream.moved;
-      else moved += stream.moved + stream.uncountedEarlyBytes;
+      moved += start !== null && start !== undefined && taken !== null ? taken - start : stream.moved;
     }
     return moved;
   }
