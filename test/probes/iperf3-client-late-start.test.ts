@@ -28,7 +28,12 @@ interface LateStartRun {
   samples: IntervalSamples;
 }
 
-async function runLateStartClient(prefix: string[], host: string, port: number): Promise<LateStartRun> {
+async function runLateStartClient(
+  prefix: string[],
+  host: string,
+  port: number,
+  byteLimit = 0,
+): Promise<LateStartRun> {
   const script = new URL("./iperf3-support/late-start-client.ts", import.meta.url);
   const args = [
     ...prefix,
@@ -38,6 +43,7 @@ async function runLateStartClient(prefix: string[], host: string, port: number):
     String(port),
     String(SECONDS),
     String(BLOCK_MS),
+    String(byteLimit),
   ];
   return (await runJson(args, 60_000)) as unknown as LateStartRun;
 }
@@ -73,6 +79,40 @@ test(`a download whose client handles TEST_START ${BLOCK_MS} ms late reads no mo
         firstBytes * 8 <= firstCeiling,
         `first sample ${((firstBytes * 8) / firstSeconds / 1e6).toFixed(2)} Mbit/s over ${(firstSeconds * 1000).toFixed(0)} ms (${detail})`,
       );
+    } finally {
+      await server.stop();
+    }
+  } finally {
+    pair.remove();
+  }
+});
+
+/**
+ * A --bytes download small enough to arrive whole while the client is held: nothing arrives in
+ * the marked period, so no later rate can time it. Timed from the marked period it read a rate
+ * no link gave; no data comes before the cookie, and the client was held BLOCK_MS after it.
+ */
+const SMALL_BYTES = 128 * 1024; // one of the client's blocks: the stock server sends whole blocks
+
+test(`a --bytes ${SMALL_BYTES} download that arrives whole before a late TEST_START reads no more than the ${LINK_MBIT} Mbit/s link carries`, async () => {
+  const pair = createNetnsPair("lnbm");
+  try {
+    pair.shape(LINK_MBIT, { sides: "server", burst: `${BURST_BYTES}`, latency: "400ms" });
+    const server = await startStockServer({ port: 5201, command: [...pair.exec(pair.serverNs), "iperf3"] });
+    try {
+      const run = await runLateStartClient(
+        pair.exec(pair.clientNs),
+        pair.serverAddress,
+        server.port,
+        SMALL_BYTES,
+      );
+      const received = run.end.sum_received;
+      const detail = `received ${received.bytes} bytes in ${received.seconds.toFixed(3)} s, ${(received.bits_per_second / 1e6).toFixed(2)} Mbit/s`;
+      console.log(`late TEST_START, --bytes: ${detail}`);
+      assert.equal(received.bytes, SMALL_BYTES, detail);
+      // an honest period spans the hold at least, so tbf's bucket counts over BLOCK_MS at most
+      const ceiling = PAYLOAD_BITS_PER_SECOND + (BURST_BYTES * 8) / (BLOCK_MS / 1000);
+      assert.ok(received.bits_per_second <= ceiling, detail);
     } finally {
       await server.stop();
     }

@@ -42,6 +42,8 @@ export class ClientStream {
   private earlyBytes = 0;
   private socket: Socket | undefined;
   address = { localHost: "", localPort: 0, remoteHost: "", remotePort: 0 };
+  /** process.hrtime when the cookie went out: no data of the test can arrive before it. */
+  cookieSentNs = 0n;
   private sending = false;
   private awaitingDrain = false;
   private finished = false;
@@ -108,6 +110,7 @@ export class ClientStream {
     socket.on("error", this.onError);
     socket.on("close", this.onClose);
     socket.on("drain", this.onDrain);
+    this.cookieSentNs = process.hrtime.bigint();
     await new Promise<void>((resolve, reject) =>
       socket.write(this.options.cookie, (error) => (error ? reject(error) : resolve())),
     );

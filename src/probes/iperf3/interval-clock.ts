@@ -155,7 +155,14 @@ export class IntervalClock {
     if (this.streams.some((stream) => stream.localSends)) return markedSeconds;
     const before = sum(this.arrivedBeforeStart);
     const during = sum(this.countedAtEnd) - sum(this.countedAtMark);
-    return before > 0 && during > 0 ? markedSeconds * ((before + during) / during) : markedSeconds;
+    if (before > 0 && during > 0) return markedSeconds * ((before + during) / during);
+    if (before === 0) return markedSeconds;
+    // all of it arrived before the mark (a small --bytes download): no later rate to time it by,
+    // so from the last cookie, before which no data can come (a rate no higher than the truth)
+    let lastCookieNs = 0n;
+    for (const stream of this.streams)
+      if (stream.cookieSentNs > lastCookieNs) lastCookieNs = stream.cookieSentNs;
+    return lastCookieNs > 0n ? seconds(this.endMarkNs - lastCookieNs) : markedSeconds;
   }
 
   /**

@@ -4,13 +4,13 @@
  * TEST_START, TEST_RUNNING and first data wait in the kernel, as they do for an agent starved
  * of CPU. Prints the result's -J `end` and our samples as JSON.
  *
- * argv: HOST PORT SECONDS BLOCK_MS
+ * argv: HOST PORT SECONDS BLOCK_MS [BYTES] (a --bytes limit; 0 or none: time only)
  */
 import { subscribe } from "node:diagnostics_channel";
 import type { Socket } from "node:net";
 import { runIperf3Client } from "../../../src/probes/iperf3/client.js";
 
-const [host = "", port = "0", seconds = "3", blockMs = "1500"] = process.argv.slice(2);
+const [host = "", port = "0", seconds = "3", blockMs = "1500", bytes = "0"] = process.argv.slice(2);
 
 let sockets = 0;
 subscribe("net.client.socket", (message) => {
@@ -37,7 +37,7 @@ const result = await runIperf3Client({
   bidir: false,
   omitSeconds: 0,
   blockBytes: 128 * 1024,
-  byteLimit: 0,
+  byteLimit: Number(bytes),
   connectTimeoutMs: 10_000,
   reportIntervalSeconds: 1,
 });
