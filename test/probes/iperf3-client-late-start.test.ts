@@ -70,8 +70,18 @@ test(`a download whose client handles TEST_START ${BLOCK_MS} ms late reads no mo
         `late TEST_START: ${detail}; samples ${sampleMbit.join(", ")} Mbit/s over ${sampleMs.join(", ")} ms`,
       );
       assert.ok(received.bits_per_second <= ceiling, detail);
-      // it measured the link, not a stall: the server sent all through the measured period
-      assert.ok(received.bits_per_second >= 0.8 * PAYLOAD_BITS_PER_SECOND, detail);
+      // The summary's period is the marked one taken back by the early bytes' time at the rate
+      // that followed, so its rate is the samples' (they hold the marked period's arrivals): a
+      // period counted long reads under them. Not against the link: a starved sender (this file
+      // runs at nice 19; the stock server is its child) leaves the link idle, and the rate with it
+      // (11.16 Mbit/s with the process group held 1 s in every 1.5 s).
+      const sampledBytes = run.samples.bytes.reduce((sum, bytes) => sum + bytes, 0);
+      const sampledSeconds = run.samples.durationSeconds.reduce((sum, seconds) => sum + seconds, 0);
+      const sampledRate = (sampledBytes * 8) / sampledSeconds;
+      assert.ok(
+        Math.abs(received.bits_per_second / sampledRate - 1) <= 0.03,
+        `${detail}; the samples read ${(sampledRate / 1e6).toFixed(2)}`,
+      );
       const firstBytes = run.samples.bytes[0] ?? 0;
       const firstSeconds = run.samples.durationSeconds[0] ?? 0;
       const firstCeiling = PAYLOAD_BITS_PER_SECOND * firstSeconds + BURST_BYTES * 8;

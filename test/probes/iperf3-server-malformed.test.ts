@@ -285,7 +285,9 @@ test("watchdog: only 1 of 2 data streams connects - the test ends after streamsM
     (await open()).write(COOKIE);
     assert.ok(await short.waitClosed(30_000), "still open after 30 s");
     assert.ok(
-      lines.some((line) => /only 1 of 2 data streams connected within 1 s/.test(line)),
+      // 1 of 2 as a rule; 0 when the server's process was held off the CPU past the timeout with
+      // the stream's cookie unread (timers run before reads on waking)
+      lines.some((line) => /only [01] of 2 data streams connected within 1 s/.test(line)),
       lines.join("\n"),
     );
   });
