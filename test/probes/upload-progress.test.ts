@@ -42,7 +42,7 @@ async function assertCountedBeforeTheWriteCompletes(request: ClientRequest): Pro
   });
   let total = 0;
   // a bound for a count that never comes, not a time the host must keep: over TLS the slice is
-  // encrypted whole first, which beside a busy loop at the lowest priority took over 5 s (08:39 run)
+  // encrypted whole first, which beside a busy loop at the lowest priority took over 5 s (09:11 run)
   for (const deadline = Date.now() + 60_000; total <= 0 && Date.now() < deadline; ) {
     await sleep(20);
     total = progress.total();
