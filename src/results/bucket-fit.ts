@@ -1,4 +1,4 @@
-import type { BucketMeasurement } from "../probes/bucket/measurement.js";
+import type { BucketMeasurement, BucketTransfer } from "../probes/bucket/measurement.js";
 import type { IntervalSamples } from "../probes/interval-sampler.js";
 import { leadingBurstFigures } from "./burst-figures.js";
 import { settledRate } from "./settled-rate.js";
@@ -349,12 +349,13 @@ function isBurst(
  */
 function longTransferBurst(
   measurement: BucketMeasurement,
-  samples: IntervalSamples,
+  transfer: BucketTransfer,
   fit: TransferFit,
   sustained: number,
 ): Burst | null {
+  const { samples } = transfer;
   const telling = (excessBytes: number) => excessBytes > sustained * UNRESOLVED_MIN_SECONDS;
-  if (!telling(settledExcessBytes(samples, sustained) ?? 0)) return null;
+  if (!telling(settledExcessBytes(samples, sustained, transfer.bytesBeforeStart ?? 0) ?? 0)) return null;
   const fitBurst = isBurst(fit.peakBitsPerSecond, fit.excessBytes, sustained, samples.intervalSeconds);
   const segment = {
     peakBitsPerSecond: fit.peakBitsPerSecond,
@@ -388,10 +389,13 @@ export function fitBucket(measurement: BucketMeasurement): BucketFit | null {
   const fitted = sustainedAndFit(first.samples);
   if (!fitted) return null;
   const { sustained, fit } = fitted;
-  const burst = longTransferBurst(measurement, first.samples, fit, sustained);
-  const bucketBytes = burst?.bucketBytes ?? 0;
+  const burst = longTransferBurst(measurement, first, fit, sustained);
+  const early = burst
+    ? beforeStart(first.bytesBeforeStart ?? 0, sustained, burst.peakBitsPerSecond / 8)
+    : null;
+  const bucketBytes = burst && early ? burst.bucketBytes + early.excessBytes : 0;
   const refillPoints = refills.flatMap((transfer): RefillPoint[] => {
-    const refilled = settledExcessBytes(transfer.samples, sustained);
+    const refilled = settledExcessBytes(transfer.samples, sustained, transfer.bytesBeforeStart ?? 0);
     if (refilled === null || transfer.idleSeconds === null) return [];
     const endRate = rateAfter(transfer.samples, transferEnd(transfer.samples) * (1 - SETTLED_SHARE));
     return [
@@ -410,12 +414,28 @@ export function fitBucket(measurement: BucketMeasurement): BucketFit | null {
     peakBitsPerSecond: burst?.peakBitsPerSecond ?? sustained * 8,
     peakBound: burst?.peakBound ?? "measured",
     bucketBytes,
-    burstSeconds: burst?.burstSeconds ?? 0,
+    burstSeconds: burst && early ? burst.burstSeconds + early.seconds : 0,
     burstSecondsBound: burst?.burstSecondsBound ?? "measured",
     firstSecondBitsPerSecond: firstSecondRate(first.samples),
     transfer: fit,
     refill: burst && refillPoints.length > 0 ? fitRefill(refillPoints, bucketBytes) : null,
   };
+}
+
+/**
+ * The burst's part before the long transfer's samples began (`bytesBeforeStart`), which the fit
+ * of the samples misses: 0.81 MB arrived before a late mark, and a 7.2 MB bucket read 6.71. The
+ * bucket was full, so those bytes came at the peak, over before / peak seconds, in which the
+ * sustained rate carries sustained x that; the rest is bucket.
+ */
+function beforeStart(
+  beforeBytes: number,
+  sustained: number,
+  peakBytesPerSecond: number,
+): { excessBytes: number; seconds: number } {
+  if (!(peakBytesPerSecond > sustained)) return { excessBytes: 0, seconds: 0 };
+  const seconds = beforeBytes / peakBytesPerSecond;
+  return { excessBytes: beforeBytes - sustained * seconds, seconds };
 }
 
 /** The share of a refill transfer, at its end, over which its excess is read (its burst is long over). */
@@ -427,13 +447,24 @@ const SETTLED_SHARE = 1 / 4;
  * below 0). The two-segment fit needs samples inside the burst, and a refill after a short gap
  * often lies wholly inside the transfer's first sample, whose length varies with the host: on
  * the lab, under load, 18 MB back after 0.25 s read 0-14 MB by the fit, 17-18 MB this way.
+ *
+ * The bytes that arrived before the samples began (`beforeBytes`, up to 0.81 MB of a 7.2 MB
+ * bucket) count: left out, a refill point read low by what a late start mark happened to miss.
+ * Time still counts from the mark, which is that lead later than the link's start, and the idle
+ * time before it is that lead longer; so the point moves by the lead along a line of the
+ * sustained rate's slope, which is the refill's own where tokens accrue at the sustained rate
+ * (tbf), and off the line by (refill - sustained) x the lead (milliseconds) elsewhere.
  */
-function settledExcessBytes(samples: IntervalSamples, sustainedBytesPerSecond: number): number | null {
+function settledExcessBytes(
+  samples: IntervalSamples,
+  sustainedBytesPerSecond: number,
+  beforeBytes = 0,
+): number | null {
   const { seconds, bytes } = cumulative(samples);
   const end = transferEnd(samples);
   if (seconds.length < 4) return null;
   const excess = seconds
-    .map((t, i) => ({ t, excess: (bytes[i] as number) - sustainedBytesPerSecond * t }))
+    .map((t, i) => ({ t, excess: beforeBytes + (bytes[i] as number) - sustainedBytesPerSecond * t }))
     .filter((point) => point.t >= end * (1 - SETTLED_SHARE))
     .map((point) => point.excess);
   return Math.max(0, median(excess));

@@ -122,3 +122,31 @@ export function repetitionsText(records: readonly ResultRecord[], direction: "up
     })
     .join("\n");
 }
+
+/**
+ * Each repetition's refill line and its points (idle seconds: MB back, "full" past 85% of the
+ * bucket) with each transfer's bytes before its start mark, for a failure message: a slope read
+ * wrong is one point off its line, and the log is all CI keeps.
+ */
+export function refillPointsText(records: readonly ResultRecord[], direction: "upload" | "download"): string {
+  const M = 1e6;
+  return records
+    .filter((r) => r.bucket?.measurement.direction === direction)
+    .map((r, i) => {
+      const refill = r.bucket?.fit?.refill;
+      const points = (refill?.points ?? [])
+        .map(
+          (p) =>
+            `${p.idleSeconds.toFixed(3)}:${(p.refilledBytes / M).toFixed(2)}${p.saturated ? " full" : ""}`,
+        )
+        .join(", ");
+      const before = (r.bucket?.measurement.transfers ?? [])
+        .map((t) => ((t.bytesBeforeStart ?? 0) / M).toFixed(2))
+        .join(" ");
+      const line = refill
+        ? `${((refill.bytesPerSecond ?? 0) / M).toFixed(2)} MB/s after ${refill.delaySeconds.toFixed(3)} s`
+        : "no refill";
+      return `#${i + 1}: ${line}; points (s:MB) ${points}; MB before each start mark ${before}`;
+    })
+    .join("\n");
+}

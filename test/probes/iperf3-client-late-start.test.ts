@@ -26,6 +26,9 @@ const PAYLOAD_BITS_PER_SECOND = (LINK_MBIT * 1e6) / WIRE_BYTES_PER_PAYLOAD_BYTE;
 interface LateStartRun {
   end: { sum_received: { bits_per_second: number; bytes: number; seconds: number } };
   samples: IntervalSamples;
+  measuredPeriodMs: { from: number; to: number };
+  streamsClosedMs: number;
+  bytesBeforeStart: number;
 }
 
 async function runLateStartClient(
@@ -82,6 +85,15 @@ test(`a download whose client handles TEST_START ${BLOCK_MS} ms late reads no mo
         Math.abs(received.bits_per_second / sampledRate - 1) <= 0.03,
         `${detail}; the samples read ${(sampledRate / 1e6).toFixed(2)}`,
       );
+      // what arrived before the mark is the test's, outside the samples: the bucket probe adds it
+      // to a transfer's burst, and times the idle gap after it from the streams' close
+      assert.ok(run.bytesBeforeStart > 0, `bytes before the start mark: ${run.bytesBeforeStart}`);
+      const accounted = run.bytesBeforeStart + sampledBytes;
+      assert.ok(
+        Math.abs(accounted / received.bytes - 1) <= 0.01,
+        `before the mark ${run.bytesBeforeStart} + sampled ${sampledBytes} bytes vs received ${received.bytes}`,
+      );
+      assert.ok(run.streamsClosedMs >= run.measuredPeriodMs.to, "the streams close after TEST_END");
       const firstBytes = run.samples.bytes[0] ?? 0;
       const firstSeconds = run.samples.durationSeconds[0] ?? 0;
       const firstCeiling = PAYLOAD_BITS_PER_SECOND * firstSeconds + BURST_BYTES * 8;

@@ -14,22 +14,26 @@ export interface BucketProbeDetail {
 /**
  * The bucket probe: a long transfer drains the token bucket, then each idle gap is followed by
  * a short transfer. Each transfer is one iperf3 test (its own streams, as a new request after
- * idle time would be); the idle time is measured between the tests' measured periods, so the
- * test's set-up counts as idle, which it is for the link.
+ * idle time would be); the idle time is measured from one test's close of its streams (the
+ * server sends until then) to the next test's measured period, so the test's set-up counts as
+ * idle, which it is for the link.
  */
 export async function runBucketProbe(event: BucketEvent): Promise<ProbeOutcome<BucketProbeDetail>> {
   await sleepUntil(performance.now() + (event.restSeconds ?? Math.max(...event.gapsSeconds)) * 1000);
   const first = await transfer(event, event.transferSeconds);
   const results: Iperf3ClientResult[] = [first];
-  const transfers: BucketTransfer[] = [{ gapSeconds: null, idleSeconds: null, samples: first.samples }];
+  const transfers: BucketTransfer[] = [
+    { gapSeconds: null, idleSeconds: null, samples: first.samples, bytesBeforeStart: first.bytesBeforeStart },
+  ];
   for (const gapSeconds of event.gapsSeconds) {
-    const previousEndMs = (results[results.length - 1] as Iperf3ClientResult).measuredPeriodMs.to;
+    const previousEndMs = (results[results.length - 1] as Iperf3ClientResult).streamsClosedMs;
     await sleepUntil(previousEndMs + gapSeconds * 1000);
     const result = await transfer(event, event.refillTransferSeconds);
     transfers.push({
       gapSeconds,
       idleSeconds: (result.measuredPeriodMs.from - previousEndMs) / 1000,
       samples: result.samples,
+      bytesBeforeStart: result.bytesBeforeStart,
     });
     results.push(result);
   }
@@ -98,7 +102,7 @@ function describe(
     transfers: transfers.map((t, i) => ({
       gapSeconds: t.gapSeconds,
       idleSeconds: t.idleSeconds,
-      bytes: t.samples.bytes.reduce((sum, b) => sum + b, 0),
+      bytes: t.samples.bytes.reduce((sum, b) => sum + b, t.bytesBeforeStart ?? 0),
       seconds: (results[i] as Iperf3ClientResult).samples.durationSeconds.reduce((sum, s) => sum + s, 0),
     })),
   };

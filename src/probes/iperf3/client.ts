@@ -62,8 +62,17 @@ export interface Iperf3ClientResult {
   retries: number;
   /** Our own counts of the measured direction(s) at the sample interval, measured after the omit period. */
   samples: IntervalSamples;
-  /** The measured period on performance.now()'s clock, ms: a caller timing idle gaps between tests starts here. */
+  /** The measured period on performance.now()'s clock, ms. */
   measuredPeriodMs: { from: number; to: number };
+  /**
+   * performance.now() when the data streams were closed, ms: a caller timing the link's idle
+   * time starts here, not at TEST_END. Until the close the server still sends what its buffers
+   * hold (a download on the lab's 78 Mbit/s shaper read 0.64-0.91 MB in the 63-91 ms from
+   * TEST_END to the close, 2026-12-07), and that time moves with the results exchange.
+   */
+  streamsClosedMs: number;
+  /** A download's bytes that arrived before the start mark: in the report's bytes, not in `samples`. */
+  bytesBeforeStart: number;
 }
 
 // one buffer for all receiving streams (bytes are counted and dropped); 1 MiB lets one read(2)
@@ -112,6 +121,8 @@ class Iperf3ClientRun {
   private cpuPercent: CpuPercent = { total: 0, user: 0, system: 0 };
   private startedAt = new Date();
   private testEnded = false;
+  /** performance.now() when finish() closed the data streams (see Iperf3ClientResult). */
+  private streamsClosedMs = 0;
   /** Set once the run settled: late connects are closed at once instead of leaking. */
   private cleanedUp = false;
 
@@ -329,6 +340,7 @@ class Iperf3ClientRun {
 
   /** DISPLAY_RESULTS: IPERF_DONE, then half-close; what the server sends afterwards is ignored. */
   private async finish(control: Socket, reader: ControlReader): Promise<void> {
+    this.streamsClosedMs = performance.now();
     for (const stream of this.streams) stream.destroy();
     // 3.21 sends a spurious SERVER_ERROR trailer: reading is over
     reader.close(new ProbeError("protocol", "control reading finished"));
@@ -403,6 +415,8 @@ class Iperf3ClientRun {
       retries: this.retries,
       samples: this.clock.samples,
       measuredPeriodMs: this.clock.measuredPeriodMs,
+      streamsClosedMs: this.streamsClosedMs,
+      bytesBeforeStart: this.clock.bytesBeforeStart,
     };
   }
 

@@ -145,6 +145,14 @@ export class IntervalClock {
   }
 
   /**
+   * A download's bytes that had arrived when TEST_START was handled: in the measured bytes, not
+   * in the samples, which start at the mark (0 for a sender, and after an omit period).
+   */
+  get bytesBeforeStart(): number {
+    return sum(this.arrivedBeforeStart);
+  }
+
+  /**
    * Length of the measured period: from the start mark to TEST_END; for a download, taken back
    * by the time what had arrived at TEST_START takes at the rate measured after it (so the rate
    * is what arrived in the marked period, and the bytes are all of the test's).

@@ -2,7 +2,8 @@
  * Our iperf3 client, in its own process, made to handle TEST_START late: once its data stream
  * has connected and sent its cookie, its event loop is held for BLOCK_MS, so the server's
  * TEST_START, TEST_RUNNING and first data wait in the kernel, as they do for an agent starved
- * of CPU. Prints the result's -J `end` and our samples as JSON.
+ * of CPU. Prints the result's -J `end`, our samples, the measured period, the streams' close and
+ * the bytes before the start mark as JSON.
  *
  * argv: HOST PORT SECONDS BLOCK_MS [BYTES] (a --bytes limit; 0 or none: time only)
  */
@@ -41,4 +42,7 @@ const result = await runIperf3Client({
   connectTimeoutMs: 10_000,
   reportIntervalSeconds: 1,
 });
-process.stdout.write(`${JSON.stringify({ end: result.report.end, samples: result.samples })}\n`);
+const { measuredPeriodMs, streamsClosedMs, bytesBeforeStart } = result;
+process.stdout.write(
+  `${JSON.stringify({ end: result.report.end, samples: result.samples, measuredPeriodMs, streamsClosedMs, bytesBeforeStart })}\n`,
+);
