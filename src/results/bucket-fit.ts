@@ -200,8 +200,8 @@ export function fitTransfer(samples: IntervalSamples, sustainedBytesPerSecond: n
   const breakSeconds = t[best.k] as number;
   const startSeconds = Math.min(breakSeconds, Math.max(0, -best.a / best.p));
   const excessBytes = Math.max(0, (best.p - s) * (breakSeconds - startSeconds));
-  const inside = insideRates(samples, startSeconds, breakSeconds);
-  const peakBytesPerSecond = inside.length < MIN_INSIDE_SAMPLES ? best.p : median(inside);
+  const inside = insideSamples(samples, startSeconds, breakSeconds);
+  const peakBytesPerSecond = inside.length < MIN_INSIDE_SAMPLES ? best.p : pooledRate(samples, inside);
   return {
     peakBitsPerSecond: peakBytesPerSecond * 8,
     startSeconds,
@@ -258,19 +258,33 @@ function stretchedUpTo(samples: IntervalSamples, breakSeconds: number): number {
 /** Fewer samples inside the burst than this: its rate is the segment's slope. */
 const MIN_INSIDE_SAMPLES = 3;
 
-/**
- * The rates of the samples wholly inside [from, to], whose median is the peak as the link ran
- * it. The slope of the first segment also spans the transfer's first, slower interval (connect
- * and TCP start): on a 4,000 Mbit/s lab peak it read 3,835, the median of the inside samples 4,000.
- */
-function insideRates(samples: IntervalSamples, from: number, to: number): number[] {
-  const rates: number[] = [];
-  samples.bytes.forEach((b, i) => {
+/** The indices of the samples wholly inside [from, to]. */
+function insideSamples(samples: IntervalSamples, from: number, to: number): number[] {
+  const inside: number[] = [];
+  samples.bytes.forEach((_, i) => {
     const start = samples.startSeconds[i] ?? 0;
     const duration = samples.durationSeconds[i] ?? 0;
-    if (start >= from && start + duration <= to && duration > 0) rates.push(b / duration);
+    if (start >= from && start + duration <= to && duration > 0) inside.push(i);
   });
-  return rates;
+  return inside;
+}
+
+/**
+ * The peak as the link ran it: the bytes over the seconds of the samples inside the burst, the
+ * transfer's first sample (connect, TCP start) and the last inside one (the break lies on a sample
+ * end, often the one after the burst ended) left out while two stay. The slope of the first
+ * segment also spans that first, slower sample: on a 4,000 Mbit/s lab peak it read 3,835. Not the
+ * median of the samples' rates: a busy host moves bytes between neighbouring samples (a table
+ * read late, a receive lump), so single 10-30 ms samples read 270-826 Mbit/s through a 500
+ * Mbit/s shaper beside two busy loops, and their median 507-532; pooled, what one sample gains
+ * its neighbour loses, and the same bursts read 497-498 (2026-12-07).
+ */
+function pooledRate(samples: IntervalSamples, inside: readonly number[]): number {
+  const trimmed = inside.filter((i) => i !== 0).slice(0, -1);
+  const used = trimmed.length >= 2 ? trimmed : inside;
+  const bytes = used.reduce((sum, i) => sum + (samples.bytes[i] ?? 0), 0);
+  const seconds = used.reduce((sum, i) => sum + (samples.durationSeconds[i] ?? 0), 0);
+  return bytes / seconds;
 }
 
 /** Rounds of sustained rate and break, at most: each moves the break toward the burst's end. */
@@ -335,7 +349,7 @@ function isBurst(
  * upload's samples count what the peer acknowledged, read from the kernel's table at most every
  * 5 ms, which moves bytes between neighbouring samples: one busy run read 2.8 MB in 19 ms
  * (1,185 Mbit/s through a 454 Mbit/s shaper), so an upload's fastest sample bounds nothing, and
- * an upload keeps the fit's verdict, its peak (the median of the samples inside its first line,
+ * an upload keeps the fit's verdict, its peak (the pooled rate of the samples inside its first line,
  * or with fewer than three the line's slope) as a lower bound. Either way a
  * burst the samples do not resolve must hold more than UNRESOLVED_MIN_SECONDS at the sustained
  * rate: less is what a receiver that started late reads.
