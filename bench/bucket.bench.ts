@@ -4,7 +4,8 @@
  * default-625 (a wire-rate profile: 1 s at 2,800 over 625), a large bucket (272 MB at 2,700
  * over 625) and no burst. Two schedules: the probe's defaults (`{ kind: bucket }`: 5 s
  * transfer, gaps 0.1-8 s, 2 s refill transfers, 8 s rest) and a short one fitted to a bucket
- * that refills within ~1 s. 3 repetitions each, at 2,048 MB; the error of each fitted median
+ * that refills within ~1 s: the lab test's (gaps 0.15-0.6 and 1.2 s, each refill transfer as long
+ * as the first, so every gap starts from the same drain; docs/bucket.md). 3 repetitions each, at 2,048 MB; the error of each fitted median
  * against the shaper's payload figures.
  * Needs root. Run: npm run bench -- bucket (takes the bench lock itself).
  */
@@ -32,8 +33,8 @@ const payloadProfile = (name: string, burst: LabProfileInput["burst"]): LabProfi
 });
 const short: BucketSchedule = {
   transferSeconds: 3,
-  gapsSeconds: [0.25, 0.4, 0.55, 0.7, 1.2],
-  refillTransferSeconds: 1.2,
+  gapsSeconds: [0.15, 0.3, 0.45, 0.6, 1.2],
+  refillTransferSeconds: 3,
   restSeconds: 1.5,
 };
 const cases: Array<{

@@ -14,20 +14,20 @@ import { rootSkip } from "../helpers/root-gate.js";
  * environment (namespace and cgroup), curl's own -w times beside ours, phase by phase; and the
  * CPU share showing in the TLS handshake of a 128 MB environment against a 1,769 MB one.
  *
- * This kernel has no netem, so every phase here is CPU (a few ms of TLS, nginx and the S3
- * server), and CPU is what a busy host takes: beside one busy loop our new connection's first
- * byte p50 read 1.2-1.9 ms over curl's (2026-12-04, -06) and 2.5 ms over on a slower host (5.60
- * ms to 3.13, 2026-12-06), where quiet runs read 1.1; the waits for the CPU stretch our p50 more
- * than curl's. What the marks must match is the request's own course, which the fastest request
- * of each shows: the one the host did not interrupt. So each phase's fastest is held to curl's
- * fastest (15% or 2 ms), and the p50s are logged beside them; the two sides take turns, four
- * rounds of ten requests, so that both meet the same states of the host (`interleaved`). In three busy runs' quiet lanes
- * (2026-12-06) our fastest read 0.0-0.93 ms over curl's in every phase; curl's "request sent"
- * once came 0.98 ms after ours (its time_pretransfer 0.9 ms after its handshake on every request
- * of that run, 0.03-0.2 ms in the others). Run beside a whole test run, the first and last byte
- * read 0.90 and 0.97 ms apart. So 1 ms would be the host again; 2 ms still fails a mark that
- * counts a phase twice or misses one (a handshake here is 1.3-1.9 ms). The round trip that
- * makes latency a network figure is the VM's check (20 ms, netem), on its fastest connect too.
+ * This kernel has no netem, so every phase here is CPU (a few ms of TLS, nginx and the S3 server),
+ * and CPU is what a busy host takes: beside one busy loop our new connection's first byte p50 read
+ * 1.2-1.9 ms over curl's (2026-12-04, -06) and 2.5 ms over on a slower host (5.60 ms to 3.13,
+ * 2026-12-06), where quiet runs read 1.1; the waits for the CPU stretch our p50 more than curl's.
+ * What the marks must match is the request's own course, which the fastest request of each shows:
+ * the one the host did not interrupt. So each phase's fastest is held to curl's fastest (15% or 2
+ * ms), and the p50s are logged beside them; the two sides take turns, four rounds of ten requests,
+ * so that both meet the same states of the host (`interleaved`). In three busy runs' quiet lanes
+ * (2026-12-06) our fastest read 0.0-0.93 ms over curl's in every phase; curl's "request sent" once
+ * came 0.98 ms after ours (its time_pretransfer 0.9 ms after its handshake on every request of that
+ * run, 0.03-0.2 ms in the others). Run beside a whole test run, the first and last byte read 0.90
+ * and 0.97 ms apart. So 1 ms would be the host again; 2 ms still fails a mark that counts a phase
+ * twice or misses one (a handshake here is 1.3-1.9 ms). The round trip that makes latency a network
+ * figure is the VM's check (20 ms, netem), on its fastest connect too.
  */
 const skip = rootSkip("the latency probe's lab tests");
 const arch = process.arch === "x64" ? "x86_64" : "arm64";
