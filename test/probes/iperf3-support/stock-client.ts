@@ -55,6 +55,9 @@ export function runStockClient(
   });
 }
 
+/** How long a raw peer waits for bytes or a close before the test sees it fail. */
+const PEER_WAIT_MS = 30_000;
+
 /** A raw TCP peer for malformed-client tests: collects everything the server sends. */
 export class RawPeer {
   readonly socket: Socket;
@@ -90,8 +93,11 @@ export class RawPeer {
     return this.closed;
   }
 
-  /** Waits until at least `count` bytes arrived (or the peer closed, or the timeout passed). */
-  async waitFor(count: number, timeoutMs = 5_000): Promise<Buffer> {
+  /**
+   * Waits until at least `count` bytes arrived (or the peer closed, or the timeout passed). The
+   * bound only ends a wait that has failed: 30 s, so a test held off the CPU still gets its bytes.
+   */
+  async waitFor(count: number, timeoutMs = PEER_WAIT_MS): Promise<Buffer> {
     const deadline = Date.now() + timeoutMs;
     while (this.received.length < count && !this.closed && Date.now() < deadline) {
       await new Promise<void>((resolve) => {
@@ -103,7 +109,7 @@ export class RawPeer {
   }
 
   /** Waits for the server to close the connection; true when it did within the timeout. */
-  async waitClosed(timeoutMs = 5_000): Promise<boolean> {
+  async waitClosed(timeoutMs = PEER_WAIT_MS): Promise<boolean> {
     const deadline = Date.now() + timeoutMs;
     while (!this.closed && Date.now() < deadline) {
       await new Promise<void>((resolve) => {
