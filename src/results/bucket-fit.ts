@@ -138,10 +138,16 @@ function cumulative(samples: IntervalSamples): Cumulative {
 
 /** Bytes per second over the samples after `fromSeconds` (measured durations). */
 function rateAfter(samples: IntervalSamples, fromSeconds: number): number | null {
+  return rateBetween(samples, fromSeconds, Number.POSITIVE_INFINITY);
+}
+
+/** Bytes per second over the samples that start in [fromSeconds, toSeconds) (measured durations). */
+function rateBetween(samples: IntervalSamples, fromSeconds: number, toSeconds: number): number | null {
   let bytes = 0;
   let seconds = 0;
   samples.bytes.forEach((b, i) => {
-    if ((samples.startSeconds[i] ?? 0) >= fromSeconds) {
+    const start = samples.startSeconds[i] ?? 0;
+    if (start >= fromSeconds && start < toSeconds) {
       bytes += b;
       seconds += samples.durationSeconds[i] ?? 0;
     }
@@ -315,6 +321,27 @@ function sustainedAndFit(samples: IntervalSamples): { sustained: number; fit: Tr
   return { sustained, fit };
 }
 
+/**
+ * A token bucket runs dry at the break: from there the link carries the sustained rate, below
+ * the peak, in every part of what follows. A slowdown after the break leaves a part at the peak:
+ * a flat link whose sender was held off the CPU for 0.14 s in the last 0.25 s of a 2 s transfer
+ * (quiet run, 2026-12-07) fitted its break before the stall, read 62.3 Mbit/s after it and 78.0
+ * before, and called that a 3.25 MB bucket; with the stall in the first half after the break, the
+ * second half runs at the peak again. So when either half after the break runs within
+ * BURST_RATE_SHARE of the peak, no bucket ran dry there: no burst, and the sustained rate stays the
+ * lower one the fit read (never one with a burst in it). A stall in a real bucket's tail only
+ * lowers a half, which stays far under the peak.
+ */
+function ranDryAtBreak(samples: IntervalSamples, fit: TransferFit): boolean {
+  const middle = (fit.breakSeconds + transferEnd(samples)) / 2;
+  const halves = [
+    rateBetween(samples, fit.breakSeconds, middle),
+    rateBetween(samples, middle, Number.POSITIVE_INFINITY),
+  ];
+  const peak = fit.peakBitsPerSecond / 8;
+  return halves.every((rate) => rate === null || rate * (1 + BURST_RATE_SHARE) < peak);
+}
+
 /** A burst's figures as the fit reports them, each with how far the samples resolve it. */
 interface Burst {
   peakBitsPerSecond: number;
@@ -403,7 +430,9 @@ export function fitBucket(measurement: BucketMeasurement): BucketFit | null {
   const fitted = sustainedAndFit(first.samples);
   if (!fitted) return null;
   const { sustained, fit } = fitted;
-  const burst = longTransferBurst(measurement, first, fit, sustained);
+  const burst = ranDryAtBreak(first.samples, fit)
+    ? longTransferBurst(measurement, first, fit, sustained)
+    : null;
   const early = burst
     ? beforeStart(first.bytesBeforeStart ?? 0, sustained, burst.peakBitsPerSecond / 8)
     : null;

@@ -510,6 +510,44 @@ test("a flat link's download whose receiver fell behind at the start and caught 
     }
 });
 
+/**
+ * A flat link whose sender was held off the CPU near the transfer's end: from `from`, one sample
+ * the sampler stretched over `stallSeconds` carries a third of what the link would have.
+ */
+function lateSenderStall(seed: number, from: number, stallSeconds: number): IntervalSamples {
+  const flat: Bucket = { peakBytesPerSecond: 9.766e6, sustainedBytesPerSecond: 9.766e6, bucketBytes: 0 };
+  const samples = simulate(flat, 0, 2, seed);
+  const stall = samples.startSeconds.findIndex((start) => start >= from);
+  const count = Math.round(stallSeconds / 0.01);
+  const merged = stalled(samples, stall, count);
+  merged.bytes[stall] = (merged.bytes[stall] as number) / 3;
+  return merged;
+}
+
+test("a flat link whose sender stalled near the transfer's end: no burst (the rate only dropped after the fit's break)", () => {
+  // bucket-on-lab, quiet run 78 (2026-12-07): bucket-none-625 at 1/8 read "sustained 62.3, peak
+  // 78.0, 3.25 MB" in one repetition of three, a 138 ms sample carrying 455 KB at 1.80 s of 2
+  for (const seed of [1, 2, 3])
+    for (const [from, stallSeconds] of [
+      [1.6, 0.14],
+      [1.75, 0.14],
+      [1.8, 0.14],
+      [1.85, 0.1],
+    ] as const) {
+      const what = `seed ${seed}, ${stallSeconds} s stall at ${from} s`;
+      const fit = longTransfer("download", lateSenderStall(seed, from, stallSeconds));
+      assert.equal(
+        fit?.burst,
+        false,
+        `${what}: no burst (peak ${fit?.peakBitsPerSecond}, bucket ${fit?.bucketBytes})`,
+      );
+      assert.equal(fit?.bucketBytes, 0, `${what}: no bucket`);
+      // the lower rate the fit read after its break, never one above the link
+      const sustained = fit?.sustainedBitsPerSecond ?? 0;
+      assert.ok(sustained > 0 && sustained <= 78.125e6 * 1.03, `${what}: sustained ${sustained}`);
+    }
+});
+
 test("repetitions that resolved the peak give it; the others only count toward the bucket, and the section says so", () => {
   const fits = [1, 2, 3].map((seed) => {
     const samples = simulate(oregonEighth, oregonEighth.bucketBytes, 3, seed);
