@@ -27,7 +27,8 @@ import { median } from "./statistics.js";
  *    the quota and the peak) runs flat inside its burst and shows no edge. The sustained part then
  *    starts at the first interval at or under the ceiling after which the rest stays under it in
  *    bytes over time; with no such interval the transfer ended inside the burst and has no
- *    sustained rate, with the bytes it moved above the ceiling and for how long.
+ *    sustained rate, with the bytes it moved above the ceiling and for how long. The interval
+ *    median kept beside a sustained rate is left out when it reads above that band.
  *
  * The burst's figures come from the cumulative bytes against the sustained rate (burst-figures.ts):
  * its bytes above the sustained rate, its peak from the samples wholly inside it (at least
@@ -252,7 +253,7 @@ function sustainedAfter(
 function heldToCeiling(edge: WindowAnalysis, samples: IntervalSamples, ceiling: number): WindowAnalysis {
   const band = ceiling * (1 + ceilingNoiseShare);
   if (edge.sustainedBitsPerSecond !== null && edge.sustainedBitsPerSecond <= band)
-    return { ...edge, ceilingCheck: "known" };
+    return withMedianHeld({ ...edge, ceilingCheck: "known" }, band);
   const totalBytes = samples.bytes.reduce((sum, b) => sum + b, 0);
   const totalSeconds = sumSeconds(samples);
   if (totalSeconds <= 0) return edge;
@@ -265,9 +266,9 @@ function heldToCeiling(edge: WindowAnalysis, samples: IntervalSamples, ceiling: 
     const window = windowBefore(samples, from.startSeconds);
     const rest = sustainedAfter(rates, k, null, window.seconds > 0 ? "detected" : "none");
     if (rest.sustainedBitsPerSecond === null || rest.sustainedBitsPerSecond > band) continue;
-    if (window.seconds <= 0) return { ...rest, ceilingCheck: "known" };
+    if (window.seconds <= 0) return withMedianHeld({ ...rest, ceilingCheck: "known" }, band);
     if (!(window.bitsPerSecond > band)) continue;
-    return { ...rest, burst: window, ceilingCheck: "known" };
+    return withMedianHeld({ ...rest, burst: window, ceilingCheck: "known" }, band);
   }
   const excessBytes = Math.max(0, totalBytes - (ceiling / 8) * totalSeconds);
   return {
@@ -280,6 +281,19 @@ function heldToCeiling(edge: WindowAnalysis, samples: IntervalSamples, ceiling: 
     ceilingCheck: "exceeded",
     insideBurst: { excessBytes, seconds: totalSeconds, ceilingBitsPerSecond: ceiling },
   };
+}
+
+/**
+ * The interval median beside a sustained rate held to the ceiling: left out when it reads above
+ * the band. Intervals can run above the quota where the bytes over time do not: after a stall
+ * the shaper's bucket has refilled, and the intervals that drain it run above it. A
+ * single-connection S3 GET on the lab at 1/8 (a 78.1 Mbit/s quota, band 82.0) moved no more than
+ * the band over its sustained part while the median of its intervals read 83.2 (quiet run,
+ * 2026-12-07). Such a median is no sustained rate, and report.json would print it as one.
+ */
+function withMedianHeld(analysis: WindowAnalysis, band: number): WindowAnalysis {
+  const median = analysis.sustainedMedianBitsPerSecond;
+  return median !== null && median > band ? { ...analysis, sustainedMedianBitsPerSecond: null } : analysis;
 }
 
 const formatMegabytes = (bytes: number) => Math.round(bytes / 1e6).toLocaleString("en-US");

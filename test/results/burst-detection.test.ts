@@ -204,3 +204,20 @@ test("a flat transfer above the ceiling ended inside its burst: no sustained rat
   assert.equal(long.burstFound, "detected");
   assert.equal(long.ceilingCheck, "known");
 });
+
+test("with the ceiling known, an interval median above its band is left out: no sustained figure above the quota", () => {
+  // after each stall the shaper's refilled bucket runs the next intervals above the quota: bytes
+  // over time stay within the band (100 x 1.05), the median of the intervals does not
+  const record = samplesAt([107, 107, 107, 50, 107, 107, 107, 50, 107, 107, 107, 50]);
+  const free = detectBurst(record);
+  assert.equal(free.sustainedMedianBitsPerSecond, 107e6, "without a ceiling the diagnostic stays");
+  const held = detectBurst(record, 100e6);
+  assert.equal(held.ceilingCheck, "known");
+  assert.ok(Math.abs((held.sustainedBitsPerSecond ?? 0) - 92.75e6) < 1, `${held.sustainedBitsPerSecond}`);
+  assert.equal(held.sustainedMedianBitsPerSecond, null);
+  // within the band it is kept
+  assert.equal(
+    detectBurst(samplesAt([100, 104, 100, 104, 100, 104, 100, 104, 100]), 100e6).sustainedMedianBitsPerSecond,
+    100e6,
+  );
+});
