@@ -386,9 +386,12 @@ test("a per-flow cap holds on a real kernel: sch_fq maxrate under tbf under nete
       `one flow ${reverse ? "down" : "up"}: ${one} Mbit/s for a ${FLOW_MEGABITS_PER_SECOND} Mbit/s cap (${runs})`,
     );
   }
+  // two flows against the cap, not against the one-flow run: that run meets the guest at another
+  // moment, and a starved two-flow run read 1.27 where one flow had read 0.95 (quiet run,
+  // 2026-12-07). A cap on the link holds two flows to one cap; more than 1.1 caps is two flows.
   const two = received(2, false);
   assert.ok(
-    two > 1.5 * received(1, false) && two <= 2 * FLOW_MEGABITS_PER_SECOND,
+    two > 1.1 * FLOW_MEGABITS_PER_SECOND && two <= 2 * FLOW_MEGABITS_PER_SECOND,
     `two flows up: ${two} Mbit/s, each capped at ${FLOW_MEGABITS_PER_SECOND} under a ${RATE_MEGABITS_PER_SECOND} Mbit/s link (${runs})`,
   );
   assert.deepEqual(flowCap.leftNamespaces, [], "the private lab is gone after dispose");
