@@ -157,7 +157,7 @@ export async function platformChecks(repo: string, report: GuestReport, labName:
           throw new Error(`iperf3 probe ${direction}: ${JSON.stringify(probe.failure ?? probe.response)}`);
         }
         // the received side of both (stock's sum_received): an upload's headline is the sender's
-        // sum_sent, which counts what still sat in the send buffer (+10% at 20 Mbit/s over 20 ms)
+        // sum_sent, which counts what still sat in the send buffer (+10% at 20 Mbit/s over 6 s)
         const summary = probe.response.summary;
         entry.probeBitsPerSecond.push(summary?.received?.bitsPerSecond ?? 0);
         const args = ["-c", host, "-p", `${port}`, "-t", "5", "-O", "1", "-J", ...(reverse ? ["-R"] : [])];
