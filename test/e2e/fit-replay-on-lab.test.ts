@@ -9,7 +9,7 @@ import {
   publishedIntervalsMbps,
   type ReplayFigure,
   replayFigures,
-  senderIntervalsMbps,
+  sampleIntervalsMbps,
 } from "../helpers/published-replay.js";
 import { rootSkip } from "../helpers/root-gate.js";
 import { scaledProfile } from "../helpers/scaled-profile.js";
@@ -20,16 +20,17 @@ import { scaledProfile } from "../helpers/scaled-profile.js";
  * after), fitted and saved by the CLI as a user would (`fit --published ID --save-profile`),
  * then the saved plan replayed in the lab with its own probe settings (one stream, 1 s
  * intervals, 5 s). Replayed at 1/8 of its rates and bytes (test/helpers/scaled-profile.ts: the
- * burst lasts as long as the original's), so at most 358 Mbit/s crosses the shaper: the median of
- * the intervals after the first comes back within 5% of the original's, scaled, and each of the
- * first three intervals within 10% (the issue asks 5%). Three repetitions, medians judged; the
+ * burst lasts as long as the original's), so at most 358 Mbit/s crosses the shaper. The replay is
+ * judged by the probe's own 1 s samples (what the peer acknowledged, over measured times): the
+ * first and third intervals and the median of those after the first within 5% of the original's,
+ * scaled, as the issue asks; the second within 10% (below). Three repetitions, medians judged; the
  * saved probe rests before each test (restSeconds) until the bucket has refilled, as the
  * original's fresh function had it full.
  */
 const skip = rootSkip("the fit round trip on the lab");
 const scratch = useScratch("lnb-fit-replay-");
 const DIVISOR = 8;
-test(`a published 1 s series (${PUBLISHED_REPLAY_ID}), fitted, saved and replayed at 1/${DIVISOR} rate: the first three intervals within 10%, the sustained median within 5%`, {
+test(`a published 1 s series (${PUBLISHED_REPLAY_ID}), fitted, saved and replayed at 1/${DIVISOR} rate: the probe's samples within 5% of the original's (the second interval 10%)`, {
   skip,
   timeout: 600_000,
 }, async () => {
@@ -56,7 +57,7 @@ test(`a published 1 s series (${PUBLISHED_REPLAY_ID}), fitted, saved and replaye
   assert.equal(original.length, 5);
 
   const records = await runOnPrivateLab(plan, join(dir, "runs"));
-  const replays = records.filter((r) => r.ok && r.probe === "iperf3").map(senderIntervalsMbps);
+  const replays = records.filter((r) => r.ok && r.probe === "iperf3").map(sampleIntervalsMbps);
   assert.equal(replays.length, 3, `three replays: ${JSON.stringify(records.map((r) => r.error))}`);
   const show = (values: number[]) => values.map((v) => v.toFixed(1)).join(" ");
   console.log(`original /${DIVISOR}: ${show(original)}`);
@@ -68,15 +69,15 @@ test(`a published 1 s series (${PUBLISHED_REPLAY_ID}), fitted, saved and replaye
       `${figure.what}: ${figure.replayMbps.toFixed(1)} vs ${figure.originalMbps.toFixed(1)} Mbit/s (${(figure.error * 100).toFixed(1)}%, allowed ${share * 100}%)`,
     );
   const figures = replayFigures(original, replays);
-  // The issue's first three intervals, each within 10% here, where the issue asks 5% (the full
-  // rate is bench/replay.bench.ts, docs/BENCHMARKS.md). The replay's first second carries 2-7%
-  // more than the original's (366-385 Mbit/s on 358 in six repetitions, 2026-12-02, more on a
-  // busier host): an open question of the lab's burst. After the burst the replay's 1 s
-  // intervals alternate about the sustained rate (71.3-83.9 Mbit/s, their pairs averaging the
-  // profile's 78.9, 2026-12-02): that the original's fourth and fifth vary too (612 and 650 on
-  // its median 617) is the real network's noise, which the bucket model does not carry, so those
-  // two count in the sustained median (within 5%) and not each on its own (CI 2026-12-03 read the
-  // fifth 71.7 on the original's 81.3, the fitted sustained rate being 77.1)
-  for (const figure of figures.intervals) within(figure, 0.1);
+  // The sender's -J intervals (what the kernel accepted) move in steps of half a send buffer,
+  // ~0.5 MB: at 1/8 that is 4.2 Mbit/s in a 1 s interval, and the second interval read 88.1, 92.2
+  // and 79.6 on 76.8 (quiet run, 2026-12-07), the third 71.0 and 75.5 after it. The samples count
+  // what was acknowledged: in a quiet run 355.4-355.7 on 358.4, then 78.1-78.6 in every later
+  // interval of three replays (the fitted sustained rate is 78.5; the original's later intervals
+  // vary 76.5-81.3, the real network's noise). The second interval holds where the burst ended,
+  // and each ms the burst ends later moves 0.28 Mbit (35 kB) into it, 0.37% of its bytes: so 10%.
+  const [first, second, third] = figures.intervals;
+  for (const figure of [first, third]) if (figure) within(figure, 0.05);
+  if (second) within(second, 0.1);
   within(figures.sustained, 0.05);
 });
