@@ -24,6 +24,7 @@ import {
   resolveProfile,
   s3RequestBytesPerSecond,
 } from "../../src/platforms/local/profiles.js";
+import { cappedReceiveBufferBytes, cloudTcpRmem } from "../../src/platforms/local/receive-buffers.js";
 import {
   CAPPED_SEND_MS,
   cappedSendBytes,
@@ -269,6 +270,16 @@ test("the per-flow pacer holds a stream to its cap, without catch-up after a sta
   // a long stall refills only the bucket's depth, never the time stalled
   assert.equal(pacer.take(1_048_576, 10_000), 0);
   assert.ok(pacer.take(1, 10_000) > 0);
+});
+
+test("a per-flow cap fixes the cloud side's receive buffers at twice the pacer's bucket plus the round trip; none leaves the host's", () => {
+  // seed-oregon at 1/8: 75 Mbit/s a flow, the bucket's 1 MiB floor, no round trip
+  assert.equal(cappedReceiveBufferBytes(75e6, 0), 2 * 1_048_576);
+  // 600 Mbit/s over 20 ms: a 7.5 MB bucket (100 ms) and 1.5 MB in flight, twice
+  assert.equal(cappedReceiveBufferBytes(600e6, 20), 18_000_000);
+  // default and maximum alike, so no buffer grows past what the link may run ahead of the reads
+  assert.equal(cloudTcpRmem(75e6, 0, "4096\t131072\t33554432\n"), "4096 2097152 2097152");
+  assert.equal(cloudTcpRmem(null, 0, "4096\t131072\t33554432\n"), "4096 131072 33554432");
 });
 
 test("a round trip: netem at the root (half the delay, loss, a delay line for the rate), tbf under it with a queue of rate x RTT", () => {

@@ -28,6 +28,7 @@ import { LabRefusal } from "./lab-refusal.js";
 import { addAddress, createNamespace, listNamespaces } from "./namespaces.js";
 import { LAB_BUCKET, LAB_REGION, startObjectStore } from "./object-store.js";
 import { type ChosenProfile, chooseProfile } from "./profiles.js";
+import { applyCloudReceiveBuffers } from "./receive-buffers.js";
 import { isSameProcess, type LabState, labDirectory, readLabState, writeLabState } from "./state-file.js";
 
 /**
@@ -148,6 +149,7 @@ export async function labUp(
     state.s3.endpoint = httpsPort === 443 ? `https://${host}` : `https://${host}:${httpsPort}`;
     // our iperf3 servers read the profile's per-flow cap from this file at each test start
     setIperf3FlowCap(iperf3Server, dir, chosen.flowCapBitsPerSecond);
+    await applyCloudReceiveBuffers(namespace, chosen.flowCapBitsPerSecond, profile.roundTripMs);
     // the S3 and iperf3 servers start side by side: each is ready when it listens, and on a
     // slow host (Node starting in an emulated guest) waiting for one after the other adds up
     const [store, iperf3] = await Promise.allSettled([

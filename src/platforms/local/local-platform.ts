@@ -35,6 +35,7 @@ import { inNamespace } from "./namespaces.js";
 import { LAB_S3_SERVER_DESCRIPTION } from "./object-store.js";
 import { classifyAgentExit, oomKillsBefore } from "./oom-classification.js";
 import { checkMemoryMb, chooseProfile, type EnvironmentShape, environmentShape } from "./profiles.js";
+import { applyCloudReceiveBuffers } from "./receive-buffers.js";
 import { type CommandResult, runCommand } from "./run-command.js";
 import { applyS3ConnectionCap } from "./s3-connection-cap.js";
 import { serverProcessesFor, startServerCpu } from "./server-cpu.js";
@@ -100,6 +101,7 @@ export class LocalPlatform implements Platform {
     const state = attachment.state;
     await applyS3ConnectionCap(state, chosen.s3RequestBytesPerSecond);
     setIperf3FlowCap(iperf3ServerKindOf(state.iperf3.server), state.dir, chosen.flowCapBitsPerSecond);
+    await applyCloudReceiveBuffers(state.cloudNamespace, chosen.flowCapBitsPerSecond, profile.roundTripMs);
     state.profile = profile.name;
     await writeLabState(state);
     await removeEarlierEnvironments(state);
