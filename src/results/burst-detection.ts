@@ -117,7 +117,7 @@ export function detectBurst(
   const held =
     ceilingBitsPerSecond === null || !(ceilingBitsPerSecond > 0)
       ? edge
-      : heldToCeiling(edge, samples, ceilingBitsPerSecond);
+      : withMedianHeld(heldToCeiling(edge, samples, ceilingBitsPerSecond), ceilingBitsPerSecond);
   return withFigures(held, samples);
 }
 
@@ -253,7 +253,7 @@ function sustainedAfter(
 function heldToCeiling(edge: WindowAnalysis, samples: IntervalSamples, ceiling: number): WindowAnalysis {
   const band = ceiling * (1 + ceilingNoiseShare);
   if (edge.sustainedBitsPerSecond !== null && edge.sustainedBitsPerSecond <= band)
-    return withMedianHeld({ ...edge, ceilingCheck: "known" }, band);
+    return { ...edge, ceilingCheck: "known" };
   const totalBytes = samples.bytes.reduce((sum, b) => sum + b, 0);
   const totalSeconds = sumSeconds(samples);
   if (totalSeconds <= 0) return edge;
@@ -266,9 +266,9 @@ function heldToCeiling(edge: WindowAnalysis, samples: IntervalSamples, ceiling: 
     const window = windowBefore(samples, from.startSeconds);
     const rest = sustainedAfter(rates, k, null, window.seconds > 0 ? "detected" : "none");
     if (rest.sustainedBitsPerSecond === null || rest.sustainedBitsPerSecond > band) continue;
-    if (window.seconds <= 0) return withMedianHeld({ ...rest, ceilingCheck: "known" }, band);
+    if (window.seconds <= 0) return { ...rest, ceilingCheck: "known" };
     if (!(window.bitsPerSecond > band)) continue;
-    return withMedianHeld({ ...rest, burst: window, ceilingCheck: "known" }, band);
+    return { ...rest, burst: window, ceilingCheck: "known" };
   }
   const excessBytes = Math.max(0, totalBytes - (ceiling / 8) * totalSeconds);
   return {
@@ -285,15 +285,17 @@ function heldToCeiling(edge: WindowAnalysis, samples: IntervalSamples, ceiling: 
 
 /**
  * The interval median beside a sustained rate held to the ceiling: left out when it reads above
- * the band. Intervals can run above the quota where the bytes over time do not: after a stall
+ * the ceiling's band. Intervals can run above the quota where the bytes over time do not: after a stall
  * the shaper's bucket has refilled, and the intervals that drain it run above it. A
  * single-connection S3 GET on the lab at 1/8 (a 78.1 Mbit/s quota, band 82.0) moved no more than
  * the band over its sustained part while the median of its intervals read 83.2 (quiet run,
  * 2026-12-07). Such a median is no sustained rate, and report.json would print it as one.
  */
-function withMedianHeld(analysis: WindowAnalysis, band: number): WindowAnalysis {
+function withMedianHeld(analysis: WindowAnalysis, ceiling: number): WindowAnalysis {
   const median = analysis.sustainedMedianBitsPerSecond;
-  return median !== null && median > band ? { ...analysis, sustainedMedianBitsPerSecond: null } : analysis;
+  return median !== null && median > ceiling * (1 + ceilingNoiseShare)
+    ? { ...analysis, sustainedMedianBitsPerSecond: null }
+    : analysis;
 }
 
 const formatMegabytes = (bytes: number) => Math.round(bytes / 1e6).toLocaleString("en-US");
